@@ -1,0 +1,179 @@
+//===- MXMoEAttrs.td - mxmoe attributes --------------------*- tablegen -*-===//
+
+#ifndef MXMOE_ATTRS
+#define MXMOE_ATTRS
+
+include "mxmoe/Dialect/MXMoE/IR/MXMoEDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+
+class MXMoE_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<MXMoE_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+//===----------------------------------------------------------------------===//
+// Rounding mode of the shared E8M0 scale
+//===----------------------------------------------------------------------===//
+
+def MXMoE_RoundingMode : I32EnumAttr<"RoundingMode",
+    "how the E8M0 scale of an MX block is derived from the block's amax", [
+      I32EnumAttrCase<"floor", 0>,
+      I32EnumAttrCase<"rceil", 1>,
+      I32EnumAttrCase<"ceil", 2>,
+      I32EnumAttrCase<"even", 3>
+    ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::mxmoe";
+}
+
+def MXMoE_RoundingModeAttr : EnumAttr<MXMoE_Dialect, MXMoE_RoundingMode,
+                                      "rounding"> {
+  let summary = "MX scale rounding mode (floor, rceil, ceil, even)";
+  let description = [{
+    How the shared E8M0 scale exponent `s` (scale = 2^s) of a 32-element
+    block is derived from the block's absolute maximum `amax` (fp32), for an
+    element format with largest normal `max_pos` and its exponent
+    `emax_elem` (8 for E4M3, 15 for E5M2, 2 for E2M1):
+
+    | mode    | s                                              | source |
+    |---------|------------------------------------------------|--------|
+    | `floor` | floor(log2 amax) - emax_elem                   | OCP MX v1.0 spec, section 6.3 |
+    | `rceil` | ceil(log2(amax * fp32(1/max_pos)))             | torchao `ScaleCalculationMode.RCEIL`, PTX `cvt.rp.ue8m0x2.f32`; MoE training default |
+    | `ceil`  | ceil(log2 amax) - emax_elem                    | torchao `ScaleCalculationMode.CEIL` |
+    | `even`  | floor(log2(rne_mbits(amax))) - emax_elem       | torchao `ScaleCalculationMode.EVEN` |
+
+    `s` is clamped to [-127, 127]; a block containing NaN or Inf gets the
+    E8M0 NaN byte 0xFF. `floor` may saturate (data clamped to +-max_pos);
+    `rceil` never needs to for finite input.
+
+    Example: `#mxmoe.rounding<rceil>`
+  }];
+  let assemblyFormat = "`<` $value `>`";
+}
+
+//===----------------------------------------------------------------------===//
+// Precision chosen for a model-level op
+//===----------------------------------------------------------------------===//
+
+def MXMoE_Precision : I32EnumAttr<"Precision",
+    "the number format a GEMM runs in", [
+      I32EnumAttrCase<"bf16", 0>,
+      I32EnumAttrCase<"mxfp8", 1>,
+      I32EnumAttrCase<"mxfp4", 2>
+    ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::mxmoe";
+}
+
+def MXMoE_PrecisionAttr : EnumAttr<MXMoE_Dialect, MXMoE_Precision,
+                                   "precision"> {
+  let summary = "GEMM precision: bf16, mxfp8 (E4M3 + E8M0/32) or mxfp4 "
+                "(E2M1 + E8M0/32)";
+  let description = [{
+    The precision a model-level op (`mxmoe.linear`,
+    `mxmoe.scaled_grouped_matmul`) runs in. Set by the user (which overrides
+    the policy) or by `mxmoe-precision-policy`. `bf16` keeps the op in
+    bfloat16 with fp32 accumulation; `mxfp8` quantizes both operands of every
+    GEMM to E4M3 with one E8M0 scale per 32 elements along the contraction
+    axis; `mxfp4` does the same with E2M1 elements.
+
+    Example: `#mxmoe.precision<mxfp8>`
+  }];
+  let assemblyFormat = "`<` $value `>`";
+}
+
+//===----------------------------------------------------------------------===//
+// Scale layout (a tensor encoding)
+//===----------------------------------------------------------------------===//
+
+def MXMoE_ScaleLayoutKind : I32EnumAttr<"ScaleLayoutKind",
+    "physical layout of an E8M0 scale tensor", [
+      I32EnumAttrCase<"row_major", 0>,
+      I32EnumAttrCase<"blocked_128x4", 1>
+    ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::mxmoe";
+}
+
+def MXMoE_ScaleLayoutAttr : MXMoE_Attr<"ScaleLayout", "scale_layout"> {
+  let summary = "physical layout of an E8M0 scale tensor (tensor encoding)";
+  let description = [{
+    Used as the encoding of a `f8E8M0FNU` scale tensor, so that layouts are
+    checked by the type system. A scale tensor without encoding is row-major.
+
+    * `row_major`: logical scale matrix S (R rows, C = K/32 columns) stored
+      row by row; shape `R x C` (`E x R x C` for 3-D per-expert scales).
+    * `blocked_128x4`: the 128x4 blocked ("swizzled", SWIZZLE_32_4_4) layout
+      of cuBLAS/CUTLASS/PyTorch and of the tcgen05 block-scaled MMA. The
+      tensor shape is the padded logical shape `Rp x Cp` with
+      Rp = roundUp(R, 128), Cp = roundUp(C, 4); the byte of scale (r, c) is at
+
+          ((r/128)*(Cp/4) + c/4)*512 + (r%32)*16 + ((r%128)/32)*4 + c%4
+
+      (one 512-byte atom = 128 rows x 4 scale columns = one
+      `tcgen05.cp.32x128b.warpx4`). Padding bytes are 0x00. A rank-3 tensor
+      `E x Rp x Cp` is blocked per leading index (expert e at byte
+      e*Rp*Cp). M-grouped scales (groups of rows, each padded to 128 rows)
+      use this layout on the matrix whose group g starts at row
+      P_g = sum_{h<g} roundUp(m_h, 128).
+    * `blocked_128x4, per_k_group`: groups along the scale columns (the
+      contraction axis of the 2D x 2D weight-gradient GEMM); each group g
+      with k_g scale columns is an independent `Rp x roundUp(k_g, 4)` blocked
+      buffer starting at byte Q_g*Rp, Q_g = sum_{h<g} roundUp(k_h, 4).
+
+    Source: pytorch/ao `torchao/prototype/mx_formats/utils.py::to_blocked`,
+    `torchao/prototype/moe_training/kernels/mxfp8/quant.py`; CUTLASS
+    `sm100_blockscaled_layout.hpp`; PTX ISA section 9.7.16 (tcgen05 block
+    scaling).
+
+    Examples: `#mxmoe.scale_layout<row_major>`,
+    `#mxmoe.scale_layout<blocked_128x4>`,
+    `#mxmoe.scale_layout<blocked_128x4, per_k_group>`.
+  }];
+  let parameters = (ins
+    EnumParameter<MXMoE_ScaleLayoutKind>:$kind,
+    DefaultValuedParameter<"bool", "false">:$perKGroup
+  );
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// True for both blocked variants.
+    bool isBlocked() const {
+      return getKind() == ScaleLayoutKind::blocked_128x4;
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// MX recipe
+//===----------------------------------------------------------------------===//
+
+def MXMoE_MXRecipeAttr : MXMoE_Attr<"MXRecipe", "mx_recipe"> {
+  let summary = "how a GEMM's operands are quantized: element type, block "
+                "size, scale rounding";
+  let description = [{
+    The MX quantization recipe of a model-level op, applied to both operands
+    of each GEMM along that GEMM's contraction axis (forward, input gradient
+    and weight gradient alike; TorchAO `MXFP8TrainingRecipe.MXFP8_RCEIL`):
+
+    * `element`: the MX element type: `f8E4M3FN` (MXFP8, the training
+      default), `f8E5M2`, `f6E2M3FN`, `f6E3M2FN` or `f4E2M1FN` (MXFP4);
+    * `block_size`: elements per E8M0 scale; must be 32 (OCP MX v1.0);
+    * `rounding`: the scale rounding mode (`rceil` is the MoE default).
+
+    Example: `#mxmoe.mx_recipe<f8E4M3FN, block_size = 32, rounding = rceil>`
+  }];
+  let parameters = (ins
+    "::mlir::Type":$element,
+    "int64_t":$blockSize,
+    EnumParameter<MXMoE_RoundingMode>:$rounding
+  );
+  let assemblyFormat = [{
+    `<` $element `,` `block_size` `=` $blockSize `,` `rounding` `=` $rounding `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
+#endif // MXMOE_ATTRS

@@ -1,0 +1,26 @@
+//===- MXMoEOps.h - mxmoe operations ----------------------------*- C++ -*-===//
+//
+// Model-level (linear, scaled_grouped_matmul, tiled_mlp, yield) and MX-level
+// (quantize, dequantize, swizzle_scales, grouped_matmul) operations.
+// Definitions: MXMoEOps.td; verifiers: lib/Dialect/MXMoE/IR/MXMoEOps.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXMOE_DIALECT_MXMOE_IR_MXMOEOPS_H
+#define MXMOE_DIALECT_MXMOE_IR_MXMOEOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "mxmoe/Dialect/MXMoE/IR/MXMoEAttrs.h"
+#include "mxmoe/Dialect/MXMoE/IR/MXMoEDialect.h"
+
+#define GET_OP_CLASSES
+#include "mxmoe/Dialect/MXMoE/IR/MXMoEOps.h.inc"
+
+#endif // MXMOE_DIALECT_MXMOE_IR_MXMOEOPS_H

@@ -1,0 +1,444 @@
+//===- MXMoEOps.td - mxmoe operations ----------------------*- tablegen -*-===//
+//
+// Operations of the mxmoe dialect, model level then MX level. Every op's
+// verifier lives in lib/Dialect/MXMoE/IR/MXMoEOps.cpp under the op's name;
+// its tests in test/Dialect/MXMoE/<op>.mlir and <op>-invalid.mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXMOE_OPS
+#define MXMOE_OPS
+
+include "mxmoe/Dialect/MXMoE/IR/MXMoEDialect.td"
+include "mxmoe/Dialect/MXMoE/IR/MXMoEAttrs.td"
+include "mlir/IR/OpAsmInterface.td"
+include "mlir/IR/RegionKindInterface.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def MXMoE_HighPrecisionFloat : AnyTypeOf<[BF16, F16, F32],
+    "bf16, f16 or f32">;
+def MXMoE_MXElementType : AnyTypeOf<[F8E4M3FN, F8E5M2, F6E2M3FN, F6E3M2FN,
+                                     F4E2M1FN],
+    "an MX element type (f8E4M3FN, f8E5M2, f6E2M3FN, f6E3M2FN, f4E2M1FN)">;
+def MXMoE_GemmOperandElement : AnyTypeOf<[F8E4M3FN, F8E5M2, F6E2M3FN,
+                                          F6E3M2FN, F4E2M1FN, BF16, F16, F32],
+    "an MX element type or bf16/f16/f32">;
+
+def MXMoE_HPTensor : RankedTensorOf<[MXMoE_HighPrecisionFloat]>;
+def MXMoE_MXTensor : RankedTensorOf<[MXMoE_MXElementType]>;
+// Element types of scale tensors are checked by the verifiers so that the
+// message names the rule ("scale element type must be f8E8M0FNU").
+def MXMoE_ScaleTensor : RankedTensorOf<[AnyType]>;
+def MXMoE_OffsetsTensor : RankedTensorOf<[AnyType]>;
+def MXMoE_GemmTensor : RankedTensorOf<[MXMoE_GemmOperandElement]>;
+
+//===----------------------------------------------------------------------===//
+// Model level
+//===----------------------------------------------------------------------===//
+
+def MXMoE_LinearOp : MXMoE_Op<"linear", [Pure]> {
+  let summary = "dense linear layer y = x W^T (+ bias), a precision-policy "
+                "candidate";
+  let description = [{
+    A dense projection of a model (attention wq/wk/wv/wo, router gate, shared
+    expert, output head), named by its fully qualified name `fqn` so that
+    `mxmoe-precision-policy` can decide whether it runs in MXFP8 or stays in
+    bf16.
+
+    Shapes and types:
+    * `input`: `[..., K]` (rank >= 2; leading dims are tokens), bf16/f16/f32;
+    * `weight`: `[N, K]` (the PyTorch `nn.Linear.weight` layout), same
+      element type as `input`;
+    * `bias` (optional): `[N]`;
+    * result: `[..., N]` with the input's leading dims, bf16/f16/f32.
+
+    Semantics: `y[..., n] = sum_k x[..., k] * W[n, k] (+ bias[n])`,
+    accumulated in fp32. With `precision = #mxmoe.precision<mxfp8>` both
+    operands are quantized along K with `recipe` (default: E4M3, block 32,
+    RCEIL), as TorchAO's `MXLinear` does.
+
+    Attributes: `fqn` (required), `precision` (optional; absent = decided by
+    the policy; a user-set value overrides the policy), `recipe` (optional).
+
+    Example:
+    ```mlir
+    %q = mxmoe.linear %x, %wq {fqn = "layers.0.attention.wq"}
+        : (tensor<8192x5120xbf16>, tensor<5120x5120xbf16>) -> tensor<8192x5120xbf16>
+    ```
+  }];
+  let arguments = (ins
+    MXMoE_HPTensor:$input,
+    MXMoE_HPTensor:$weight,
+    Optional<MXMoE_HPTensor>:$bias,
+    StrAttr:$fqn,
+    OptionalAttr<MXMoE_PrecisionAttr>:$precision,
+    OptionalAttr<MXMoE_MXRecipeAttr>:$recipe
+  );
+  let results = (outs MXMoE_HPTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight (`bias` $bias^)? attr-dict `:`
+    `(` type($input) `,` type($weight) (`,` type($bias)^)? `)` `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def MXMoE_ScaledGroupedMatmulOp : MXMoE_Op<"scaled_grouped_matmul", [Pure]> {
+  let summary = "routed-expert grouped GEMM in MX precision (model level)";
+  let description = [{
+    The routed experts' grouped GEMM of an MoE layer: each group of token
+    rows is multiplied by its expert's weight. This is TorchAO's
+    `_to_mxfp8_then_scaled_grouped_mm(A, B_t, offs)`: high-precision operands
+    in, the MX recipe as an attribute; `mxmoe-expand-scaled-matmul` turns it
+    into quantize + swizzle + `mxmoe.grouped_matmul` for the forward, the
+    input gradient and the weight gradient, each GEMM quantized along its own
+    contraction axis.
+
+    Shapes and types:
+    * `input`: `[M, K]` routed token rows sorted by expert, bf16/f16/f32;
+    * `weight`: `[G, N, K]` expert weights (K contiguous; TorchAO's
+      `B_t = W.transpose(-2, -1)`), same element type as `input`;
+    * `offsets`: `[G]` i32 **end** offsets: group g is rows
+      `[offsets[g-1], offsets[g])` (offsets[-1] = 0); non-decreasing,
+      `offsets[G-1] <= M`; empty groups allowed;
+    * result: `[M, N]`, bf16 (default of the recipe) or f32.
+
+    Semantics: `y[i, n] = sum_k x[i, k] * W[g, n, k]` for row i of group g,
+    with both operands MX-quantized along K per `recipe` and fp32
+    accumulation; rows `i >= offsets[G-1]` are zero.
+
+    Attributes: `fqn` (required); `recipe` (optional, default
+    `#mxmoe.mx_recipe<f8E4M3FN, block_size = 32, rounding = rceil>`);
+    `precision` (optional, set by the policy or the user). The recipe's
+    element type must agree with `precision` (mxfp8: f8E4M3FN/f8E5M2,
+    mxfp4: f4E2M1FN).
+
+    Source: pytorch/ao `torchao/prototype/moe_training/mxfp8_grouped_mm.py`.
+
+    Example:
+    ```mlir
+    %h = mxmoe.scaled_grouped_matmul %x, %w1, %offs {fqn = "layers.0.feed_forward.experts.w1"}
+        : (tensor<8192x5120xbf16>, tensor<16x16384x5120xbf16>, tensor<16xi32>) -> tensor<8192x16384xbf16>
+    ```
+  }];
+  let arguments = (ins
+    MXMoE_HPTensor:$input,
+    MXMoE_HPTensor:$weight,
+    MXMoE_OffsetsTensor:$offsets,
+    StrAttr:$fqn,
+    OptionalAttr<MXMoE_MXRecipeAttr>:$recipe,
+    OptionalAttr<MXMoE_PrecisionAttr>:$precision
+  );
+  let results = (outs MXMoE_HPTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight `,` $offsets attr-dict `:`
+    `(` type($input) `,` type($weight) `,` type($offsets) `)` `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The recipe attribute, or the default MXFP8 RCEIL recipe.
+    MXRecipeAttr getRecipeOrDefault();
+  }];
+}
+
+def MXMoE_TiledMLPOp : MXMoE_Op<"tiled_mlp", [
+    IsolatedFromAbove, SingleBlock, RecursiveMemoryEffects,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmBlockArgumentNames"]>]> {
+  let summary = "MLP/MoE block computed shard by shard along the token axis";
+  let description = [{
+    A token-separable body (an MLP or a whole MoE block) applied to shards of
+    the token axis, so that only one shard's activations are alive at a
+    time; the backward recomputes each shard (DeepSpeed `TiledMLP`, ALST
+    arXiv 2506.13996). `mxmoe-tile-mlp` lowers it to loops over shards for
+    forward and backward.
+
+    Operands: `input` is the token input, `[T, H]` or `[B, S, H]` (batch is
+    flattened into the token axis, T = B*S); `params` are the body's
+    parameters (weights, offsets-free), passed whole to every shard.
+
+    Region: one block with arguments `(shard, params...)`: `shard` has type
+    `tensor<?xHxE>` (the input's last dim and element type, a dynamic token
+    count), every parameter argument has its operand's type. The region is
+    isolated from above and ends with `mxmoe.yield`, one value per result,
+    each `tensor<?x...>` with the trailing dims of its result.
+
+    Results: each result is `[T, ...]` (or `[B, S, ...]`), the shards'
+    outputs concatenated in token order. Output width may differ from the
+    input width.
+
+    Attributes:
+    * `num_shards`: shard count >= 1; absent (printed `shards = auto`) means
+      `ceil(T / 32768)` capped by T (Axolotl's MoE rule), chosen by the pass.
+      The shard partition is balanced (sizes differ by at most 1), the same
+      in forward and backward, and always has exactly `num_shards` shards
+      (empty shards when T < num_shards).
+    * `grad_accumulator`: element type of parameter-gradient accumulation
+      across shards; absent = the parameter's own type (what autograd does
+      untiled), `f32` on request.
+    * `fqn`: the block's fully qualified name (optional).
+
+    Parameter gradients are summed over shards, never averaged. The body must
+    be token-separable (each output token depends only on its own input
+    token and the parameters).
+
+    Example:
+    ```mlir
+    %y = mxmoe.tiled_mlp shards = 4 (%x, %w) {fqn = "layers.0.feed_forward"}
+        : (tensor<8192x5120xbf16>, tensor<5120x5120xbf16>) -> tensor<8192x5120xbf16> {
+    ^bb0(%xs: tensor<?x5120xbf16>, %ws: tensor<5120x5120xbf16>):
+      %o = mxmoe.linear %xs, %ws {fqn = "layers.0.feed_forward.w"}
+          : (tensor<?x5120xbf16>, tensor<5120x5120xbf16>) -> tensor<?x5120xbf16>
+      mxmoe.yield %o : tensor<?x5120xbf16>
+    }
+    ```
+  }];
+  let arguments = (ins
+    MXMoE_HPTensor:$input,
+    Variadic<AnyType>:$params,
+    OptionalAttr<I64Attr>:$num_shards,
+    OptionalAttr<TypeAttr>:$grad_accumulator,
+    OptionalAttr<StrAttr>:$fqn
+  );
+  let results = (outs Variadic<RankedTensorOf<[AnyFloat]>>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasRegionVerifier = 1;
+}
+
+def MXMoE_YieldOp : MXMoE_Op<"yield", [
+    Pure, Terminator, ReturnLike, HasParent<"TiledMLPOp">]> {
+  let summary = "terminator of mxmoe.tiled_mlp: the shard's results";
+  let description = [{
+    Returns the current shard's results from the body of `mxmoe.tiled_mlp`,
+    one value per result of the parent, each `tensor<?x...>`.
+
+    Example: `mxmoe.yield %o : tensor<?x5120xbf16>`
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+  let builders = [OpBuilder<(ins), [{ /* nothing to build */ }]>];
+}
+
+//===----------------------------------------------------------------------===//
+// MX level
+//===----------------------------------------------------------------------===//
+
+def MXMoE_QuantizeOp : MXMoE_Op<"quantize", [Pure]> {
+  let summary = "quantize to MX: element data + one E8M0 scale per 32 "
+                "elements along an axis";
+  let description = [{
+    OCP MX quantization of a high-precision tensor along `axis` (the
+    contraction axis of the GEMM that consumes it).
+
+    Shapes and types:
+    * `input`: `[M, K]` or `[E, N, K]`, bf16/f16/f32;
+    * `axis`: the quantized axis; `rank-1` is rowwise (1x32 blocks), `0` of
+      a 2-D input is columnwise (32x1 blocks, along tokens);
+    * `data`: the input's shape with `axis` moved to the last position (so
+      the data is contiguous along the contraction axis, as the GEMM reads
+      it: a columnwise quantization writes the transpose in the same pass),
+      element type f8E4M3FN, f8E5M2, f6E2M3FN, f6E3M2FN or f4E2M1FN (MXFP4,
+      stored two per byte, element 2i in the low nibble);
+    * `scales`: f8E8M0FNU. Row-major: the data shape with the last dim L
+      replaced by L/32. `#mxmoe.scale_layout<blocked_128x4>`: the padded
+      blocked shape `[roundUp(R, 128), roundUp(L/32, 4)]` (rank 3:
+      `[E, roundUp(R, 128), roundUp(L/32, 4)]`), i.e. the swizzle is fused
+      into the quantization;
+    * `offsets` (optional, 2-D input only): `[G]` i32 end offsets of token
+      groups along dim 0 (see `mxmoe.scaled_grouped_matmul`).
+      - `axis = 0`: the token axis is quantized and its 32-blocks restart at
+        every group start. Group sizes need not be multiples of 32: group g
+        is stored at column P_g = sum_{h<g} roundUp(m_h, 32) of `data`,
+        zero-padded to a multiple of 32, so `data` is `[K, Tp]` with Tp a
+        multiple of 32 and Tp >= T. `getGroupPaddedExtent(T, G, 32)` =
+        roundDown(T + 31*G, 32) always fits; a smaller Tp is checked at run
+        time. Blocked scales must then be `per_k_group`.
+      - `axis = 1`: only meaningful with blocked scales: the M-grouped
+        layout, each group's rows padded to a multiple of 128 (scale rows a
+        multiple of 128; roundDown(M + 127*G, 128) always fits).
+
+    Semantics per block of 32 elements x_i (OCP MX v1.0 section 6.3):
+    amax = max_i |x_i| (fp32); scale byte b from amax by `rounding` (see
+    `#mxmoe.rounding`); q_i = cvt_rne_satfinite(x_i * 2^(127-b)) (e4m3
+    saturates to +-448). Any NaN/Inf in the block gives b = 0xFF and NaN data;
+    an all-zero block gives b = 0 and zero data.
+
+    Attributes: `axis` (required), `block_size` (must be 32),
+    `rounding` (default `rceil`).
+
+    Example:
+    ```mlir
+    %q, %s = mxmoe.quantize %x {axis = 1 : i64}
+        : tensor<8192x5120xbf16> -> tensor<8192x5120xf8E4M3FN>, tensor<8192x160xf8E8M0FNU>
+    ```
+  }];
+  let arguments = (ins
+    MXMoE_HPTensor:$input,
+    Optional<MXMoE_OffsetsTensor>:$offsets,
+    I64Attr:$axis,
+    DefaultValuedAttr<I64Attr, "32">:$block_size,
+    DefaultValuedAttr<MXMoE_RoundingModeAttr,
+                      "::mlir::mxmoe::RoundingMode::rceil">:$rounding
+  );
+  let results = (outs MXMoE_MXTensor:$data, MXMoE_ScaleTensor:$scales);
+  let assemblyFormat = [{
+    $input (`offsets` `(` $offsets^ `:` type($offsets) `)`)? attr-dict `:`
+    type($input) `->` type($data) `,` type($scales)
+  }];
+  let hasVerifier = 1;
+}
+
+def MXMoE_DequantizeOp : MXMoE_Op<"dequantize", [Pure]> {
+  let summary = "dequantize MX data: x = q * 2^(b - 127)";
+  let description = [{
+    The inverse of `mxmoe.quantize` with the same `axis` and `offsets`:
+    `result` has the data's shape with its last dimension moved back to
+    `axis` (for a jagged token axis, `T` columns of the `Tp` stored ones,
+    group padding dropped).
+
+    Shapes and types: `data` MX elements, `scales` f8E8M0FNU in row-major or
+    blocked layout exactly as `mxmoe.quantize` produces them; `result`
+    bf16/f16/f32.
+
+    Semantics (OCP MX v1.0 section 6.2): x = float(q) * 2^(b - 127); scale
+    byte 0 is 2^-127 (never zero), byte 0xFF gives NaN. In bf16 the product
+    is exact except below 2^-126 or above the fp32 range.
+
+    Example:
+    ```mlir
+    %x = mxmoe.dequantize %q, %s {axis = 1 : i64}
+        : tensor<8192x5120xf8E4M3FN>, tensor<8192x160xf8E8M0FNU> -> tensor<8192x5120xbf16>
+    ```
+  }];
+  let arguments = (ins
+    MXMoE_MXTensor:$data,
+    MXMoE_ScaleTensor:$scales,
+    Optional<MXMoE_OffsetsTensor>:$offsets,
+    I64Attr:$axis,
+    DefaultValuedAttr<I64Attr, "32">:$block_size
+  );
+  let results = (outs MXMoE_HPTensor:$result);
+  let assemblyFormat = [{
+    $data `,` $scales (`offsets` `(` $offsets^ `:` type($offsets) `)`)?
+    attr-dict `:` type($data) `,` type($scales) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def MXMoE_SwizzleScalesOp : MXMoE_Op<"swizzle_scales", [Pure]> {
+  let summary = "convert E8M0 scales between row-major and the blocked "
+                "128x4 layout";
+  let description = [{
+    Rearranges E8M0 scales between row-major and
+    `#mxmoe.scale_layout<blocked_128x4>` (either direction: exactly one of
+    source and result is blocked). Padding bytes of a blocked result are
+    0x00; a row-major result drops them.
+
+    Variants (scale-layout.md section 2):
+    * 2-D, no offsets: `[R, C]` <-> `[roundUp(R, 128), roundUp(C, 4)]`;
+    * 3-D per expert: `[E, R, C]` <-> `[E, roundUp(R, 128), roundUp(C, 4)]`,
+      expert e at byte e*Rp*Cp;
+    * M-groups (`offsets`, plain blocked): row groups of `[M, C]` scales,
+      each padded to a multiple of 128 rows; blocked rows Mp a multiple of
+      128, Mp >= roundUp(M, 128) (roundDown(M + 127*G, 128) always fits);
+    * K-groups (`offsets`, `per_k_group` blocked): token groups along the
+      columns of `[R, Ct]` scales, as `mxmoe.quantize` along a jagged token
+      axis writes them (group g at column P_g/32 with ceil(m_g/32)
+      columns); each group becomes its own `[roundUp(R, 128),
+      roundUp(k_g, 4)]` blocked buffer; blocked columns a multiple of 4 and
+      >= roundUp(Ct, 4).
+
+    Source: pytorch/ao `to_blocked`, `triton_mx_block_rearrange_2d_M_groups`,
+    `triton_mx_block_rearrange_2d_K_groups`,
+    `triton_mx_block_rearrange_per_group_3d`.
+
+    Example:
+    ```mlir
+    %b = mxmoe.swizzle_scales %s
+        : tensor<200x10xf8E8M0FNU> -> tensor<256x12xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>
+    ```
+  }];
+  let arguments = (ins
+    MXMoE_ScaleTensor:$source,
+    Optional<MXMoE_OffsetsTensor>:$offsets
+  );
+  let results = (outs MXMoE_ScaleTensor:$result);
+  let assemblyFormat = [{
+    $source (`offsets` `(` $offsets^ `:` type($offsets) `)`)? attr-dict `:`
+    type($source) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def MXMoE_GroupedMatmulOp : MXMoE_Op<"grouped_matmul",
+    [Pure, AttrSizedOperandSegments]> {
+  let summary = "grouped GEMM on MX (or bf16) operands: 2D x 3D -> 2D and "
+                "2D x 2D -> 3D";
+  let description = [{
+    The grouped GEMM of MoE experts. Both operands are contraction-contiguous
+    ("TN": `out = lhs * rhs^T` per group) and the kind follows from the
+    ranks:
+
+    * **2D x 3D -> 2D** (forward, input gradient; groups along M): `lhs`
+      `[M, K]`, `rhs` `[G, N, K]`, result `[M, N]`:
+      `out[i, n] = sum_k lhs[i, k] * rhs[g, n, k]` for row i of group g =
+      `[offsets[g-1], offsets[g])`; rows `i >= offsets[G-1]` are zero.
+    * **2D x 2D -> 3D** (weight gradient; groups along the contraction/token
+      axis): `lhs` `[M', T]`, `rhs` `[N', T]`, result `[G, M', N']`:
+      `out[g, m, n] = sum_{t in group g} lhs[m, t] * rhs[n, t]`; an empty
+      group's output is exactly zero. With MX operands the token axis is
+      stored as `mxmoe.quantize` along a jagged token axis writes it: group
+      g at column P_g = sum_{h<g} roundUp(m_h, 32), zero-padded.
+
+    Operands: MX element types (f8E4M3FN, f8E5M2, f6E2M3FN, f6E3M2FN,
+    f4E2M1FN; lhs and rhs may differ) each with its f8E8M0FNU scales (one per
+    32 elements along K), or both bf16/f16/f32 without scales. `offsets`:
+    `[G]` i32 end offsets (non-decreasing, last <= M or T). Result bf16 or
+    f32; accumulation is fp32.
+
+    Scale shapes (row-major | blocked):
+    * 2D x 3D lhs: `[M, K/32]` | M-grouped `[Mp, roundUp(K/32, 4)]`, Mp a
+      multiple of 128, Mp >= roundUp(M, 128);
+    * 2D x 3D rhs: `[G, N, K/32]` | `[G, roundUp(N, 128), roundUp(K/32, 4)]`;
+    * 2D x 2D lhs/rhs: `[R, T/32]` | `per_k_group`
+      `[roundUp(R, 128), Qp]`, Qp a multiple of 4, Qp >= roundUp(T/32, 4).
+
+    Semantics of MX operands: value = q * 2^(b - 127) (OCP MX v1.0), so the
+    result equals the fp32-accumulated product of the dequantized operands.
+    Source: PyTorch `torch._scaled_grouped_mm`, TorchAO MXFP8 MoE training.
+
+    Example:
+    ```mlir
+    %o = mxmoe.grouped_matmul %a scales %as, %w scales %ws offsets %offs
+        : (tensor<8192x5120xf8E4M3FN>, tensor<8192x160xf8E8M0FNU>,
+           tensor<16x8192x5120xf8E4M3FN>, tensor<16x8192x160xf8E8M0FNU>,
+           tensor<16xi32>) -> tensor<8192x8192xbf16>
+    ```
+  }];
+  let arguments = (ins
+    MXMoE_GemmTensor:$lhs,
+    Optional<MXMoE_ScaleTensor>:$lhs_scales,
+    MXMoE_GemmTensor:$rhs,
+    Optional<MXMoE_ScaleTensor>:$rhs_scales,
+    MXMoE_OffsetsTensor:$offsets
+  );
+  let results = (outs RankedTensorOf<[BF16, F32]>:$result);
+  let assemblyFormat = [{
+    $lhs (`scales` $lhs_scales^)? `,` $rhs (`scales` $rhs_scales^)?
+    `offsets` $offsets attr-dict `:` functional-type(operands, results)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// True for 2D x 2D -> 3D (groups along the contraction axis).
+    bool isKGrouped() { return getRhs().getType().getRank() == 2; }
+    /// True when the operands are MX (carry scales).
+    bool isMX() { return getLhsScales() != nullptr; }
+  }];
+}
+
+#endif // MXMOE_OPS

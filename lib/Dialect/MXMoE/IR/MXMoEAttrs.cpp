@@ -1,0 +1,148 @@
+//===- MXMoEAttrs.cpp - mxmoe attributes ----------------------------------===//
+
+#include "mxmoe/Dialect/MXMoE/IR/MXMoEAttrs.h"
+#include "mxmoe/Dialect/MXMoE/IR/MXMoEDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::mxmoe;
+
+#include "mxmoe/Dialect/MXMoE/IR/MXMoEEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "mxmoe/Dialect/MXMoE/IR/MXMoEAttrs.cpp.inc"
+
+void MXMoEDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "mxmoe/Dialect/MXMoE/IR/MXMoEAttrs.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// ScaleLayoutAttr
+//===----------------------------------------------------------------------===//
+
+// #mxmoe.scale_layout<row_major>
+// #mxmoe.scale_layout<blocked_128x4>
+// #mxmoe.scale_layout<blocked_128x4, per_k_group>
+Attribute ScaleLayoutAttr::parse(AsmParser &parser, Type) {
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  StringRef kindName;
+  if (parser.parseLess() || parser.parseKeyword(&kindName))
+    return {};
+  std::optional<ScaleLayoutKind> kind = symbolizeScaleLayoutKind(kindName);
+  if (!kind) {
+    parser.emitError(loc) << "unknown scale layout '" << kindName
+                          << "'; expected row_major or blocked_128x4";
+    return {};
+  }
+  bool perKGroup = false;
+  if (succeeded(parser.parseOptionalComma())) {
+    llvm::SMLoc flagLoc = parser.getCurrentLocation();
+    StringRef flag;
+    if (parser.parseKeyword(&flag))
+      return {};
+    if (flag != "per_k_group") {
+      parser.emitError(flagLoc)
+          << "unknown scale layout modifier '" << flag
+          << "'; the only modifier is per_k_group";
+      return {};
+    }
+    perKGroup = true;
+  }
+  if (parser.parseGreater())
+    return {};
+  return parser.getChecked<ScaleLayoutAttr>(loc, parser.getContext(), *kind,
+                                            perKGroup);
+}
+
+void ScaleLayoutAttr::print(AsmPrinter &printer) const {
+  printer << "<" << stringifyScaleLayoutKind(getKind());
+  if (getPerKGroup())
+    printer << ", per_k_group";
+  printer << ">";
+}
+
+LogicalResult
+ScaleLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        ScaleLayoutKind kind, bool perKGroup) {
+  if (perKGroup && kind != ScaleLayoutKind::blocked_128x4)
+    return emitError() << "per_k_group applies only to the blocked_128x4 "
+                          "scale layout";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// MXRecipeAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult MXRecipeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   Type element, int64_t blockSize,
+                                   RoundingMode) {
+  if (!isMXElementType(element))
+    return emitError() << "MX recipe element type must be an MX element type "
+                          "(f8E4M3FN, f8E5M2, f6E2M3FN, f6E3M2FN, f4E2M1FN), "
+                          "got "
+                       << element;
+  if (blockSize != ::mxmoe::kMXBlockSize)
+    return emitError() << "MX recipe block_size must be 32 (OCP MX v1.0 "
+                          "shares one E8M0 scale per 32 elements), got "
+                       << blockSize;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+ScaleLayoutAttr mlir::mxmoe::getScaleLayout(RankedTensorType type) {
+  return dyn_cast_or_null<ScaleLayoutAttr>(type.getEncoding());
+}
+
+bool mlir::mxmoe::isScaleLayoutEncoding(RankedTensorType type) {
+  return !type.getEncoding() || isa<ScaleLayoutAttr>(type.getEncoding());
+}
+
+bool mlir::mxmoe::isBlockedScales(RankedTensorType type) {
+  ScaleLayoutAttr layout = getScaleLayout(type);
+  return layout && layout.isBlocked();
+}
+
+bool mlir::mxmoe::isPerKGroupScales(RankedTensorType type) {
+  ScaleLayoutAttr layout = getScaleLayout(type);
+  return layout && layout.getPerKGroup();
+}
+
+std::optional<::mxmoe::MXElementKind>
+mlir::mxmoe::getMXElementKind(Type type) {
+  using ::mxmoe::MXElementKind;
+  return llvm::TypeSwitch<Type, std::optional<MXElementKind>>(type)
+      .Case<Float8E4M3FNType>([](auto) { return MXElementKind::E4M3; })
+      .Case<Float8E5M2Type>([](auto) { return MXElementKind::E5M2; })
+      .Case<Float6E2M3FNType>([](auto) { return MXElementKind::E2M3; })
+      .Case<Float6E3M2FNType>([](auto) { return MXElementKind::E3M2; })
+      .Case<Float4E2M1FNType>([](auto) { return MXElementKind::E2M1; })
+      .Default([](Type) { return std::nullopt; });
+}
+
+bool mlir::mxmoe::isMXElementType(Type type) {
+  return getMXElementKind(type).has_value();
+}
+
+::mxmoe::ScaleRounding mlir::mxmoe::toScaleRounding(RoundingMode mode) {
+  switch (mode) {
+  case RoundingMode::floor:
+    return ::mxmoe::ScaleRounding::Floor;
+  case RoundingMode::rceil:
+    return ::mxmoe::ScaleRounding::RCeil;
+  case RoundingMode::ceil:
+    return ::mxmoe::ScaleRounding::Ceil;
+  case RoundingMode::even:
+    return ::mxmoe::ScaleRounding::Even;
+  }
+  llvm_unreachable("unknown rounding mode");
+}

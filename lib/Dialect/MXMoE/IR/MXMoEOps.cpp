@@ -1,0 +1,659 @@
+//===- MXMoEOps.cpp - mxmoe operations: verifiers and custom syntax -------===//
+//
+// Every verifier states the rule that failed in words a user of the op
+// understands; test/Dialect/MXMoE/*-invalid.mlir has one case per rule.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxmoe/Dialect/MXMoE/IR/MXMoEOps.h"
+#include "mxmoe/Dialect/MXMoE/Utils/ScaleLayout.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace mlir::mxmoe;
+using ::mxmoe::kBlockedCols;
+using ::mxmoe::kBlockedRows;
+using ::mxmoe::kMXBlockSize;
+using ::mxmoe::roundUp;
+
+#define GET_OP_CLASSES
+#include "mxmoe/Dialect/MXMoE/IR/MXMoEOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Shared helpers
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Prints a shape as "[8192, 160]" with "?" for dynamic dims.
+std::string formatShape(ArrayRef<int64_t> shape) {
+  std::string s = "[";
+  llvm::raw_string_ostream os(s);
+  llvm::interleaveComma(shape, os, [&](int64_t d) {
+    if (ShapedType::isDynamic(d))
+      os << "?";
+    else
+      os << d;
+  });
+  os << "]";
+  return s;
+}
+
+bool dimsCompatible(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+bool shapesCompatible(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  if (a.size() != b.size())
+    return false;
+  for (auto [x, y] : llvm::zip(a, b))
+    if (!dimsCompatible(x, y))
+      return false;
+  return true;
+}
+
+/// `d / 32` keeping dynamic dims dynamic.
+int64_t divBlock(int64_t d) {
+  return ShapedType::isDynamic(d) ? d : d / kMXBlockSize;
+}
+
+/// How the groups of a grouped scale tensor run.
+enum class ScaleGroups {
+  None, ///< plain 2-D or per-expert 3-D
+  M,    ///< groups of rows (each padded to 128 rows)
+  K,    ///< groups of scale columns (per-K-group buffers)
+};
+
+LogicalResult verifyScaleElementType(Operation *op, RankedTensorType type,
+                                     StringRef what) {
+  if (!isa<Float8E8M0FNUType>(type.getElementType()))
+    return op->emitOpError()
+           << what << " element type must be f8E8M0FNU (E8M0 scales), got "
+           << type.getElementType();
+  if (!isScaleLayoutEncoding(type))
+    return op->emitOpError() << what
+                             << " encoding must be a #mxmoe.scale_layout, got "
+                             << type.getEncoding();
+  return success();
+}
+
+LogicalResult verifyOffsetsType(Operation *op, Value offsets,
+                                std::optional<int64_t> numGroups,
+                                StringRef groupsMeaning) {
+  auto type = cast<RankedTensorType>(offsets.getType());
+  if (type.getRank() != 1 || !type.getElementType().isSignlessInteger(32))
+    return op->emitOpError()
+           << "offsets must be a 1-D tensor of i32 group end offsets, got "
+           << type;
+  if (numGroups && !dimsCompatible(type.getDimSize(0), *numGroups))
+    return op->emitOpError()
+           << "offsets has " << type.getDimSize(0)
+           << " entries but there are " << *numGroups << " groups ("
+           << groupsMeaning << ")";
+  return success();
+}
+
+/// Checks that `scales` is a valid blocked layout of row-major scales of
+/// shape `logical` ([R, C] or [E, R, C]) for the given grouping.
+LogicalResult verifyBlockedScaleShape(Operation *op, StringRef what,
+                                      ArrayRef<int64_t> logical,
+                                      RankedTensorType scales,
+                                      ScaleGroups groups) {
+  bool perK = isPerKGroupScales(scales);
+  if (groups == ScaleGroups::K && !perK)
+    return op->emitOpError()
+           << what
+           << " with groups along the contraction (token) axis must use "
+              "#mxmoe.scale_layout<blocked_128x4, per_k_group>";
+  if (groups != ScaleGroups::K && perK)
+    return op->emitOpError()
+           << what
+           << " cannot use the per_k_group layout: it needs token-group "
+              "offsets along the contraction axis";
+  ArrayRef<int64_t> shape = scales.getShape();
+  if (shape.size() != logical.size())
+    return op->emitOpError()
+           << what << " must have rank " << logical.size() << ", got rank "
+           << shape.size();
+  if (logical.size() == 3 && !dimsCompatible(shape[0], logical[0]))
+    return op->emitOpError()
+           << what << " must have " << logical[0]
+           << " experts in dim 0, got " << shape[0];
+  int64_t r = logical[logical.size() - 2], c = logical.back();
+  int64_t rows = shape[shape.size() - 2], cols = shape.back();
+  bool known = !ShapedType::isDynamic(r) && !ShapedType::isDynamic(rows);
+  if (known) {
+    int64_t minRows = roundUp(r, kBlockedRows);
+    if (groups == ScaleGroups::M) {
+      if (rows % kBlockedRows != 0)
+        return op->emitOpError()
+               << what << " in the M-grouped blocked_128x4 layout must have a "
+               << "multiple of 128 rows (every group is padded to 128 rows), "
+                  "got "
+               << rows;
+      if (rows < minRows)
+        return op->emitOpError()
+               << what << " in the M-grouped blocked_128x4 layout needs at "
+               << "least roundUp(M, 128) = " << minRows << " rows for M = "
+               << r << ", got " << rows;
+    } else if (rows != minRows) {
+      return op->emitOpError()
+             << what << " in the blocked_128x4 layout must have roundUp(R, "
+             << "128) = " << minRows << " rows for R = " << r
+             << " (rows padded to multiples of 128), got " << rows;
+    }
+  }
+  known = !ShapedType::isDynamic(c) && !ShapedType::isDynamic(cols);
+  if (known) {
+    int64_t minCols = roundUp(c, kBlockedCols);
+    if (groups == ScaleGroups::K) {
+      if (cols % kBlockedCols != 0)
+        return op->emitOpError()
+               << what << " in the per_k_group blocked_128x4 layout must have "
+               << "a multiple of 4 columns (every group is padded to 4 scale "
+                  "columns), got "
+               << cols;
+      if (cols < minCols)
+        return op->emitOpError()
+               << what << " in the per_k_group blocked_128x4 layout needs at "
+               << "least roundUp(C, 4) = " << minCols << " columns for C = "
+               << c << " scale columns, got " << cols;
+    } else if (cols != minCols) {
+      return op->emitOpError()
+             << what << " in the blocked_128x4 layout must have roundUp(C, "
+             << "4) = " << minCols << " columns for C = " << c
+             << " scale columns (columns padded to multiples of 4), got "
+             << cols;
+    }
+  }
+  return success();
+}
+
+/// Checks scales of row-major logical shape `logical` in either layout.
+LogicalResult verifyScaleShape(Operation *op, StringRef what,
+                               ArrayRef<int64_t> logical,
+                               RankedTensorType scales, ScaleGroups groups) {
+  if (failed(verifyScaleElementType(op, scales, what)))
+    return failure();
+  if (isBlockedScales(scales))
+    return verifyBlockedScaleShape(op, what, logical, scales, groups);
+  if (!shapesCompatible(scales.getShape(), logical))
+    return op->emitOpError()
+           << what << " must have shape " << formatShape(logical)
+           << " (one row-major E8M0 scale per 32 elements along the "
+              "contraction axis), got "
+           << formatShape(scales.getShape());
+  return success();
+}
+
+LogicalResult verifyBlockSize(Operation *op, int64_t blockSize) {
+  if (blockSize != kMXBlockSize)
+    return op->emitOpError()
+           << "block_size must be 32 (OCP MX v1.0 shares one E8M0 scale per "
+              "32 elements), got "
+           << blockSize;
+  return success();
+}
+
+/// The shared rules of quantize and dequantize: `hp` is the high-precision
+/// side (quantize input, dequantize result), named `hpName`.
+LogicalResult verifyMXQuantization(Operation *op, RankedTensorType hp,
+                                   StringRef hpName, RankedTensorType data,
+                                   RankedTensorType scales, int64_t axis,
+                                   int64_t blockSize, Value offsets) {
+  if (failed(verifyBlockSize(op, blockSize)))
+    return failure();
+  int64_t rank = hp.getRank();
+  if (rank != 2 && rank != 3)
+    return op->emitOpError() << "expects a 2-D [M, K] or 3-D [E, N, K] "
+                             << hpName << ", got rank " << rank;
+  if (axis < 0 || axis >= rank)
+    return op->emitOpError() << "axis " << axis << " is out of range for a "
+                             << "rank-" << rank << " " << hpName;
+  if (data.getRank() != rank)
+    return op->emitOpError() << "data must have the " << hpName << "'s rank "
+                             << rank << ", got rank " << data.getRank();
+  bool jagged = offsets && axis == 0;
+  if (offsets) {
+    if (rank != 2)
+      return op->emitOpError() << "offsets are only supported for a 2-D "
+                               << hpName << " (token groups along dim 0)";
+    if (failed(verifyOffsetsType(op, offsets, std::nullopt, "")))
+      return failure();
+    if (!jagged && !isBlockedScales(scales))
+      return op->emitOpError()
+             << "offsets have no effect on a rowwise quantization with "
+                "row-major scales; remove them, or use blocked_128x4 scales "
+                "for the M-grouped layout";
+  }
+
+  // The data is the high-precision tensor with `axis` moved last.
+  SmallVector<int64_t> expected;
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis)
+      expected.push_back(hp.getDimSize(d));
+  int64_t quantized = hp.getDimSize(axis);
+  int64_t dataLast = data.getShape().back();
+  if (jagged) {
+    expected.push_back(dataLast);
+    if (!ShapedType::isDynamic(dataLast)) {
+      if (dataLast % kMXBlockSize != 0)
+        return op->emitOpError()
+               << "the padded token axis of the data (" << dataLast
+               << ") must be a multiple of 32 (every token group is padded "
+                  "to whole 32-blocks)";
+      if (!ShapedType::isDynamic(quantized) && dataLast < quantized)
+        return op->emitOpError()
+               << "the padded token axis of the data (" << dataLast
+               << ") is shorter than the " << quantized << " tokens of the "
+               << hpName;
+    }
+  } else {
+    expected.push_back(quantized);
+    if (!ShapedType::isDynamic(quantized) && quantized % blockSize != 0)
+      return op->emitOpError()
+             << "quantized axis " << axis << " has size " << quantized
+             << ", which is not a multiple of the block size " << blockSize;
+  }
+  if (!shapesCompatible(data.getShape(), expected))
+    return op->emitOpError()
+           << "data shape " << formatShape(data.getShape())
+           << " must be the " << hpName << " shape "
+           << formatShape(hp.getShape()) << " with axis " << axis
+           << " moved last: expected " << formatShape(expected);
+
+  SmallVector<int64_t> logicalScales(data.getShape());
+  logicalScales.back() = divBlock(logicalScales.back());
+  ScaleGroups groups = !offsets ? ScaleGroups::None
+                       : jagged ? ScaleGroups::K
+                                : ScaleGroups::M;
+  return verifyScaleShape(op, "scales", logicalScales, scales, groups);
+}
+
+/// Precision/recipe consistency and the divisibility an MX precision needs.
+LogicalResult verifyPrecision(Operation *op, PrecisionAttr precision,
+                              MXRecipeAttr recipe,
+                              ArrayRef<std::pair<StringRef, int64_t>> axes) {
+  if (!precision || precision.getValue() == Precision::bf16)
+    return success();
+  if (recipe) {
+    Type elem = recipe.getElement();
+    bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(elem);
+    bool fp4 = isa<Float4E2M1FNType>(elem);
+    if (precision.getValue() == Precision::mxfp8 && !fp8)
+      return op->emitOpError() << "precision mxfp8 needs a recipe element "
+                                  "type f8E4M3FN or f8E5M2, got "
+                               << elem;
+    if (precision.getValue() == Precision::mxfp4 && !fp4)
+      return op->emitOpError()
+             << "precision mxfp4 needs a recipe element type f4E2M1FN, got "
+             << elem;
+  }
+  for (auto [name, size] : axes)
+    if (!ShapedType::isDynamic(size) && size % kMXBlockSize != 0)
+      return op->emitOpError()
+             << "precision " << stringifyPrecision(precision.getValue())
+             << " quantizes every GEMM along its contraction axis in blocks "
+                "of 32, but "
+             << name << " = " << size << " is not a multiple of 32";
+  return success();
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// LinearOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult LinearOp::verify() {
+  RankedTensorType x = getInput().getType(), w = getWeight().getType(),
+                   y = getResult().getType();
+  if (x.getRank() < 2)
+    return emitOpError() << "input must be [..., K] with rank >= 2, got rank "
+                         << x.getRank();
+  if (w.getRank() != 2)
+    return emitOpError() << "weight must be 2-D [N, K], got rank "
+                         << w.getRank();
+  if (x.getElementType() != w.getElementType())
+    return emitOpError() << "input and weight element types differ: "
+                         << x.getElementType() << " vs " << w.getElementType();
+  int64_t k = x.getShape().back(), n = w.getDimSize(0);
+  if (!dimsCompatible(k, w.getDimSize(1)))
+    return emitOpError() << "contraction sizes differ: input has K = " << k
+                         << " but weight [N, K] has K = " << w.getDimSize(1);
+  if (Value bias = getBias()) {
+    auto b = cast<RankedTensorType>(bias.getType());
+    if (b.getRank() != 1 || !dimsCompatible(b.getDimSize(0), n))
+      return emitOpError() << "bias must be 1-D [N] = [" << n << "], got "
+                           << formatShape(b.getShape());
+    if (b.getElementType() != x.getElementType())
+      return emitOpError() << "bias element type " << b.getElementType()
+                           << " differs from the input's "
+                           << x.getElementType();
+  }
+  SmallVector<int64_t> expected(x.getShape());
+  expected.back() = n;
+  if (!shapesCompatible(y.getShape(), expected))
+    return emitOpError() << "result shape " << formatShape(y.getShape())
+                         << " must be the input's leading dims followed by N:"
+                         << " expected " << formatShape(expected);
+  if (getFqn().empty())
+    return emitOpError() << "fqn must name the layer (e.g. "
+                            "\"layers.0.attention.wq\"); it is what the "
+                            "precision policy matches";
+  return verifyPrecision(*this, getPrecisionAttr(), getRecipeAttr(),
+                         {{"K (forward contraction)", k},
+                          {"N (input-gradient contraction)", n}});
+}
+
+//===----------------------------------------------------------------------===//
+// ScaledGroupedMatmulOp
+//===----------------------------------------------------------------------===//
+
+MXRecipeAttr ScaledGroupedMatmulOp::getRecipeOrDefault() {
+  if (MXRecipeAttr recipe = getRecipeAttr())
+    return recipe;
+  MLIRContext *ctx = getContext();
+  return MXRecipeAttr::get(ctx, Float8E4M3FNType::get(ctx), kMXBlockSize,
+                           RoundingMode::rceil);
+}
+
+LogicalResult ScaledGroupedMatmulOp::verify() {
+  RankedTensorType x = getInput().getType(), w = getWeight().getType(),
+                   y = getResult().getType();
+  if (x.getRank() != 2)
+    return emitOpError() << "input must be 2-D [M, K] (routed token rows "
+                            "sorted by expert), got rank "
+                         << x.getRank();
+  if (w.getRank() != 3)
+    return emitOpError() << "weight must be 3-D [G, N, K] (one [N, K] matrix "
+                            "per expert), got rank "
+                         << w.getRank();
+  if (x.getElementType() != w.getElementType())
+    return emitOpError() << "input and weight element types differ: "
+                         << x.getElementType() << " vs " << w.getElementType();
+  int64_t m = x.getDimSize(0), k = x.getDimSize(1);
+  int64_t g = w.getDimSize(0), n = w.getDimSize(1);
+  if (!dimsCompatible(k, w.getDimSize(2)))
+    return emitOpError() << "contraction sizes differ: input has K = " << k
+                         << " but weight [G, N, K] has K = " << w.getDimSize(2);
+  if (failed(verifyOffsetsType(*this, getOffsets(), g,
+                               "weight dim 0 is the number of experts")))
+    return failure();
+  if (!shapesCompatible(y.getShape(), {m, n}))
+    return emitOpError() << "result must be [M, N] = " << formatShape({m, n})
+                         << ", got " << formatShape(y.getShape());
+  if (getFqn().empty())
+    return emitOpError() << "fqn must name the layer (e.g. "
+                            "\"layers.0.feed_forward.experts.w1\")";
+  return verifyPrecision(*this, getPrecisionAttr(), getRecipeAttr(),
+                         {{"K (forward contraction)", k},
+                          {"N (input-gradient contraction)", n}});
+}
+
+//===----------------------------------------------------------------------===//
+// TiledMLPOp
+//===----------------------------------------------------------------------===//
+
+// mxmoe.tiled_mlp shards = (auto | N) (%input, %params...) attr-dict
+//     : (input-type, param-types...) -> (result-types) region
+ParseResult TiledMLPOp::parse(OpAsmParser &parser, OperationState &result) {
+  MLIRContext *ctx = parser.getContext();
+  if (parser.parseKeyword("shards") || parser.parseEqual())
+    return failure();
+  if (failed(parser.parseOptionalKeyword("auto"))) {
+    int64_t shards;
+    llvm::SMLoc loc = parser.getCurrentLocation();
+    if (parser.parseInteger(shards))
+      return parser.emitError(loc, "expected a shard count or 'auto'");
+    result.addAttribute(getNumShardsAttrName(result.name),
+                        IntegerAttr::get(IntegerType::get(ctx, 64), shards));
+  }
+  SmallVector<OpAsmParser::UnresolvedOperand> operands;
+  llvm::SMLoc operandsLoc = parser.getCurrentLocation();
+  FunctionType fnType;
+  if (parser.parseOperandList(operands, OpAsmParser::Delimiter::Paren) ||
+      parser.parseOptionalAttrDict(result.attributes) || parser.parseColon() ||
+      parser.parseType(fnType))
+    return failure();
+  if (operands.empty())
+    return parser.emitError(operandsLoc,
+                            "expected at least the token input operand");
+  if (parser.resolveOperands(operands, fnType.getInputs(), operandsLoc,
+                             result.operands))
+    return failure();
+  result.addTypes(fnType.getResults());
+  Region *body = result.addRegion();
+  if (parser.parseRegion(*body, /*arguments=*/{}, /*enableNameShadowing=*/false))
+    return failure();
+  return success();
+}
+
+void TiledMLPOp::print(OpAsmPrinter &p) {
+  p << " shards = ";
+  if (std::optional<int64_t> n = getNumShards())
+    p << *n;
+  else
+    p << "auto";
+  p << " (" << getOperands() << ")";
+  p.printOptionalAttrDict((*this)->getAttrs(),
+                          /*elidedAttrs=*/{getNumShardsAttrName()});
+  p << " : ";
+  p.printFunctionalType(getOperandTypes(), getResultTypes());
+  p << " ";
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/true,
+                /*printBlockTerminators=*/true);
+}
+
+void TiledMLPOp::getAsmBlockArgumentNames(Region &region,
+                                          OpAsmSetValueNameFn setNameFn) {
+  if (region.empty() || region.front().getNumArguments() == 0)
+    return;
+  setNameFn(region.front().getArgument(0), "shard");
+}
+
+LogicalResult TiledMLPOp::verify() {
+  if (std::optional<int64_t> n = getNumShards(); n && *n < 1)
+    return emitOpError() << "shard count must be >= 1 or auto, got " << *n;
+  if (std::optional<Type> acc = getGradAccumulator();
+      acc && !isa<FloatType>(*acc))
+    return emitOpError() << "grad_accumulator must be a float type (the "
+                            "parameter type by default, or f32), got "
+                         << *acc;
+  RankedTensorType x = getInput().getType();
+  if (x.getRank() != 2 && x.getRank() != 3)
+    return emitOpError() << "input must be [T, H] or [B, S, H], got rank "
+                         << x.getRank();
+  if (getNumResults() == 0)
+    return emitOpError() << "must have at least one result";
+  ArrayRef<int64_t> tokenDims = x.getShape().drop_back();
+  for (auto [i, type] : llvm::enumerate(getResultTypes())) {
+    auto r = cast<RankedTensorType>(type);
+    if (r.getRank() < x.getRank() ||
+        !shapesCompatible(r.getShape().take_front(tokenDims.size()),
+                          tokenDims))
+      return emitOpError() << "result #" << i << " must start with the "
+                           << "input's token dims " << formatShape(tokenDims)
+                           << ", got " << formatShape(r.getShape());
+  }
+  return success();
+}
+
+LogicalResult TiledMLPOp::verifyRegions() {
+  Block &body = getBody().front();
+  RankedTensorType x = getInput().getType();
+  unsigned expectedArgs = 1 + getParams().size();
+  if (body.getNumArguments() != expectedArgs)
+    return emitOpError() << "body must take " << expectedArgs
+                         << " arguments (the token shard, then one per "
+                            "parameter), got "
+                         << body.getNumArguments();
+  auto shardType = RankedTensorType::get(
+      {ShapedType::kDynamic, x.getShape().back()}, x.getElementType());
+  if (body.getArgument(0).getType() != shardType)
+    return emitOpError() << "body argument #0 (the token shard) must be "
+                         << shardType << ", got "
+                         << body.getArgument(0).getType();
+  for (auto [i, param] : llvm::enumerate(getParams()))
+    if (body.getArgument(i + 1).getType() != param.getType())
+      return emitOpError() << "body argument #" << (i + 1)
+                           << " must have the type of parameter #" << i << " ("
+                           << param.getType() << "), got "
+                           << body.getArgument(i + 1).getType();
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield)
+    return emitOpError() << "body must end with mxmoe.yield";
+  if (yield.getValues().size() != getNumResults())
+    return yield.emitOpError()
+           << "yields " << yield.getValues().size() << " values but the "
+           << "enclosing mxmoe.tiled_mlp has " << getNumResults()
+           << " results";
+  size_t numTokenDims = x.getRank() - 1;
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip(yield.getValues(), getResultTypes()))) {
+    auto [value, resultType] = pair;
+    auto r = cast<RankedTensorType>(resultType);
+    SmallVector<int64_t> shape{ShapedType::kDynamic};
+    llvm::append_range(shape, r.getShape().drop_front(numTokenDims));
+    auto expected = RankedTensorType::get(shape, r.getElementType());
+    if (value.getType() != expected)
+      return yield.emitOpError()
+             << "value #" << i << " must be " << expected
+             << " (a shard of result #" << i << "), got " << value.getType();
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// QuantizeOp / DequantizeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult QuantizeOp::verify() {
+  return verifyMXQuantization(*this, getInput().getType(), "input",
+                              getData().getType(), getScales().getType(),
+                              getAxis(), getBlockSize(), getOffsets());
+}
+
+LogicalResult DequantizeOp::verify() {
+  return verifyMXQuantization(*this, getResult().getType(), "result",
+                              getData().getType(), getScales().getType(),
+                              getAxis(), getBlockSize(), getOffsets());
+}
+
+//===----------------------------------------------------------------------===//
+// SwizzleScalesOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SwizzleScalesOp::verify() {
+  RankedTensorType src = getSource().getType(), dst = getResult().getType();
+  if (failed(verifyScaleElementType(*this, src, "source")) ||
+      failed(verifyScaleElementType(*this, dst, "result")))
+    return failure();
+  bool srcBlocked = isBlockedScales(src), dstBlocked = isBlockedScales(dst);
+  if (srcBlocked == dstBlocked)
+    return emitOpError() << "exactly one of source and result must be in the "
+                            "blocked_128x4 layout (this op converts between "
+                            "row-major and blocked), got "
+                         << (srcBlocked ? "both" : "neither");
+  RankedTensorType rowMajor = srcBlocked ? dst : src;
+  RankedTensorType blocked = srcBlocked ? src : dst;
+  if (rowMajor.getRank() != 2 && rowMajor.getRank() != 3)
+    return emitOpError() << "scales must be 2-D [R, C] or 3-D [E, R, C], got "
+                            "rank "
+                         << rowMajor.getRank();
+  ScaleGroups groups = ScaleGroups::None;
+  if (Value offsets = getOffsets()) {
+    if (rowMajor.getRank() != 2)
+      return emitOpError() << "offsets are only supported for 2-D scales; "
+                              "3-D scales are blocked per expert";
+    if (failed(verifyOffsetsType(*this, offsets, std::nullopt, "")))
+      return failure();
+    groups = isPerKGroupScales(blocked) ? ScaleGroups::K : ScaleGroups::M;
+  }
+  return verifyBlockedScaleShape(*this,
+                                 srcBlocked ? "source scales" : "result scales",
+                                 rowMajor.getShape(), blocked, groups);
+}
+
+//===----------------------------------------------------------------------===//
+// GroupedMatmulOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GroupedMatmulOp::verify() {
+  RankedTensorType lhs = getLhs().getType(), rhs = getRhs().getType(),
+                   out = getResult().getType();
+  if (lhs.getRank() != 2)
+    return emitOpError() << "lhs must be 2-D ([M, K] or [M', T]), got rank "
+                         << lhs.getRank();
+  if (rhs.getRank() != 2 && rhs.getRank() != 3)
+    return emitOpError() << "rhs must be 3-D [G, N, K] (2D x 3D -> 2D) or 2-D "
+                            "[N', T] (2D x 2D -> 3D), got rank "
+                         << rhs.getRank();
+  bool kGrouped = rhs.getRank() == 2;
+  Type lhsElem = lhs.getElementType(), rhsElem = rhs.getElementType();
+  bool lhsMX = isMXElementType(lhsElem), rhsMX = isMXElementType(rhsElem);
+  if (lhsMX != rhsMX)
+    return emitOpError() << "lhs and rhs must both be MX or both high "
+                            "precision, got "
+                         << lhsElem << " and " << rhsElem;
+  if (!lhsMX && lhsElem != rhsElem)
+    return emitOpError() << "high-precision lhs and rhs element types differ: "
+                         << lhsElem << " vs " << rhsElem;
+  if (lhsMX && (!getLhsScales() || !getRhsScales()))
+    return emitOpError() << "MX operands need their f8E8M0FNU scales ("
+                         << (getLhsScales() ? "rhs" : "lhs")
+                         << " has none; write `%x scales %s`)";
+  if (!lhsMX && (getLhsScales() || getRhsScales()))
+    return emitOpError() << "scales are only allowed with MX operands, but "
+                            "the operands are "
+                         << lhsElem;
+
+  int64_t k = lhs.getDimSize(1), rk = rhs.getShape().back();
+  if (!dimsCompatible(k, rk))
+    return emitOpError() << "contraction sizes differ: lhs has "
+                         << (kGrouped ? "T = " : "K = ") << k
+                         << " but rhs has " << rk;
+  if (lhsMX && !ShapedType::isDynamic(k) && k % kMXBlockSize != 0)
+    return emitOpError() << "contraction size " << k
+                         << " is not a multiple of the MX block size 32";
+
+  int64_t numGroups;
+  SmallVector<int64_t> expectedOut;
+  if (kGrouped) {
+    if (out.getRank() != 3)
+      return emitOpError() << "2D x 2D grouped matmul must produce a 3-D "
+                              "[G, M', N'] result, got rank "
+                           << out.getRank();
+    numGroups = out.getDimSize(0);
+    expectedOut = {numGroups, lhs.getDimSize(0), rhs.getDimSize(0)};
+  } else {
+    numGroups = rhs.getDimSize(0);
+    expectedOut = {lhs.getDimSize(0), rhs.getDimSize(1)};
+  }
+  if (!shapesCompatible(out.getShape(), expectedOut))
+    return emitOpError() << "result must be " << formatShape(expectedOut)
+                         << (kGrouped ? " ([G, M', N'])" : " ([M, N])")
+                         << ", got " << formatShape(out.getShape());
+  if (failed(verifyOffsetsType(*this, getOffsets(), numGroups,
+                               kGrouped ? "result dim 0 is the number of "
+                                          "groups"
+                                        : "rhs dim 0 is the number of "
+                                          "experts")))
+    return failure();
+  if (!lhsMX)
+    return success();
+
+  auto lhsScales = cast<RankedTensorType>(getLhsScales().getType());
+  auto rhsScales = cast<RankedTensorType>(getRhsScales().getType());
+  SmallVector<int64_t> lhsLogical{lhs.getDimSize(0), divBlock(k)};
+  SmallVector<int64_t> rhsLogical(rhs.getShape());
+  rhsLogical.back() = divBlock(rk);
+  if (failed(verifyScaleShape(*this, "lhs scales", lhsLogical, lhsScales,
+                              kGrouped ? ScaleGroups::K : ScaleGroups::M)))
+    return failure();
+  return verifyScaleShape(*this, "rhs scales", rhsLogical, rhsScales,
+                          kGrouped ? ScaleGroups::K : ScaleGroups::None);
+}

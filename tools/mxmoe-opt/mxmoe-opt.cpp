@@ -1,0 +1,27 @@
+//===- mxmoe-opt.cpp - mlir-opt with the mxmoe dialect and passes ---------===//
+//
+// Registers every upstream dialect, extension and pass (func, arith, tensor,
+// memref, scf, linalg, bufferization, gpu, nvvm, nvgpu, llvm, ...) plus the
+// mxmoe dialect, so that users can run and test any stage of the pipeline.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxmoe/Dialect/MXMoE/IR/MXMoEDialect.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::registerAllPasses();
+
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  mlir::registerAllExtensions(registry);
+  registry.insert<mlir::mxmoe::MXMoEDialect>();
+
+  return mlir::asMainReturnCode(mlir::MlirOptMain(
+      argc, argv, "mxmoe optimizer driver\n", registry));
+}
