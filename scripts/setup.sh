@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the build and test dependencies of mxmoe on Debian 12 when they are
+# missing: LLVM/MLIR 22.1 (Debian packages), clang/lld 22, CMake, Ninja,
+# GoogleTest, numpy for the Python reference. Needs root (or sudo) only when
+# something is missing. The CUDA toolkit (ptxas) is optional: when
+# /usr/local/cuda/bin/ptxas exists the PTX tests also assemble for sm_90a and
+# sm_100a.
+set -euo pipefail
+
+packages=(
+  llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22 lld-22
+  cmake ninja-build libgtest-dev python3 python3-numpy git
+)
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "setup: all dependencies present"
+  exit 0
+fi
+
+echo "setup: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  SUDO="sudo"
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
