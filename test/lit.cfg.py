@@ -16,6 +16,7 @@ config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py",
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%mxmoe_src_root", config.mxmoe_src_root))
+config.substitutions.append(("%python", "/usr/bin/python3"))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()

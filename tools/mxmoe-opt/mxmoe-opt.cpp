@@ -6,20 +6,26 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mxmoe/Conversion/Passes.h"
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEDialect.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/InitAllPasses.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
+  mlir::mxmoe::registerMXMoEConversionPasses();
+  mlir::mxmoe::registerMXMoEPipelines();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   mlir::registerAllExtensions(registry);
+  // gpu-module-to-binary translates gpu.modules to LLVM IR / PTX in-process.
+  mlir::registerAllToLLVMIRTranslations(registry);
   registry.insert<mlir::mxmoe::MXMoEDialect>();
 
   return mlir::asMainReturnCode(mlir::MlirOptMain(

@@ -1,0 +1,54 @@
+//===- Pipelines.cpp - named mxmoe pass pipelines -------------------------===//
+
+#include "mxmoe/Conversion/Passes.h"
+
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace {
+struct ToNVVMOptions : public PassPipelineOptions<ToNVVMOptions> {
+  Option<std::string> chip{*this, "chip",
+                           llvm::cl::desc("target chip: sm_90a or sm_100a"),
+                           llvm::cl::init("sm_90a")};
+  Option<int64_t> blockSize{*this, "block-size",
+                            llvm::cl::desc("threads per CTA"),
+                            llvm::cl::init(256)};
+};
+} // namespace
+
+void mlir::mxmoe::registerMXMoEPipelines() {
+  PassPipelineRegistration<ToNVVMOptions>(
+      "mxmoe-to-nvvm",
+      "Lower MX-level mxmoe ops to GPU kernels in NVVM/LLVM form for a chip "
+      "(sm_90a: +ptx80, sm_100a: +ptx88), ready for gpu-module-to-binary",
+      [](OpPassManager &pm, const ToNVVMOptions &opts) {
+        ConvertMXMoEToGPUOptions convert;
+        convert.blockSize = opts.blockSize;
+        pm.addPass(createConvertMXMoEToGPU(convert));
+        GpuNVVMAttachTargetOptions target;
+        target.chip = opts.chip;
+        target.features = opts.chip == "sm_100a" ? "+ptx88" : "+ptx80";
+        target.optLevel = 3;
+        pm.addPass(createGpuNVVMAttachTarget(target));
+        OpPassManager &gpuPm = pm.nest<gpu::GPUModuleOp>();
+        gpuPm.addPass(createCanonicalizerPass());
+        gpuPm.addPass(createSCFToControlFlowPass());
+        ConvertGpuOpsToNVVMOpsOptions toNVVM;
+        toNVVM.useBarePtrCallConv = true;
+        gpuPm.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
+        gpuPm.addPass(createCanonicalizerPass());
+        gpuPm.addPass(createCSEPass());
+        pm.addPass(createConvertNVVMToLLVMPass());
+        pm.addPass(createReconcileUnrealizedCastsPass());
+      });
+}

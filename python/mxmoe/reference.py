@@ -1,0 +1,198 @@
+"""Reference implementation of OCP MX quantization (numpy).
+
+Written from the OCP Microscaling Formats (MX) v1.0 spec and the bit-level
+scale formulas TorchAO uses (shared/reference/mx-formats.md sections 2-3);
+the blocked 128x4 scale layout from shared/reference/scale-layout.md.
+
+Conventions (same as the mxmoe dialect):
+  * quantize(x, axis) returns data with `axis` moved last (contiguous along
+    the quantized axis) and scales of shape data.shape[:-1] + (L/32,), as
+    uint8 arrays holding the raw element / E8M0 bytes;
+  * inputs are float32 arrays holding the values actually quantized (round
+    bf16 inputs first with `round_to_bf16`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+BLOCK = 32
+
+# name: (exponent bits, mantissa bits, bias, max normal, emax_elem, nan code)
+FORMATS = {
+    "f8E4M3FN": (4, 3, 7, 448.0, 8, 0x7F),
+    "f8E5M2": (5, 2, 15, 57344.0, 15, 0x7F),
+    "f6E2M3FN": (2, 3, 1, 7.5, 2, None),
+    "f6E3M2FN": (3, 2, 3, 28.0, 4, None),
+    "f4E2M1FN": (2, 1, 1, 6.0, 2, None),
+}
+MODES = ("floor", "rceil", "ceil", "even")
+
+
+def round_to_bf16(x: np.ndarray) -> np.ndarray:
+    """float32 -> nearest bf16 value (RNE), returned as float32."""
+    u = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    nan = np.isnan(x)
+    u = (u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000
+    out = u.astype(np.uint32).view(np.float32)
+    return np.where(nan, np.float32(np.nan), out)
+
+
+def bf16_bits(x: np.ndarray) -> np.ndarray:
+    """bf16 values (float32 arrays already rounded) -> uint16 bit patterns."""
+    return (np.ascontiguousarray(x, dtype=np.float32).view(np.uint32) >> 16).astype(np.uint16)
+
+
+def scale_bytes(amax: np.ndarray, elem: str, mode: str) -> np.ndarray:
+    """E8M0 scale byte per block from fp32 amax (NaN/Inf amax -> 0xFF)."""
+    _, mbits, _, max_pos, emax, _ = FORMATS[elem]
+    amax = np.asarray(amax, dtype=np.float32)
+    bits = amax.view(np.uint32).astype(np.int64)
+    exp = (bits >> 23) & 0xFF
+    mant = bits & 0x7FFFFF
+    if mode == "floor":
+        b = np.maximum(exp - emax, 0)
+    elif mode == "ceil":
+        b = np.maximum(exp + (mant != 0) - emax, 0)
+    elif mode == "even":
+        r = (bits + (1 << (23 - mbits - 1))) & 0x7F800000
+        b = np.maximum((r >> 23) - emax, 0)
+    elif mode == "rceil":
+        inv = np.float32(1.0) / np.float32(max_pos)
+        with np.errstate(over="ignore", invalid="ignore"):
+            d = (amax * inv).astype(np.float32)
+        db = d.view(np.uint32).astype(np.int64)
+        de, dm = (db >> 23) & 0xFF, db & 0x7FFFFF
+        b = np.where(de == 0, (dm > 0x400000).astype(np.int64),
+                     np.minimum(de + (dm != 0), 255))
+    else:
+        raise ValueError(f"unknown rounding mode {mode!r}")
+    b = np.minimum(b, 255)
+    finite = np.isfinite(amax)
+    return np.where(finite, b, 255).astype(np.uint8)
+
+
+def e8m0_reciprocal(b: np.ndarray) -> np.ndarray:
+    """fp32 2^(127-b); b = 254 -> 2^-127, b = 255 -> NaN."""
+    b = b.astype(np.int64)
+    bits = np.where(b == 254, 0x00400000, (254 - b) << 23)
+    bits = np.where(b == 255, 0x7FC00000, bits)
+    return bits.astype(np.uint32).view(np.float32)
+
+
+def e8m0_value(b: np.ndarray) -> np.ndarray:
+    """fp32 2^(b-127); b = 0 -> 2^-127 (never zero), b = 255 -> NaN."""
+    b = b.astype(np.int64)
+    bits = np.where(b == 0, 0x00400000, b << 23)
+    bits = np.where(b == 255, 0x7FC00000, bits)
+    return bits.astype(np.uint32).view(np.float32)
+
+
+def to_element(v: np.ndarray, elem: str) -> np.ndarray:
+    """fp32 -> element code, round-to-nearest-even, saturating (satfinite)."""
+    ebits, mbits, bias, max_pos, _, nan_code = FORMATS[elem]
+    v = np.asarray(v, dtype=np.float32)
+    nbits = 1 + ebits + mbits
+    sign = np.signbit(v).astype(np.int64)
+    mag = np.abs(v.astype(np.float64))
+    nan = np.isnan(mag)
+    mag = np.where(nan | np.isinf(mag), max_pos, mag)
+    with np.errstate(divide="ignore"):
+        _, e = np.frexp(mag)
+    e = e.astype(np.int64) - 1
+    e = np.maximum(e, 1 - bias)
+    quantum = np.ldexp(1.0, e - mbits)
+    q = np.minimum(np.rint(mag / quantum) * quantum, max_pos)
+    min_normal = np.ldexp(1.0, 1 - bias)
+    sub = q < min_normal
+    sub_code = np.rint(q / np.ldexp(1.0, 1 - bias - mbits)).astype(np.int64)
+    fr, ee = np.frexp(np.where(sub, 1.0, q))
+    ee = ee.astype(np.int64) - 1
+    mant = np.rint((fr * 2.0 - 1.0) * (1 << mbits)).astype(np.int64)
+    norm_code = ((ee + bias) << mbits) | mant
+    code = np.where(sub, sub_code, norm_code) | (sign << (nbits - 1))
+    if nan_code is not None:
+        code = np.where(nan, nan_code, code)
+    else:
+        code = np.where(nan, 0, code)
+    return code.astype(np.uint8)
+
+
+def element_value(code: np.ndarray, elem: str) -> np.ndarray:
+    """element code -> fp32 value (exact)."""
+    ebits, mbits, bias, _, _, _ = FORMATS[elem]
+    c = code.astype(np.int64)
+    nbits = 1 + ebits + mbits
+    sign = np.where((c >> (nbits - 1)) & 1, -1.0, 1.0)
+    e = (c >> mbits) & ((1 << ebits) - 1)
+    m = c & ((1 << mbits) - 1)
+    val = np.where(e == 0, np.ldexp(m.astype(np.float64), 1 - bias - mbits),
+                   np.ldexp(1.0 + m / (1 << mbits), e - bias))
+    val = sign * val
+    if elem == "f8E4M3FN":
+        val = np.where((e == 15) & (m == 7), np.nan, val)
+    if elem == "f8E5M2":
+        val = np.where(e == 31, np.where(m == 0, sign * np.inf, np.nan), val)
+    return val.astype(np.float32)
+
+
+def quantize(x: np.ndarray, axis: int, elem: str = "f8E4M3FN",
+             mode: str = "rceil"):
+    """MX-quantize `x` (float32 values) along `axis`.
+
+    Returns (data, scales): data uint8 codes with `axis` moved last;
+    scales uint8 E8M0 bytes, data.shape[:-1] + (L // 32,), row-major.
+    """
+    xt = np.moveaxis(np.asarray(x, dtype=np.float32), axis, -1)
+    if xt.shape[-1] % BLOCK:
+        raise ValueError("quantized axis must be a multiple of 32")
+    blocks = xt.reshape(xt.shape[:-1] + (xt.shape[-1] // BLOCK, BLOCK))
+    nonfinite = ~np.isfinite(blocks).all(axis=-1)
+    with np.errstate(invalid="ignore"):
+        amax = np.abs(blocks).max(axis=-1)
+    amax = np.where(nonfinite, np.float32(np.inf), amax).astype(np.float32)
+    s = scale_bytes(amax, elem, mode)
+    inv = e8m0_reciprocal(s)[..., None]
+    with np.errstate(over="ignore", invalid="ignore"):
+        scaled = (blocks * inv).astype(np.float32)
+    data = to_element(scaled, elem).reshape(xt.shape)
+    return np.ascontiguousarray(data), s
+
+
+def dequantize(data: np.ndarray, scales: np.ndarray, axis: int,
+               elem: str = "f8E4M3FN") -> np.ndarray:
+    """x = q * 2^(b-127) in fp32, with the last axis moved back to `axis`."""
+    vals = element_value(data, elem)
+    blocks = vals.reshape(vals.shape[:-1] + (vals.shape[-1] // BLOCK, BLOCK))
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = (blocks * e8m0_value(scales)[..., None]).astype(np.float32)
+    return np.moveaxis(out.reshape(vals.shape), -1, axis)
+
+
+def to_blocked(scales: np.ndarray) -> np.ndarray:
+    """Row-major [.., R, C] scales -> blocked 128x4 bytes [.., Rp, Cp]
+    (torchao to_blocked; padding bytes 0)."""
+    *batch, r, c = scales.shape
+    rp, cp = -(-r // 128) * 128, -(-c // 4) * 4
+    padded = np.zeros(tuple(batch) + (rp, cp), dtype=np.uint8)
+    padded[..., :r, :c] = scales
+    rr, cc = np.meshgrid(np.arange(rp), np.arange(cp), indexing="ij")
+    off = blocked_offset(rr, cc, cp)
+    out = np.zeros(tuple(batch) + (rp * cp,), dtype=np.uint8)
+    out[..., off.reshape(-1)] = padded.reshape(tuple(batch) + (rp * cp,))
+    return out.reshape(tuple(batch) + (rp, cp))
+
+
+def from_blocked(blocked: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """Inverse of to_blocked: blocked [.., Rp, Cp] -> row-major [.., R, C]."""
+    *batch, rp, cp = blocked.shape
+    flat = blocked.reshape(tuple(batch) + (rp * cp,))
+    rr, cc = np.meshgrid(np.arange(rows), np.arange(cols), indexing="ij")
+    return flat[..., blocked_offset(rr, cc, cp)]
+
+
+def blocked_offset(r, c, cp: int):
+    """Byte offset of scale (r, c) in the blocked layout with Cp columns."""
+    r = np.asarray(r, dtype=np.int64)
+    c = np.asarray(c, dtype=np.int64)
+    return (((r // 128) * (cp // 4) + c // 4) * 512 + (r % 32) * 16
+            + ((r % 128) // 32) * 4 + c % 4)

@@ -1,0 +1,33 @@
+// RUN: mxmoe-opt %s --convert-mxmoe-to-gpu --split-input-file | FileCheck %s
+
+// Rowwise bf16 -> e4m3 with fused blocked scales: one thread per scale
+// position of the padded 256x92 blocked layout (K = 2880 -> 90 columns).
+// CHECK-LABEL: module attributes {gpu.container_module}
+// CHECK: func.func @rowwise
+// CHECK: mxmoe.quantize %{{.*}} {axis = 1 : i64, mxmoe.kernel = @mxmoe_kernels::@rowwise__quantize_0}
+// CHECK: gpu.module @mxmoe_kernels
+// CHECK: gpu.func @rowwise__quantize_0(%{{.*}}: memref<576000xbf16>, %{{.*}}: memref<576000xf8E4M3FN>, %{{.*}}: memref<23552xf8E8M0FNU>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, mxmoe.block = array<i64: 256, 1, 1>, mxmoe.grid = array<i64: 92, 1, 1>}
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<576000xbf16>, vector<8xbf16>
+// CHECK: arith.maximumf
+// CHECK: nvvm.convert.f32x2.to.f8x2 %{{.*}}, %{{.*}} {rnd = #nvvm.fp_rnd_mode<rn>, sat = #nvvm.sat_mode<satfinite>} : i16(f8E4M3FN)
+// CHECK: vector.store %{{.*}} {alignment = 32 : i64} : memref<576000xf8E4M3FN>, vector<32xf8E4M3FN>
+func.func @rowwise(%x: tensor<200x2880xbf16>) {
+  %q, %s = mxmoe.quantize %x {axis = 1 : i64}
+      : tensor<200x2880xbf16> -> tensor<200x2880xf8E4M3FN>,
+        tensor<256x92xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>
+  return
+}
+
+// -----
+
+// Columnwise (32x1) f32 -> e5m2 writes the data transposed: scalar strided
+// loads (stride K = 96), one thread per (column, 32-row block).
+// CHECK-LABEL: gpu.func @colwise__quantize_0(%{{.*}}: memref<30720xf32>, %{{.*}}: memref<30720xf8E5M2>, %{{.*}}: memref<960xf8E8M0FNU>) kernel
+// CHECK-NOT: vector.load
+// CHECK: memref.load %{{.*}} : memref<30720xf32>
+// CHECK: nvvm.convert.f32x2.to.f8x2 {{.*}} : i16(f8E5M2)
+func.func @colwise(%x: tensor<320x96xf32>) {
+  %q, %s = mxmoe.quantize %x {axis = 0 : i64, rounding = #mxmoe.rounding<floor>}
+      : tensor<320x96xf32> -> tensor<96x320xf8E5M2>, tensor<96x10xf8E8M0FNU>
+  return
+}

@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Builds the quantize / dequantize / swizzle kernels the GPU test runs.
+
+Runs on the build machine (needs build/bin/mxmoe-opt): writes one MLIR
+module with every case, lowers it with `mxmoe-to-nvvm` for sm_90a and
+sm_100a, checks both PTX files with ptxas when present, and writes
+<out>/mx_kernels_<chip>.ptx plus <out>/cases.json (one entry per kernel:
+op, shapes, dtypes, axis, rounding, layout, kernel name, grid, block).
+
+Usage: gen_mx_kernels.py [--opt build/bin/mxmoe-opt] [--out DIR]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "python"))
+from mxmoe.ptx import compile_to_ptx  # noqa: E402
+
+ELEMS = ["f8E4M3FN", "f8E5M2"]
+MODES = ["floor", "rceil", "ceil", "even"]
+HP = ["bf16", "f32"]
+# (input shape, axis): rowwise with K = 2880 (90 scale columns, not a
+# multiple of 4) and M = 200 (not a multiple of 128); columnwise 2-D;
+# 3-D per-expert weights along K and along N.
+GEOMS = [((200, 2880), 1), ((320, 96), 0), ((3, 160, 64), 2),
+         ((3, 64, 96), 1), ((256, 1408), 1)]
+
+
+def shape_str(shape, elem, enc=""):
+    return "tensor<" + "x".join(map(str, shape)) + "x" + elem + enc + ">"
+
+
+def data_shape(shape, axis):
+    s = list(shape)
+    ax = s.pop(axis)
+    return s + [ax]
+
+
+def scale_shape(dshape, blocked):
+    s = list(dshape)
+    s[-1] //= 32
+    if blocked:
+        s[-2] = -(-s[-2] // 128) * 128
+        s[-1] = -(-s[-1] // 4) * 4
+    return s
+
+
+BLOCKED = ", #mxmoe.scale_layout<blocked_128x4>"
+
+
+def build_cases():
+    cases, funcs = [], []
+    n = 0
+    for shape, axis in GEOMS:
+        for elem in ELEMS:
+            for hp in HP:
+                for blocked in (False, True):
+                    modes = MODES if (elem == "f8E4M3FN" and hp == "bf16") else ["rceil", "floor"]
+                    for mode in modes:
+                        ds = data_shape(shape, axis)
+                        ss = scale_shape(ds, blocked)
+                        enc = BLOCKED if blocked else ""
+                        name = f"case{n}"
+                        funcs.append(
+                            f"func.func @{name}(%x: {shape_str(shape, hp)}) {{\n"
+                            f"  %q, %s = mxmoe.quantize %x {{axis = {axis} : i64, rounding = #mxmoe.rounding<{mode}>}}"
+                            f" : {shape_str(shape, hp)} -> {shape_str(ds, elem)}, {shape_str(ss, 'f8E8M0FNU', enc)}\n"
+                            f"  return\n}}")
+                        cases.append(dict(op="quantize", kernel=f"{name}__quantize_0", shape=list(shape),
+                                          axis=axis, elem=elem, hp=hp, mode=mode, blocked=blocked,
+                                          data_shape=ds, scale_shape=ss))
+                        n += 1
+                    ds = data_shape(shape, axis)
+                    ss = scale_shape(ds, blocked)
+                    enc = BLOCKED if blocked else ""
+                    name = f"case{n}"
+                    funcs.append(
+                        f"func.func @{name}(%q: {shape_str(ds, elem)}, %s: {shape_str(ss, 'f8E8M0FNU', enc)}) {{\n"
+                        f"  %x = mxmoe.dequantize %q, %s {{axis = {axis} : i64}}"
+                        f" : {shape_str(ds, elem)}, {shape_str(ss, 'f8E8M0FNU', enc)} -> {shape_str(shape, hp)}\n"
+                        f"  return\n}}")
+                    cases.append(dict(op="dequantize", kernel=f"{name}__dequantize_0", shape=list(shape),
+                                      axis=axis, elem=elem, hp=hp, blocked=blocked, data_shape=ds,
+                                      scale_shape=ss))
+                    n += 1
+    for rm in ([200, 90], [96, 10], [3, 160, 2], [256, 44], [1, 1]):
+        bl = scale_shape(rm[:-1] + [rm[-1] * 32], True)
+        for to_blocked in (True, False):
+            src, dst = (rm, bl) if to_blocked else (bl, rm)
+            senc, denc = ("", BLOCKED) if to_blocked else (BLOCKED, "")
+            name = f"case{n}"
+            funcs.append(
+                f"func.func @{name}(%s: {shape_str(src, 'f8E8M0FNU', senc)}) {{\n"
+                f"  %b = mxmoe.swizzle_scales %s : {shape_str(src, 'f8E8M0FNU', senc)} -> {shape_str(dst, 'f8E8M0FNU', denc)}\n"
+                f"  return\n}}")
+            cases.append(dict(op="swizzle", kernel=f"{name}__swizzle_scales_0", row_major=rm,
+                              blocked_shape=bl, to_blocked=to_blocked))
+            n += 1
+    return cases, "\n".join(funcs) + "\n"
+
+
+def main():
+    root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--opt", default=os.path.join(root, "build", "bin", "mxmoe-opt"))
+    ap.add_argument("--out", default=os.path.join(root, ".device", "mx"))
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    cases, module = build_cases()
+    with open(os.path.join(args.out, "mx_kernels.mlir"), "w") as f:
+        f.write(module)
+    ptxas = shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas"
+    for chip in ("sm_90a", "sm_100a"):
+        ptx, kernels = compile_to_ptx(module, args.opt, chip)
+        path = os.path.join(args.out, f"mx_kernels_{chip}.ptx")
+        with open(path, "w") as f:
+            f.write(ptx)
+        missing = [c["kernel"] for c in cases if c["kernel"] not in kernels]
+        if missing:
+            sys.exit(f"kernels missing from the lowering: {missing[:5]}")
+        for c in cases:
+            c["launch"] = kernels[c["kernel"]]
+        if os.path.exists(ptxas):
+            subprocess.run([ptxas, f"-arch={chip}", path, "-o", path + ".cubin"], check=True)
+            print(f"{chip}: {len(kernels)} kernels, ptxas OK")
+        else:
+            print(f"{chip}: {len(kernels)} kernels (ptxas not found, not assembled)")
+    with open(os.path.join(args.out, "cases.json"), "w") as f:
+        json.dump(cases, f, indent=1)
+    print(f"{len(cases)} cases -> {args.out}")
+
+
+if __name__ == "__main__":
+    main()
