@@ -196,3 +196,117 @@ def blocked_offset(r, c, cp: int):
     c = np.asarray(c, dtype=np.int64)
     return (((r // 128) * (cp // 4) + c // 4) * 512 + (r % 32) * 16
             + ((r % 128) // 32) * 4 + c % 4)
+
+
+# ---------------------------------------------------------------------------
+# Token groups (int32 *end* offsets; group g = [offs[g-1], offs[g]))
+# ---------------------------------------------------------------------------
+
+def padded_starts(offsets, divisor: int, round_to: int = 1) -> np.ndarray:
+    """starts[g] = sum_{h<g} roundUp(ceil(size_h / divisor), round_to);
+    G + 1 entries (the last is the total)."""
+    offs = np.asarray(offsets, dtype=np.int64)
+    sizes = np.diff(np.concatenate([[0], offs]))
+    n = -(-sizes // divisor)
+    n = -(-n // round_to) * round_to
+    return np.concatenate([[0], np.cumsum(n)]).astype(np.int64)
+
+
+def quantize_jagged(x: np.ndarray, offsets, padded_tokens: int,
+                    elem: str = "f8E4M3FN", mode: str = "rceil"):
+    """Columnwise (32x1) quantization of x [T, K] along tokens, restarting the
+    32-blocks at every group start. Group g is stored at data column
+    P_g = 32 * padded_starts(offsets, 32)[g], zero-padded; columns past the
+    last group are zero. Returns data [K, Tp] codes and row-major scales
+    [K, Tp/32] (0 for padding blocks)."""
+    T, K = x.shape
+    offs = np.asarray(offsets, dtype=np.int64)
+    starts = padded_starts(offs, 32)
+    xp = np.zeros((padded_tokens, K), dtype=np.float32)
+    begin = 0
+    for g, end in enumerate(offs):
+        p = starts[g] * 32
+        xp[p:p + end - begin] = x[begin:end]
+        begin = end
+    data, scales = quantize(xp, 0, elem, mode)
+    # Padding blocks past the last group carry scale 0 (all-zero blocks
+    # already give 0 with every rounding mode).
+    return data, scales
+
+
+def to_blocked_m_groups(scales: np.ndarray, offsets, padded_rows: int) -> np.ndarray:
+    """Row-major [M, C] scales -> M-grouped blocked [Mp, Cp]: group g's rows
+    start at padded row 128 * padded_starts(offsets, 128)[g]."""
+    M, C = scales.shape
+    offs = np.asarray(offsets, dtype=np.int64)
+    starts = padded_starts(offs, 128)
+    mat = np.zeros((padded_rows, C), dtype=np.uint8)
+    begin = 0
+    for g, end in enumerate(offs):
+        p = starts[g] * 128
+        mat[p:p + end - begin] = scales[begin:end]
+        begin = end
+    return to_blocked(mat)
+
+
+def from_blocked_m_groups(blocked: np.ndarray, offsets, rows: int, cols: int) -> np.ndarray:
+    """Inverse of to_blocked_m_groups; rows past the last offset are 0."""
+    mat = from_blocked(blocked, blocked.shape[0], cols)
+    offs = np.asarray(offsets, dtype=np.int64)
+    starts = padded_starts(offs, 128)
+    out = np.zeros((rows, cols), dtype=np.uint8)
+    begin = 0
+    for g, end in enumerate(offs):
+        p = starts[g] * 128
+        out[begin:end] = mat[p:p + end - begin]
+        begin = end
+    return out
+
+
+def to_blocked_k_groups(scales: np.ndarray, offsets, padded_cols: int) -> np.ndarray:
+    """Row-major [R, Ct] scales whose token group g occupies columns
+    [c_g, c_g + k_g) (c = padded_starts(offsets, 32), k_g = ceil(m_g/32))
+    -> per-K-group blocked [Rp, Qp]: group g is to_blocked of its columns,
+    stored at byte Q_g * Rp with Q = padded_starts(offsets, 32, 4)."""
+    R, _ = scales.shape
+    rp = -(-R // 128) * 128
+    c = padded_starts(offsets, 32)
+    q = padded_starts(offsets, 32, 4)
+    out = np.zeros(rp * padded_cols, dtype=np.uint8)
+    for g in range(len(offsets)):
+        kg = c[g + 1] - c[g]
+        if kg == 0:
+            continue
+        blk = to_blocked(scales[:, c[g]:c[g] + kg]).reshape(-1)
+        out[q[g] * rp:q[g] * rp + blk.size] = blk
+    return out.reshape(rp, padded_cols)
+
+
+def from_blocked_k_groups(blocked: np.ndarray, offsets, rows: int, cols: int) -> np.ndarray:
+    """Inverse of to_blocked_k_groups; columns past the groups are 0."""
+    rp, _ = blocked.shape
+    flat = blocked.reshape(-1)
+    c = padded_starts(offsets, 32)
+    q = padded_starts(offsets, 32, 4)
+    out = np.zeros((rows, cols), dtype=np.uint8)
+    for g in range(len(offsets)):
+        kg = c[g + 1] - c[g]
+        if kg == 0:
+            continue
+        kgp = q[g + 1] - q[g]
+        region = flat[q[g] * rp:(q[g] + kgp) * rp].reshape(rp, kgp)
+        out[:, c[g]:c[g] + kg] = from_blocked(region, rows, kg)
+    return out
+
+
+def pack_fp4(codes: np.ndarray) -> np.ndarray:
+    """E2M1 codes [..., 2n] -> bytes [..., n]: element 2i in the low nibble."""
+    c = codes.astype(np.uint8)
+    return (c[..., 0::2] & 0xF) | ((c[..., 1::2] & 0xF) << 4)
+
+
+def unpack_fp4(packed: np.ndarray) -> np.ndarray:
+    out = np.empty(packed.shape[:-1] + (packed.shape[-1] * 2,), dtype=np.uint8)
+    out[..., 0::2] = packed & 0xF
+    out[..., 1::2] = packed >> 4
+    return out

@@ -88,6 +88,93 @@ def build_cases():
                                       axis=axis, elem=elem, hp=hp, blocked=blocked, data_shape=ds,
                                       scale_shape=ss))
                     n += 1
+    # MXFP4 (E2M1, two codes per byte): rowwise, columnwise, 3-D.
+    for shape, axis in GEOMS[:4]:
+        for blocked in (False, True):
+            for mode in ("floor", "rceil"):
+                ds = data_shape(shape, axis)
+                ss = scale_shape(ds, blocked)
+                enc = BLOCKED if blocked else ""
+                name = f"case{n}"
+                funcs.append(
+                    f"func.func @{name}(%x: {shape_str(shape, 'bf16')}) {{\n"
+                    f"  %q, %s = mxmoe.quantize %x {{axis = {axis} : i64, rounding = #mxmoe.rounding<{mode}>}}"
+                    f" : {shape_str(shape, 'bf16')} -> {shape_str(ds, 'f4E2M1FN')}, {shape_str(ss, 'f8E8M0FNU', enc)}\n"
+                    f"  return\n}}")
+                cases.append(dict(op="quantize", kernel=f"{name}__quantize_0", shape=list(shape), axis=axis,
+                                  elem="f4E2M1FN", hp="bf16", mode=mode, blocked=blocked, data_shape=ds,
+                                  scale_shape=ss))
+                n += 1
+            ds = data_shape(shape, axis)
+            ss = scale_shape(ds, blocked)
+            enc = BLOCKED if blocked else ""
+            name = f"case{n}"
+            funcs.append(
+                f"func.func @{name}(%q: {shape_str(ds, 'f4E2M1FN')}, %s: {shape_str(ss, 'f8E8M0FNU', enc)}) {{\n"
+                f"  %x = mxmoe.dequantize %q, %s {{axis = {axis} : i64}}"
+                f" : {shape_str(ds, 'f4E2M1FN')}, {shape_str(ss, 'f8E8M0FNU', enc)} -> {shape_str(shape, 'f32')}\n"
+                f"  return\n}}")
+            cases.append(dict(op="dequantize", kernel=f"{name}__dequantize_0", shape=list(shape), axis=axis,
+                              elem="f4E2M1FN", hp="f32", blocked=blocked, data_shape=ds, scale_shape=ss))
+            n += 1
+
+    # Token groups. Offsets are drawn on the device (skewed, empty groups,
+    # last offset < T); the static shapes use the always-fitting bounds.
+    def bound(total, groups, mult):
+        return (total + (mult - 1) * groups) // mult * mult
+    for T, K, G in ((300, 96, 1), (300, 96, 5), (1000, 64, 40), (75, 32, 3)):
+        Tp = bound(T, G, 32)
+        Qp = -(-(Tp // 32 + 3 * G) // 4) * 4
+        Kp = -(-K // 128) * 128
+        for elem in ("f8E4M3FN", "f4E2M1FN") if G == 5 else ("f8E4M3FN",):
+            for blocked in (False, True):
+                ss = [Kp, Qp] if blocked else [K, Tp // 32]
+                enc = ", #mxmoe.scale_layout<blocked_128x4, per_k_group>" if blocked else ""
+                name = f"case{n}"
+                funcs.append(
+                    f"func.func @{name}(%x: {shape_str([T, K], 'bf16')}, %o: tensor<{G}xi32>) {{\n"
+                    f"  %q, %s = mxmoe.quantize %x offsets(%o : tensor<{G}xi32>) {{axis = 0 : i64}}"
+                    f" : {shape_str([T, K], 'bf16')} -> {shape_str([K, Tp], elem)}, {shape_str(ss, 'f8E8M0FNU', enc)}\n"
+                    f"  %y = mxmoe.dequantize %q, %s offsets(%o : tensor<{G}xi32>) {{axis = 0 : i64}}"
+                    f" : {shape_str([K, Tp], elem)}, {shape_str(ss, 'f8E8M0FNU', enc)} -> {shape_str([T, K], 'f32')}\n"
+                    f"  return\n}}")
+                cases.append(dict(op="quantize_jagged", kernel=f"{name}__quantize_0", dq_kernel=f"{name}__dequantize_1",
+                                  T=T, K=K, G=G, Tp=Tp, elem=elem, blocked=blocked, scale_shape=ss))
+                n += 1
+                if blocked:
+                    name = f"case{n}"
+                    rm = [K, Tp // 32]
+                    funcs.append(
+                        f"func.func @{name}(%s: {shape_str(rm, 'f8E8M0FNU')}, %o: tensor<{G}xi32>) {{\n"
+                        f"  %b = mxmoe.swizzle_scales %s offsets(%o : tensor<{G}xi32>) : {shape_str(rm, 'f8E8M0FNU')} -> {shape_str(ss, 'f8E8M0FNU', enc)}\n"
+                        f"  %u = mxmoe.swizzle_scales %b offsets(%o : tensor<{G}xi32>) : {shape_str(ss, 'f8E8M0FNU', enc)} -> {shape_str(rm, 'f8E8M0FNU')}\n"
+                        f"  return\n}}")
+                    cases.append(dict(op="swizzle_k_groups", kernel=f"{name}__swizzle_scales_0",
+                                      back_kernel=f"{name}__swizzle_scales_1", T=T, G=G, row_major=rm,
+                                      blocked_shape=ss))
+                    n += 1
+    for M, K, G in ((300, 2880, 3), (300, 2880, 40), (1000, 128, 64), (64, 32, 1)):
+        Mp = bound(M, G, 128)
+        C = K // 32
+        Cp = -(-C // 4) * 4
+        name = f"case{n}"
+        enc = BLOCKED
+        funcs.append(
+            f"func.func @{name}(%x: {shape_str([M, K], 'bf16')}, %o: tensor<{G}xi32>) {{\n"
+            f"  %q, %s = mxmoe.quantize %x offsets(%o : tensor<{G}xi32>) {{axis = 1 : i64}}"
+            f" : {shape_str([M, K], 'bf16')} -> {shape_str([M, K], 'f8E4M3FN')}, {shape_str([Mp, Cp], 'f8E8M0FNU', enc)}\n"
+            f"  %y = mxmoe.dequantize %q, %s offsets(%o : tensor<{G}xi32>) {{axis = 1 : i64}}"
+            f" : {shape_str([M, K], 'f8E4M3FN')}, {shape_str([Mp, Cp], 'f8E8M0FNU', enc)} -> {shape_str([M, K], 'bf16')}\n"
+            f"  %r, %rs = mxmoe.quantize %x {{axis = 1 : i64}}"
+            f" : {shape_str([M, K], 'bf16')} -> {shape_str([M, K], 'f8E4M3FN')}, {shape_str([M, C], 'f8E8M0FNU')}\n"
+            f"  %b = mxmoe.swizzle_scales %rs offsets(%o : tensor<{G}xi32>) : {shape_str([M, C], 'f8E8M0FNU')} -> {shape_str([Mp, Cp], 'f8E8M0FNU', enc)}\n"
+            f"  %u = mxmoe.swizzle_scales %b offsets(%o : tensor<{G}xi32>) : {shape_str([Mp, Cp], 'f8E8M0FNU', enc)} -> {shape_str([M, C], 'f8E8M0FNU')}\n"
+            f"  return\n}}")
+        cases.append(dict(op="quantize_m_groups", kernel=f"{name}__quantize_0", dq_kernel=f"{name}__dequantize_1",
+                          sw_kernel=f"{name}__swizzle_scales_3", back_kernel=f"{name}__swizzle_scales_4",
+                          M=M, K=K, G=G, Mp=Mp, Cp=Cp))
+        n += 1
+
     for rm in ([200, 90], [96, 10], [3, 160, 2], [256, 44], [1, 1]):
         bl = scale_shape(rm[:-1] + [rm[-1] * 32], True)
         for to_blocked in (True, False):
@@ -120,11 +207,12 @@ def main():
         path = os.path.join(args.out, f"mx_kernels_{chip}.ptx")
         with open(path, "w") as f:
             f.write(ptx)
-        missing = [c["kernel"] for c in cases if c["kernel"] not in kernels]
+        missing = [c[k] for c in cases for k in ("kernel", "dq_kernel", "sw_kernel", "back_kernel")
+                   if k in c and c[k] not in kernels]
         if missing:
             sys.exit(f"kernels missing from the lowering: {missing[:5]}")
         for c in cases:
-            c["launch"] = kernels[c["kernel"]]
+            c["launch"] = {k: kernels[c[k]] for k in ("kernel", "dq_kernel", "sw_kernel", "back_kernel") if k in c}
         if os.path.exists(ptxas):
             subprocess.run([ptxas, f"-arch={chip}", path, "-o", path + ".cubin"], check=True)
             print(f"{chip}: {len(kernels)} kernels, ptxas OK")

@@ -57,36 +57,194 @@ def to_device(x32: np.ndarray, hp: str):
     return t.to(TORCH_DT[hp])
 
 
+def make_offsets(total, groups, rng, exact_end=None):
+    """Skewed (Zipf-like) int32 end offsets: ~20% empty groups, and the last
+    offset below `total` about half of the time."""
+    w = 1.0 / np.arange(1, groups + 1) ** 1.2
+    rng.shuffle(w)
+    w[rng.random(groups) < 0.2] = 0.0
+    if w.sum() == 0:
+        w[0] = 1.0
+    used = total if (exact_end or rng.random() < 0.5) else int(total - rng.integers(0, max(1, total // 10) + 1))
+    sizes = np.floor(w / w.sum() * used).astype(np.int64)
+    sizes[np.argmax(w)] += used - sizes.sum()
+    return np.cumsum(sizes).astype(np.int32)
+
+
+def codes_of(data: np.ndarray, elem: str) -> np.ndarray:
+    return ref.unpack_fp4(data) if elem == "f4E2M1FN" else data
+
+
+def launch(mod, c, key, ptrs):
+    L = c["launch"][key]
+    mod.launch(c[key], L["grid"], L["block"], ptrs)
+
+
+def run_grouped(mod, c, rng):
+    """Token-group cases: quantize (+ dequantize, swizzles) with offsets,
+    then the same kernels on invalid offsets (status 1, outputs untouched)."""
+    bad = total = 0
+    status = torch.zeros(1, dtype=torch.int32, device="cuda")
+    if c["op"] == "quantize_jagged":
+        T, K, G, Tp, elem = c["T"], c["K"], c["G"], c["Tp"], c["elem"]
+        x = make_input((T, K), 0, rng) if T % 32 == 0 else \
+            rng.standard_normal((T, K)).astype(np.float32) * 10.0 ** rng.uniform(-3, 3, size=(1, K)).astype(np.float32)
+        xt = to_device(x, "bf16")
+        xv = xt.float().cpu().numpy()
+        offs = make_offsets(T, G, rng)
+        ot = torch.from_numpy(offs).cuda()
+        nbytes = K * Tp // (2 if elem == "f4E2M1FN" else 1)
+        data = torch.full((nbytes,), 0xAB, dtype=torch.uint8, device="cuda")
+        scales = torch.full(c["scale_shape"], 0xAB, dtype=torch.uint8, device="cuda")
+        launch(mod, c, "kernel", [xt.data_ptr(), ot.data_ptr(), data.data_ptr(), scales.data_ptr(), status.data_ptr()])
+        torch.cuda.synchronize()
+        rd, rs = ref.quantize_jagged(xv, offs, Tp, elem, "rceil")
+        if elem == "f4E2M1FN":
+            rd = ref.pack_fp4(rd)
+        if c["blocked"]:
+            rs = ref.to_blocked_k_groups(rs, offs, c["scale_shape"][1])
+        gd = data.cpu().numpy().reshape(rd.shape)
+        gd = np.where(gd == 0xFF, 0x7F, gd) if elem != "f4E2M1FN" else gd
+        rd = np.where(rd == 0xFF, 0x7F, rd) if elem != "f4E2M1FN" else rd
+        bad += int((gd != rd).sum() + (scales.cpu().numpy() != rs).sum()) + int(status.item() != 0)
+        total += rd.size + rs.size
+        # dequantize back (tokens past the last offset give 0)
+        out = torch.full((T, K), 7.0, dtype=torch.float32, device="cuda")
+        launch(mod, c, "dq_kernel", [data.data_ptr(), scales.data_ptr(), ot.data_ptr(), out.data_ptr(), status.data_ptr()])
+        torch.cuda.synchronize()
+        rds, rss = ref.quantize_jagged(xv, offs, Tp, elem, "rceil")
+        full = ref.dequantize(rds, rss, 0, elem)  # [Tp, K] padded layout
+        want = np.zeros((T, K), dtype=np.float32)
+        st = ref.padded_starts(offs, 32) * 32
+        b0 = 0
+        for g, e in enumerate(offs):
+            want[b0:e] = full[st[g]:st[g] + e - b0]
+            b0 = e
+        got = out.cpu().numpy()
+        same = (got.view(np.uint32) == want.view(np.uint32)) | (np.isnan(got) & np.isnan(want))
+        bad += int((~same).sum()) + int(status.item() != 0)
+        total += got.size
+        # invalid offsets: decreasing -> status 1, nothing written
+        badoffs = offs.copy()
+        if G > 1:
+            badoffs[0], badoffs[-1] = badoffs[-1], 0
+        else:
+            badoffs[0] = T + 1
+        bt = torch.from_numpy(badoffs).cuda()
+        d2 = torch.full((nbytes,), 0xCD, dtype=torch.uint8, device="cuda")
+        launch(mod, c, "kernel", [xt.data_ptr(), bt.data_ptr(), d2.data_ptr(), scales.data_ptr(), status.data_ptr()])
+        torch.cuda.synchronize()
+        bad += int(status.item() != 1) + int((d2 != 0xCD).sum().item())
+        total += 1
+        return bad, total
+    if c["op"] == "swizzle_k_groups":
+        T, G = c["T"], c["G"]
+        offs = make_offsets(T, G, rng)
+        ot = torch.from_numpy(offs).cuda()
+        rm = c["row_major"]
+        s = rng.integers(0, 256, size=rm, dtype=np.uint8)
+        # only columns inside groups are meaningful; the rest must be 0
+        cstart = ref.padded_starts(offs, 32)
+        s[:, cstart[-1]:] = 0
+        src = torch.from_numpy(s).cuda()
+        dst = torch.full(c["blocked_shape"], 0xAB, dtype=torch.uint8, device="cuda")
+        launch(mod, c, "kernel", [src.data_ptr(), ot.data_ptr(), dst.data_ptr(), status.data_ptr()])
+        torch.cuda.synchronize()
+        want = ref.to_blocked_k_groups(s, offs, c["blocked_shape"][1])
+        bad += int((dst.cpu().numpy() != want).sum()) + int(status.item() != 0)
+        back = torch.full(rm, 0xAB, dtype=torch.uint8, device="cuda")
+        launch(mod, c, "back_kernel", [dst.data_ptr(), ot.data_ptr(), back.data_ptr(), status.data_ptr()])
+        torch.cuda.synchronize()
+        bad += int((back.cpu().numpy() != s).sum()) + int(status.item() != 0)
+        return bad, want.size + s.size
+    # quantize_m_groups
+    M, K, G, Mp, Cp = c["M"], c["K"], c["G"], c["Mp"], c["Cp"]
+    x = make_input((M, K), 1, rng)
+    xt = to_device(x, "bf16")
+    xv = xt.float().cpu().numpy()
+    offs = make_offsets(M, G, rng)
+    ot = torch.from_numpy(offs).cuda()
+    data = torch.full((M, K), 0xAB, dtype=torch.uint8, device="cuda")
+    scales = torch.full((Mp, Cp), 0xAB, dtype=torch.uint8, device="cuda")
+    launch(mod, c, "kernel", [xt.data_ptr(), ot.data_ptr(), data.data_ptr(), scales.data_ptr(), status.data_ptr()])
+    torch.cuda.synchronize()
+    rd, rs = ref.quantize(xv, 1, "f8E4M3FN", "rceil")
+    want_s = ref.to_blocked_m_groups(rs, offs, Mp)
+    gd = data.cpu().numpy()
+    bad += int((np.where(gd == 0xFF, 0x7F, gd) != np.where(rd == 0xFF, 0x7F, rd)).sum())
+    bad += int((scales.cpu().numpy() != want_s).sum()) + int(status.item() != 0)
+    total += rd.size + want_s.size
+    out = torch.full((M, K), 7.0, dtype=torch.bfloat16, device="cuda")
+    launch(mod, c, "dq_kernel", [data.data_ptr(), scales.data_ptr(), ot.data_ptr(), out.data_ptr(), status.data_ptr()])
+    torch.cuda.synchronize()
+    want = ref.round_to_bf16(ref.dequantize(rd, rs, 1, "f8E4M3FN"))
+    want[offs[-1]:] = 0.0
+    got = out.float().cpu().numpy()
+    same = (got.view(np.uint32) == want.view(np.uint32)) | (np.isnan(got) & np.isnan(want))
+    bad += int((~same).sum())
+    total += got.size
+    # standalone M-group swizzle of row-major scales, and back
+    src = torch.from_numpy(rs).cuda()
+    dst = torch.full((Mp, Cp), 0xAB, dtype=torch.uint8, device="cuda")
+    launch(mod, c, "sw_kernel", [src.data_ptr(), ot.data_ptr(), dst.data_ptr(), status.data_ptr()])
+    torch.cuda.synchronize()
+    bad += int((dst.cpu().numpy() != want_s).sum())
+    back = torch.full(rs.shape, 0xAB, dtype=torch.uint8, device="cuda")
+    launch(mod, c, "back_kernel", [dst.data_ptr(), ot.data_ptr(), back.data_ptr(), status.data_ptr()])
+    torch.cuda.synchronize()
+    want_b = ref.from_blocked_m_groups(want_s, offs, M, rs.shape[1])
+    bad += int((back.cpu().numpy() != want_b).sum())
+    total += want_s.size + want_b.size
+    # invalid: an offset past M
+    badoffs = offs.copy()
+    badoffs[-1] = M + 5
+    bt = torch.from_numpy(badoffs).cuda()
+    s2 = torch.full((Mp, Cp), 0xCD, dtype=torch.uint8, device="cuda")
+    launch(mod, c, "kernel", [xt.data_ptr(), bt.data_ptr(), data.data_ptr(), s2.data_ptr(), status.data_ptr()])
+    torch.cuda.synchronize()
+    bad += int(status.item() != 1) + int((s2 != 0xCD).sum().item())
+    return bad, total + 1
+
+
 def run_case(mod, c, rng):
-    L = c["launch"]
+    if c["op"] in ("quantize_jagged", "swizzle_k_groups", "quantize_m_groups"):
+        return run_grouped(mod, c, rng)
+    L = c["launch"]["kernel"]
     if c["op"] == "quantize":
         x = make_input(c["shape"], c["axis"], rng)
         xt = to_device(x, c["hp"])
         xv = xt.float().cpu().numpy()  # the values actually quantized
-        data = torch.empty(c["data_shape"], dtype=torch.uint8, device="cuda")
+        fp4 = c["elem"] == "f4E2M1FN"
+        dshape = c["data_shape"][:-1] + [c["data_shape"][-1] // (2 if fp4 else 1)]
+        data = torch.full(dshape, 0xAB, dtype=torch.uint8, device="cuda")
         scales = torch.full(c["scale_shape"], 0xAB, dtype=torch.uint8, device="cuda")
         mod.launch(c["kernel"], L["grid"], L["block"], [xt.data_ptr(), data.data_ptr(), scales.data_ptr()])
         torch.cuda.synchronize()
         rd, rs = ref.quantize(xv, c["axis"], c["elem"], c["mode"])
+        if fp4:
+            rd = ref.pack_fp4(rd)
         if c["blocked"]:
             rs = ref.to_blocked(rs)
         gd = data.cpu().numpy()
         gs = scales.cpu().numpy()
         # NaN codes: the sign of a NaN is not meaningful (0xFF == 0x7F).
-        gd = np.where(gd == 0xFF, 0x7F, gd)
-        rd = np.where(rd == 0xFF, 0x7F, rd)
+        if not fp4:
+            gd = np.where(gd == 0xFF, 0x7F, gd)
+            rd = np.where(rd == 0xFF, 0x7F, rd)
         bad = int((gd != rd).sum() + (gs != rs).sum())
         return bad, gd.size + gs.size
     if c["op"] == "dequantize":
         x = make_input(c["shape"], c["axis"], rng)
         rd, rs = ref.quantize(ref.round_to_bf16(x), c["axis"], c["elem"], "rceil")
         # also random raw bytes, so every code and scale byte appears
-        raw = rng.integers(0, 256, size=rd.shape, dtype=np.uint8)
+        raw = rng.integers(0, 16 if c["elem"] == "f4E2M1FN" else 256, size=rd.shape, dtype=np.uint8)
         rd = np.where(rng.random(rd.shape) < 0.5, rd, raw).astype(np.uint8)
         rs = np.where(rng.random(rs.shape) < 0.1, rng.integers(0, 256, size=rs.shape), rs).astype(np.uint8)
         want = ref.dequantize(rd, rs, c["axis"], c["elem"])
         sb = ref.to_blocked(rs) if c["blocked"] else rs
-        data = torch.from_numpy(rd).cuda()
+        if c["elem"] == "f4E2M1FN":
+            rd = ref.pack_fp4(rd)
+        data = torch.from_numpy(np.ascontiguousarray(rd)).cuda()
         scales = torch.from_numpy(np.ascontiguousarray(sb)).cuda()
         out = torch.empty(c["shape"], dtype=TORCH_DT[c["hp"]], device="cuda")
         mod.launch(c["kernel"], L["grid"], L["block"], [data.data_ptr(), scales.data_ptr(), out.data_ptr()])
@@ -98,6 +256,7 @@ def run_case(mod, c, rng):
         return int((~same).sum()), got.size
     # swizzle
     rm, bl = c["row_major"], c["blocked_shape"]
+    L = c["launch"]["kernel"]
     s = rng.integers(0, 256, size=rm, dtype=np.uint8)
     want_b = ref.to_blocked(s)
     if c["to_blocked"]:
@@ -138,8 +297,10 @@ def main():
         ok = bad == 0
         passed += ok
         failed += not ok
-        shape = "x".join(map(str, c.get("shape", c.get("row_major", []))))
-        layout = "blocked" if c.get("blocked", c.get("to_blocked", False)) else "rowmajor"
+        shape = "x".join(map(str, c.get("shape", c.get("row_major", [c.get("T", c.get("M")), c.get("K", 0)]))))
+        if "G" in c:
+            shape += f" G{c['G']}"
+        layout = "blocked" if c.get("blocked", c.get("to_blocked", c["op"] == "quantize_m_groups")) else "rowmajor"
         if c["op"] == "swizzle":
             layout = "->blocked" if c["to_blocked"] else "->rowmaj"
         print(f"{c['kernel']:34} {c['op']:10} {shape:16} {c.get('axis', ''):>4} {c.get('elem', ''):9} "

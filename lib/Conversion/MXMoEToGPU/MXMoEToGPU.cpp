@@ -1,23 +1,27 @@
 //===- MXMoEToGPU.cpp - MX-level mxmoe ops to SIMT GPU kernels ------------===//
 //
-// Generates one gpu.func kernel per mxmoe.quantize / dequantize /
-// swizzle_scales. Math: shared/reference/mx-formats.md (OCP MX v1.0 as
-// torchao implements it); layout: shared/reference/scale-layout.md.
+// One gpu.func kernel per mxmoe.quantize / dequantize / swizzle_scales,
+// built from KernelBuilder.h pieces. Math: shared/reference/mx-formats.md
+// (OCP MX v1.0 as torchao implements it); layouts: scale-layout.md.
+//
+// Thread organisation (every output byte is written exactly once, padding
+// included, so outputs need no zero-fill):
+//  * quantize: one thread per 32-element data block (+ one per blocked
+//    scale byte for the padding of blocked layouts);
+//  * dequantize: one thread per block (per element with group offsets);
+//  * swizzle: one thread per destination scale byte.
 //
 //===----------------------------------------------------------------------===//
+
+#include "KernelBuilder.h"
 
 #include "mxmoe/Conversion/Passes.h"
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEOps.h"
 #include "mxmoe/Dialect/MXMoE/Utils/ScaleLayout.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/ImplicitLocOpBuilder.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -29,7 +33,9 @@ namespace mlir::mxmoe {
 
 using namespace mlir;
 using namespace mlir::mxmoe;
+using namespace mlir::mxmoe::kernels;
 using ::mxmoe::kMXBlockSize;
+using ::mxmoe::MXElementKind;
 using ::mxmoe::roundUp;
 
 namespace {
@@ -37,8 +43,8 @@ namespace {
 constexpr StringLiteral kKernelModuleName = "mxmoe_kernels";
 
 /// How the kernels see an MX tensor pair: the data is [batch, rows, len]
-/// with len contiguous (the quantized axis); element (b, r, p) of the data
-/// sits at b*hpBatch + r*hpRow + p*hpAlong of the high-precision tensor.
+/// with len contiguous (the quantized axis); data element (b, r, p) is the
+/// high-precision element b*hpBatch + r*hpRow + p*hpAlong.
 struct MXGeometry {
   int64_t batch = 1, rows = 0, len = 0;
   int64_t hpBatch = 0, hpRow = 0, hpAlong = 1;
@@ -47,196 +53,45 @@ struct MXGeometry {
 };
 
 FailureOr<MXGeometry> getGeometry(Operation *op, RankedTensorType hp,
-                                  int64_t axis) {
-  if (!hp.hasStaticShape())
-    return op->emitOpError("GPU lowering needs static shapes, got ")
-           << hp;
+                                  RankedTensorType data, int64_t axis) {
+  if (!hp.hasStaticShape() || !data.hasStaticShape())
+    return op->emitOpError("GPU lowering needs static shapes, got ") << hp;
   ArrayRef<int64_t> s = hp.getShape();
   MXGeometry g;
+  g.len = data.getShape().back(); // the padded token axis when jagged
   if (s.size() == 2) {
-    if (axis == 1) {
-      g.rows = s[0], g.len = s[1], g.hpRow = s[1], g.hpAlong = 1;
-    } else {
-      g.rows = s[1], g.len = s[0], g.hpRow = 1, g.hpAlong = s[1];
-    }
     g.hpBatch = s[0] * s[1];
+    if (axis == 1)
+      g.rows = s[0], g.hpRow = s[1], g.hpAlong = 1;
+    else
+      g.rows = s[1], g.hpRow = 1, g.hpAlong = s[1];
     return g;
   }
   g.batch = s[0];
   g.hpBatch = s[1] * s[2];
-  if (axis == 2) {
-    g.rows = s[1], g.len = s[2], g.hpRow = s[2], g.hpAlong = 1;
-  } else if (axis == 1) {
-    g.rows = s[2], g.len = s[1], g.hpRow = 1, g.hpAlong = s[2];
-  } else {
+  if (axis == 2)
+    g.rows = s[1], g.hpRow = s[2], g.hpAlong = 1;
+  else if (axis == 1)
+    g.rows = s[2], g.hpRow = 1, g.hpAlong = s[2];
+  else
     return op->emitOpError("GPU lowering supports 3-D quantization along "
                            "axis 1 or 2 (per-expert weights), not axis 0");
-  }
   return g;
 }
 
-/// Builder with the index/integer helpers the kernels use.
-struct KB : ImplicitLocOpBuilder {
-  using ImplicitLocOpBuilder::ImplicitLocOpBuilder;
-  Value idx(int64_t v) { return arith::ConstantIndexOp::create(*this, v); }
-  Value i32(int64_t v) {
-    return arith::ConstantIntOp::create(*this, getI32Type(), v);
-  }
-  Value f32(float v) {
-    return arith::ConstantFloatOp::create(*this, getF32Type(),
-                                          APFloat(v));
-  }
-  Value add(Value a, Value b) { return arith::AddIOp::create(*this, a, b); }
-  Value sub(Value a, Value b) { return arith::SubIOp::create(*this, a, b); }
-  Value mul(Value a, Value b) { return arith::MulIOp::create(*this, a, b); }
-  Value div(Value a, int64_t b) {
-    return arith::DivUIOp::create(*this, a, idx(b));
-  }
-  Value rem(Value a, int64_t b) {
-    return arith::RemUIOp::create(*this, a, idx(b));
-  }
-  Value mulc(Value a, int64_t b) { return b == 1 ? a : mul(a, idx(b)); }
-  Value ult(Value a, Value b) {
-    return arith::CmpIOp::create(*this, arith::CmpIPredicate::ult, a, b);
-  }
-  Value eq(Value a, Value b) {
-    return arith::CmpIOp::create(*this, arith::CmpIPredicate::eq, a, b);
-  }
-  Value ne(Value a, Value b) {
-    return arith::CmpIOp::create(*this, arith::CmpIPredicate::ne, a, b);
-  }
-  Value select(Value c, Value a, Value b) {
-    return arith::SelectOp::create(*this, c, a, b);
-  }
-  Value andi(Value a, Value b) { return arith::AndIOp::create(*this, a, b); }
-  Value shrui(Value a, int64_t s) {
-    return arith::ShRUIOp::create(*this, a, i32(s));
-  }
-  Value maxsi(Value a, Value b) { return arith::MaxSIOp::create(*this, a, b); }
-  Value minsi(Value a, Value b) { return arith::MinSIOp::create(*this, a, b); }
-  Value bitcast(Type t, Value v) {
-    return arith::BitcastOp::create(*this, t, v);
-  }
-
-  /// Byte offset of scale (r, c) in the blocked 128x4 layout with `cp`
-  /// padded columns (scale-layout.md section 1).
-  Value blockedOffset(Value r, Value c, int64_t cp) {
-    Value atom = add(mulc(div(r, 128), cp / 4), div(c, 4));
-    Value o = mulc(atom, 512);
-    o = add(o, mulc(rem(r, 32), 16));
-    o = add(o, mulc(div(rem(r, 128), 32), 4));
-    return add(o, rem(c, 4));
-  }
-};
-
-/// Creates `gpu.func @name(args) kernel` in the kernel module with a
-/// bounds-checked global thread index; `body(b, tid)` fills the guarded
-/// region. Returns the kernel.
-gpu::GPUFuncOp
-createKernel(gpu::GPUModuleOp module, StringRef baseName, TypeRange args,
-             int64_t work, int64_t blockSize,
-             function_ref<void(KB &, ValueRange, Value)> body) {
-  OpBuilder ob(module.getBodyRegion());
-  ob.setInsertionPointToEnd(&module.getBodyRegion().front());
-  Location loc = module.getLoc();
-  auto fn = gpu::GPUFuncOp::create(ob, loc, baseName,
-                                   ob.getFunctionType(args, {}));
-  fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), ob.getUnitAttr());
-  int64_t grid = ::mxmoe::ceilDiv(work, blockSize);
-  fn.setKnownBlockSizeAttr(
-      ob.getDenseI32ArrayAttr({static_cast<int32_t>(blockSize), 1, 1}));
-  fn->setAttr("mxmoe.grid", ob.getDenseI64ArrayAttr({grid, 1, 1}));
-  fn->setAttr("mxmoe.block", ob.getDenseI64ArrayAttr({blockSize, 1, 1}));
-  SymbolTable(module).insert(fn);
-
-  KB b(loc, ob);
-  b.setInsertionPointToStart(&fn.getBody().front());
-  Value bid = gpu::BlockIdOp::create(b, gpu::Dimension::x);
-  Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
-  Value gtid = b.add(b.mulc(bid, blockSize), tid);
-  Value inRange = b.ult(gtid, b.idx(work));
-  auto ifOp = scf::IfOp::create(b, inRange, /*withElseRegion=*/false);
-  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-  body(b, fn.getArguments(), gtid);
-  b.setInsertionPointToEnd(&fn.getBody().front());
-  gpu::ReturnOp::create(b);
-  return fn;
+FailureOr<MXElementKind> getSupportedKind(Operation *op, Type elem) {
+  std::optional<MXElementKind> kind = getMXElementKind(elem);
+  if (kind && (*kind == MXElementKind::E4M3 || *kind == MXElementKind::E5M2 ||
+               *kind == MXElementKind::E2M1))
+    return *kind;
+  return op->emitOpError("GPU lowering of ")
+         << elem << " data is not implemented yet (supported: f8E4M3FN, "
+                    "f8E5M2, f4E2M1FN)";
 }
 
-/// Scale exponent byte (i32 in [0, 255]) of a block from its fp32 amax,
-/// mx-formats.md section 2. `emaxElem` / `maxPos` / `mbits` describe the
-/// element type.
-Value computeScaleByte(KB &b, Value amax, RoundingMode mode, int emaxElem,
-                       float maxPos, int mbits) {
-  Type i32 = b.getI32Type();
-  Value bits = b.bitcast(i32, amax);
-  Value expMask = b.i32(0x7F800000);
-  Value finite = b.ne(b.andi(bits, expMask), expMask);
-  Value zero = b.i32(0), c255 = b.i32(255);
-  Value byte;
-  auto expOf = [&](Value v) { return b.andi(b.shrui(v, 23), c255); };
-  auto mantOf = [&](Value v) { return b.andi(v, b.i32(0x7FFFFF)); };
-  switch (mode) {
-  case RoundingMode::floor:
-    byte = b.maxsi(b.sub(expOf(bits), b.i32(emaxElem)), zero);
-    break;
-  case RoundingMode::ceil: {
-    Value up = arith::ExtUIOp::create(b, i32, b.ne(mantOf(bits), zero));
-    byte = b.maxsi(b.sub(b.add(expOf(bits), up), b.i32(emaxElem)), zero);
-    break;
-  }
-  case RoundingMode::even: {
-    Value rounded = b.add(bits, b.i32(1 << (23 - mbits - 1)));
-    byte = b.maxsi(b.sub(expOf(rounded), b.i32(emaxElem)), zero);
-    break;
-  }
-  case RoundingMode::rceil: {
-    // d = amax * fp32(1/max_pos); round d up to a power of two (PTX
-    // cvt.rp.ue8m0x2.f32 semantics, computed with integer ops so that the
-    // same code runs on sm_90a).
-    Value d = arith::MulFOp::create(b, amax, b.f32(1.0f / maxPos));
-    Value dbits = b.bitcast(i32, d);
-    Value e = expOf(dbits), m = mantOf(dbits);
-    Value sub = arith::ExtUIOp::create(
-        b, i32,
-        arith::CmpIOp::create(b, arith::CmpIPredicate::ugt, m,
-                              b.i32(0x400000)));
-    Value up = arith::ExtUIOp::create(b, i32, b.ne(m, zero));
-    Value normal = b.minsi(b.add(e, up), c255);
-    byte = b.select(b.eq(e, zero), sub, normal);
-    break;
-  }
-  }
-  byte = b.minsi(byte, c255);
-  return b.select(finite, byte, c255);
-}
-
-/// fp32 2^(127 - byte) (byte 254 -> 2^-127, 255 -> NaN).
-Value reciprocalScale(KB &b, Value byte) {
-  Type i32 = b.getI32Type();
-  Value normal = arith::ShLIOp::create(b, b.sub(b.i32(254), byte), b.i32(23));
-  Value bits = b.select(b.eq(byte, b.i32(254)), b.i32(0x00400000), normal);
-  bits = b.select(b.eq(byte, b.i32(255)), b.i32(0x7FC00000), bits);
-  (void)i32;
-  return b.bitcast(b.getF32Type(), bits);
-}
-
-/// fp32 2^(byte - 127) (byte 0 -> 2^-127, 255 -> NaN).
-Value decodeScale(KB &b, Value byte) {
-  Value normal = arith::ShLIOp::create(b, byte, b.i32(23));
-  Value bits = b.select(b.eq(byte, b.i32(0)), b.i32(0x00400000), normal);
-  bits = b.select(b.eq(byte, b.i32(255)), b.i32(0x7FC00000), bits);
-  return b.bitcast(b.getF32Type(), bits);
-}
-
-/// Flat 1-D memref type of a tensor (kernels index bytes/elements flat).
-MemRefType flatMemRef(RankedTensorType t) {
-  return MemRefType::get({t.getNumElements()}, t.getElementType());
-}
-
-/// Index of data block (b, r, c) of `g` from a thread index: rowwise puts c
-/// fastest (adjacent threads read adjacent 64-B chunks), columnwise puts r
-/// fastest (adjacent threads read adjacent columns).
+/// Block (b, r, c) of a thread index: rowwise puts c fastest (adjacent
+/// threads read adjacent 64-B chunks); columnwise puts r fastest (adjacent
+/// threads read adjacent columns).
 void decompose(KB &b, Value t, const MXGeometry &g, int64_t rs, int64_t cs,
                Value &bi, Value &r, Value &c) {
   if (g.rowwise()) {
@@ -249,48 +104,103 @@ void decompose(KB &b, Value t, const MXGeometry &g, int64_t rs, int64_t cs,
   bi = b.div(t, rs * cs);
 }
 
-Value scaleIndex(KB &b, const MXGeometry &g, bool blocked, Value bi, Value r,
-                 Value c) {
-  int64_t cs = g.scaleCols();
-  if (!blocked)
-    return b.add(b.mulc(b.add(b.mulc(bi, g.rows), r), cs), c);
-  int64_t rp = roundUp(g.rows, 128), cp = roundUp(cs, 4);
-  return b.add(b.mulc(bi, rp * cp), b.blockedOffset(r, c, cp));
-}
-
-/// Loads the 32 high-precision elements of block (bi, r, c) as f32.
-SmallVector<Value> loadBlock(KB &b, Value mem, Type elem, const MXGeometry &g,
-                             Value base) {
+/// Loads the 32 elements base + i*stride as f32. `clampTo`, when set,
+/// replaces element i by 0 unless i < clampTo (partial last block of a
+/// token group); the loads themselves stay in bounds.
+SmallVector<Value> loadHPBlock(KB &b, Value mem, Type elem, Value base,
+                               int64_t stride, Value validCount = {}) {
   SmallVector<Value> xs;
   Type f32 = b.getF32Type();
   auto widen = [&](Value v) -> Value {
     return elem == f32 ? v : arith::ExtFOp::create(b, f32, v);
   };
-  if (g.rowwise()) {
+  if (stride == 1 && !validCount) {
     int64_t vecLen = 16 / (elem.getIntOrFloatBitWidth() / 8);
     auto vt = VectorType::get({vecLen}, elem);
     for (int64_t i = 0; i < kMXBlockSize; i += vecLen) {
       Value v = vector::LoadOp::create(b, vt, mem,
                                        ValueRange{b.add(base, b.idx(i))},
-                                       /*nontemporal=*/false,
-                                       llvm::MaybeAlign(16));
+                                       false, llvm::MaybeAlign(16));
       for (int64_t j = 0; j < vecLen; ++j)
         xs.push_back(widen(vector::ExtractOp::create(b, v, j)));
     }
     return xs;
   }
-  for (int64_t i = 0; i < kMXBlockSize; ++i)
-    xs.push_back(widen(memref::LoadOp::create(
-        b, mem, ValueRange{b.add(base, b.idx(i * g.hpAlong))})));
+  Value zero = b.f32(0.0f);
+  for (int64_t i = 0; i < kMXBlockSize; ++i) {
+    if (!validCount) {
+      xs.push_back(widen(b.load(mem, b.add(base, b.idx(i * stride)))));
+      continue;
+    }
+    Value valid = b.ult(b.idx(i), validCount);
+    Value safe = b.select(valid, b.idx(i), b.idx(0));
+    Value x = widen(b.load(mem, b.add(base, b.mulc(safe, stride))));
+    xs.push_back(b.select(valid, x, zero));
+  }
   return xs;
 }
 
-LogicalResult checkFP8(Operation *op, Type elem) {
-  if (isa<Float8E4M3FNType, Float8E5M2Type>(elem))
-    return success();
-  return op->emitOpError("GPU lowering of ")
-         << elem << " data is not implemented yet (supported: f8E4M3FN, "
-                    "f8E5M2)";
+void storeScale(KB &b, Value byteI32, Value mem, Value index) {
+  Value byte8 = arith::TruncIOp::create(b, b.getI8Type(), byteI32);
+  b.store(b.bitcast(Float8E8M0FNUType::get(b.getContext()), byte8), mem,
+          index);
+}
+
+void storeZeroScale(KB &b, Value mem, Value index) {
+  storeScale(b, b.i32(0), mem, index);
+}
+
+/// Quantizes 32 values: computes the scale byte, stores the element codes
+/// at `dataIdx`; returns the scale byte (i32).
+Value quantizeBlock(KB &b, ArrayRef<Value> xs, RoundingMode mode,
+                    MXElementKind kind, Value data, Value dataIdx) {
+  Value byte = computeScaleByte(b, blockAmax(b, xs), mode, kind);
+  Value inv = reciprocalScale(b, byte);
+  SmallVector<Value> scaled;
+  for (Value x : xs)
+    scaled.push_back(arith::MulFOp::create(b, x, inv));
+  storeElements(b, scaled, kind, data, dataIdx);
+  return byte;
+}
+
+/// Splits the thread range [0, work) into [0, first) and [first, work);
+/// with an empty upper range only `lower` is emitted.
+void splitWork(KB &b, Value t, int64_t first, int64_t work,
+               function_ref<void(Value)> lower,
+               function_ref<void(Value)> upper) {
+  if (first == work) {
+    lower(t);
+    return;
+  }
+  auto ifOp = scf::IfOp::create(b, b.ult(t, b.idx(first)), true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  lower(t);
+  b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+  upper(b.sub(t, b.idx(first)));
+}
+
+/// Runs `then` when `cond` holds.
+void ifThen(KB &b, Value cond, function_ref<void()> then) {
+  auto ifOp = scf::IfOp::create(b, cond, false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  then();
+}
+
+/// Runs `then` or `otherwise`.
+void ifThenElse(KB &b, Value cond, function_ref<void()> then,
+                function_ref<void()> otherwise) {
+  auto ifOp = scf::IfOp::create(b, cond, true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  then();
+  b.setInsertionPointToStart(&ifOp.getElseRegion().front());
+  otherwise();
+}
+
+Value largestStartLE(KB &b, GroupTable &t, unsigned unit, Value key) {
+  return b.sub(b.countLE(t.starts[unit], t.numGroups, key), b.idx(1));
 }
 
 struct KernelGen {
@@ -312,225 +222,454 @@ struct KernelGen {
                                    {FlatSymbolRefAttr::get(kernel)}));
   }
 
-  LogicalResult genQuantize(QuantizeOp op) {
-    if (op.getOffsets())
-      return op.emitOpError("GPU lowering of quantization with group "
-                            "offsets is not implemented yet");
-    RankedTensorType in = op.getInput().getType();
-    RankedTensorType data = op.getData().getType();
-    RankedTensorType scales = op.getScales().getType();
-    if (failed(checkFP8(op, data.getElementType())))
-      return failure();
-    FailureOr<MXGeometry> g = getGeometry(op, in, op.getAxis());
-    if (failed(g))
-      return failure();
-    bool blocked = isBlockedScales(scales);
-    int64_t cs = g->scaleCols();
-    int64_t rs = blocked ? roundUp(g->rows, 128) : g->rows;
-    int64_t csp = blocked ? roundUp(cs, 4) : cs;
-    int64_t work = g->batch * rs * csp;
-    Type elem = in.getElementType();
-    Type dataElem = data.getElementType();
-    auto kind = *getMXElementKind(dataElem);
-    const auto &fmt = ::mxmoe::getMXElementFormat(kind);
-    RoundingMode mode = op.getRounding();
-    MXGeometry geo = *g;
-    auto kernel = createKernel(
-        module, name("quantize", op),
-        {flatMemRef(in), flatMemRef(data), flatMemRef(scales)}, work,
-        blockSize, [&](KB &b, ValueRange args, Value t) {
-          Value bi, r, c;
-          decompose(b, t, geo, rs, csp, bi, r, c);
-          Value sIdx = scaleIndex(b, geo, blocked, bi, r, c);
-          Type e8m0 = Float8E8M0FNUType::get(b.getContext());
-          Value real =
-              b.andi(b.ult(r, b.idx(geo.rows)), b.ult(c, b.idx(cs)));
-          auto ifOp = scf::IfOp::create(b, real, /*withElse=*/true);
-          // Padding of the blocked layout: scale byte 0.
-          b.setInsertionPointToStart(&ifOp.getElseRegion().front());
-          Value zeroByte = b.bitcast(
-              e8m0, arith::ConstantIntOp::create(b, b.getI8Type(), 0));
-          memref::StoreOp::create(b, zeroByte, args[2], sIdx);
-          b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-          Value base = b.add(b.add(b.mulc(bi, geo.hpBatch),
-                                   b.mulc(r, geo.hpRow)),
-                             b.mulc(c, kMXBlockSize * geo.hpAlong));
-          SmallVector<Value> xs = loadBlock(b, args[0], elem, geo, base);
-          // amax with NaN propagation (maximumf), then the scale byte.
-          SmallVector<Value> level;
-          for (Value x : xs)
-            level.push_back(math_abs(b, x));
-          while (level.size() > 1) {
-            SmallVector<Value> next;
-            for (size_t i = 0; i + 1 < level.size(); i += 2)
-              next.push_back(
-                  arith::MaximumFOp::create(b, level[i], level[i + 1]));
-            level = std::move(next);
-          }
-          Value byte = computeScaleByte(b, level[0], mode, fmt.emaxElem,
-                                        static_cast<float>(fmt.maxNormal),
-                                        fmt.mantissaBits);
-          Value inv = reciprocalScale(b, byte);
-          SmallVector<Value> packed;
-          for (int64_t i = 0; i < kMXBlockSize; i += 2) {
-            Value lo = arith::MulFOp::create(b, xs[i], inv);
-            Value hi = arith::MulFOp::create(b, xs[i + 1], inv);
-            // cvt.rn.satfinite.{e4m3,e5m2}x2.f32 d, hi, lo: `a` lands in
-            // the upper byte, so element i is the low (first) byte.
-            packed.push_back(NVVM::ConvertF32x2ToF8x2Op::create(
-                b, b.getI16Type(), hi, lo, NVVM::FPRoundingMode::RN,
-                NVVM::SaturationMode::SATFINITE, /*relu=*/false, dataElem));
-          }
-          Value v16 = vector::FromElementsOp::create(
-              b, VectorType::get({16}, b.getI16Type()), packed);
-          Value v32 = vector::BitCastOp::create(
-              b, VectorType::get({32}, dataElem), v16);
-          Value dIdx = b.add(
-              b.mulc(b.add(b.mulc(bi, geo.rows), r), geo.len),
-              b.mulc(c, kMXBlockSize));
-          vector::StoreOp::create(b, v32, args[1], ValueRange{dIdx},
-                                  /*nontemporal=*/false, llvm::MaybeAlign(32));
-          Value byte8 = arith::TruncIOp::create(b, b.getI8Type(), byte);
-          memref::StoreOp::create(b, b.bitcast(e8m0, byte8), args[2], sIdx);
-        });
-    annotate(op, kernel);
-    return success();
+  MemRefType statusMemRef() {
+    return MemRefType::get({1}, IntegerType::get(module.getContext(), 32));
   }
 
-  static Value math_abs(KB &b, Value x) {
-    // |x| by clearing the sign bit (exact, keeps NaN a NaN).
-    Value bits = b.bitcast(b.getI32Type(), x);
-    return b.bitcast(b.getF32Type(), b.andi(bits, b.i32(0x7FFFFFFF)));
-  }
+  LogicalResult genQuantize(QuantizeOp op);
+  LogicalResult genDequantize(DequantizeOp op);
+  LogicalResult genSwizzle(SwizzleScalesOp op);
+};
 
-  LogicalResult genDequantize(DequantizeOp op) {
-    if (op.getOffsets())
-      return op.emitOpError("GPU lowering of dequantization with group "
-                            "offsets is not implemented yet");
-    RankedTensorType out = op.getResult().getType();
-    RankedTensorType data = op.getData().getType();
-    RankedTensorType scales = op.getScales().getType();
-    if (failed(checkFP8(op, data.getElementType())))
-      return failure();
-    FailureOr<MXGeometry> g = getGeometry(op, out, op.getAxis());
-    if (failed(g))
-      return failure();
-    MXGeometry geo = *g;
-    bool blocked = isBlockedScales(scales);
-    int64_t cs = geo.scaleCols();
+//===----------------------------------------------------------------------===//
+// quantize
+//===----------------------------------------------------------------------===//
+
+LogicalResult KernelGen::genQuantize(QuantizeOp op) {
+  RankedTensorType in = op.getInput().getType();
+  RankedTensorType data = op.getData().getType();
+  RankedTensorType scales = op.getScales().getType();
+  FailureOr<MXElementKind> kindOr =
+      getSupportedKind(op, data.getElementType());
+  if (failed(kindOr))
+    return failure();
+  FailureOr<MXGeometry> gOr = getGeometry(op, in, data, op.getAxis());
+  if (failed(gOr))
+    return failure();
+  if (!scales.hasStaticShape())
+    return op.emitOpError("GPU lowering needs static shapes");
+  MXElementKind kind = *kindOr;
+  MXGeometry geo = *gOr;
+  Type elem = in.getElementType();
+  RoundingMode mode = op.getRounding();
+  bool blocked = isBlockedScales(scales);
+  Value offsets = op.getOffsets();
+  int64_t cs = geo.scaleCols();
+  int64_t sRows = scales.getShape()[scales.getRank() - 2];
+  int64_t sCols = scales.getShape().back();
+  int64_t dataWork = geo.batch * geo.rows * cs;
+  int64_t padWork = blocked ? scales.getNumElements() : 0;
+
+  SmallVector<Type> args{flatMemRef(in), flatMemRef(data), flatMemRef(scales)};
+  std::optional<GroupSpec> spec;
+  bool jagged = offsets && op.getAxis() == 0;
+  if (offsets) {
+    int64_t G = cast<RankedTensorType>(offsets.getType()).getDimSize(0);
+    args.insert(args.begin() + 1,
+                MemRefType::get({G}, IntegerType::get(op.getContext(), 32)));
+    args.push_back(statusMemRef());
+    spec = GroupSpec{1, 4, G, in.getDimSize(0), {}};
+    if (jagged) {
+      spec->units.push_back({kMXBlockSize, 1, cs});           // data blocks
+      if (blocked)
+        spec->units.push_back({kMXBlockSize, 4, sCols});      // K-group cols
+    } else {
+      spec->units.push_back({128, 1, sRows / 128});           // 128-row tiles
+    }
+  }
+  // Argument positions.
+  unsigned aIn = 0, aData = offsets ? 2 : 1, aScales = offsets ? 3 : 2;
+
+  auto kernel = createKernel(
+      module, name("quantize", op), args, dataWork + padWork, blockSize,
+      spec ? &*spec : nullptr,
+      [&](KB &b, ValueRange a, Value t, GroupTable &tab) {
+        Value x = a[aIn], dmem = a[aData], smem = a[aScales];
+        splitWork(
+            b, t, dataWork, dataWork + padWork,
+            [&](Value t) {
+              Value bi, r, c;
+              decompose(b, t, geo, geo.rows, cs, bi, r, c);
+              Value dIdx = b.add(b.mulc(b.add(b.mulc(bi, geo.rows), r),
+                                        geo.len),
+                                 b.mulc(c, kMXBlockSize));
+              if (!jagged) {
+                Value base = b.add(b.add(b.mulc(bi, geo.hpBatch),
+                                         b.mulc(r, geo.hpRow)),
+                                   b.mulc(c, kMXBlockSize * geo.hpAlong));
+                SmallVector<Value> xs =
+                    loadHPBlock(b, x, elem, base, geo.hpAlong);
+                Value byte = quantizeBlock(b, xs, mode, kind, dmem, dIdx);
+                if (!blocked) {
+                  storeScale(b, byte,
+                             smem, b.add(b.mulc(b.add(b.mulc(bi, geo.rows), r),
+                                                cs),
+                                         c));
+                  return;
+                }
+                int64_t cp = sCols;
+                if (!offsets) {
+                  int64_t rp = sRows;
+                  storeScale(b, byte, smem,
+                             b.add(b.mulc(bi, rp * cp),
+                                   b.blockedOffset(r, c, cp)));
+                  return;
+                }
+                // M-grouped: row r of group g goes to padded row
+                // P_g + (r - s_g); rows past the last offset have no scale.
+                Value g = b.countLE(tab.ends, tab.numGroups, r);
+                ifThen(b, b.ult(g, b.idx(tab.numGroups)), [&] {
+                  Value pr = b.add(b.mulc(b.load(tab.starts[0], g), 128),
+                                   b.sub(r, tab.groupBegin(b, g)));
+                  storeScale(b, byte, smem, b.blockedOffset(pr, c, cp));
+                });
+                return;
+              }
+              // Jagged token axis: data block c is padded block pb of the
+              // token groups (r is the K row of the data).
+              Value pb = c;
+              Value total = b.load(tab.starts[0], b.idx(tab.numGroups));
+              ifThenElse(
+                  b, b.ult(pb, total),
+                  [&] {
+                    Value g = largestStartLE(b, tab, 0, pb);
+                    Value j = b.sub(pb, b.load(tab.starts[0], g));
+                    Value tok = b.add(tab.groupBegin(b, g),
+                                      b.mulc(j, kMXBlockSize));
+                    Value count = b.sub(b.load(tab.ends, g), tok);
+                    Value base = b.add(b.mulc(tok, geo.hpAlong), r);
+                    SmallVector<Value> xs = loadHPBlock(
+                        b, x, elem, base, geo.hpAlong, count);
+                    Value byte = quantizeBlock(b, xs, mode, kind, dmem, dIdx);
+                    if (!blocked) {
+                      storeScale(b, byte, smem, b.add(b.mulc(r, cs), pb));
+                      return;
+                    }
+                    Value q0 = b.load(tab.starts[1], g);
+                    Value kgp = b.sub(
+                        b.load(tab.starts[1], b.add(g, b.idx(1))), q0);
+                    storeScale(b, byte, smem,
+                               b.add(b.mulc(q0, sRows),
+                                     b.blockedOffset(r, j, kgp)));
+                  },
+                  [&] {
+                    // Past the last group: zero data (and scale).
+                    storeZeroElements(b, kind, dmem, dIdx);
+                    if (!blocked)
+                      storeZeroScale(b, smem, b.add(b.mulc(r, cs), pb));
+                  });
+            },
+            [&](Value o) {
+              // Padding bytes of blocked scales: write 0 where no real
+              // scale lands.
+              int64_t perBatch = sRows * sCols;
+              Value bi = b.div(o, perBatch), w = b.rem(o, perBatch);
+              Value real;
+              if (jagged) {
+                Value col = b.div(w, sRows);
+                Value totalQ = b.load(tab.starts[1], b.idx(tab.numGroups));
+                Value inGroups = b.ult(col, totalQ);
+                Value g = b.minui(largestStartLE(b, tab, 1, col),
+                                  b.idx(tab.numGroups - 1));
+                Value q0 = b.load(tab.starts[1], g);
+                Value kgp =
+                    b.sub(b.load(tab.starts[1], b.add(g, b.idx(1))), q0);
+                Value kg = b.sub(b.load(tab.starts[0], b.add(g, b.idx(1))),
+                                 b.load(tab.starts[0], g));
+                Value local = b.sub(w, b.mulc(q0, sRows));
+                // Guard the division for empty regions (col past groups).
+                Value safeKgp = b.select(inGroups, kgp, b.idx(4));
+                auto [r, j] = b.blockedCoord(
+                    b.select(inGroups, local, b.idx(0)), safeKgp);
+                real = b.andi(inGroups, b.andi(b.ult(r, b.idx(geo.rows)),
+                                               b.ult(j, kg)));
+              } else {
+                auto [pr, c] = b.blockedCoord(w, b.idx(sCols));
+                Value colOk = b.ult(c, b.idx(cs));
+                if (!offsets) {
+                  real = b.andi(b.ult(pr, b.idx(geo.rows)), colOk);
+                } else {
+                  Value tile = b.div(pr, 128);
+                  Value totalT = b.load(tab.starts[0], b.idx(tab.numGroups));
+                  Value inGroups = b.ult(tile, totalT);
+                  Value g = b.minui(largestStartLE(b, tab, 0, tile),
+                                    b.idx(tab.numGroups - 1));
+                  Value local =
+                      b.sub(pr, b.mulc(b.load(tab.starts[0], g), 128));
+                  Value size = b.sub(b.load(tab.ends, g),
+                                     tab.groupBegin(b, g));
+                  real = b.andi(inGroups, b.andi(b.ult(local, size), colOk));
+                }
+              }
+              (void)bi;
+              ifThen(b, arith::XOrIOp::create(
+                            b, real,
+                            arith::ConstantIntOp::create(b, b.getI1Type(), 1)),
+                     [&] { storeZeroScale(b, smem, o); });
+            });
+      });
+  annotate(op, kernel);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// dequantize
+//===----------------------------------------------------------------------===//
+
+LogicalResult KernelGen::genDequantize(DequantizeOp op) {
+  RankedTensorType out = op.getResult().getType();
+  RankedTensorType data = op.getData().getType();
+  RankedTensorType scales = op.getScales().getType();
+  FailureOr<MXElementKind> kindOr =
+      getSupportedKind(op, data.getElementType());
+  if (failed(kindOr))
+    return failure();
+  FailureOr<MXGeometry> gOr = getGeometry(op, out, data, op.getAxis());
+  if (failed(gOr))
+    return failure();
+  if (!scales.hasStaticShape())
+    return op.emitOpError("GPU lowering needs static shapes");
+  MXElementKind kind = *kindOr;
+  MXGeometry geo = *gOr;
+  bool blocked = isBlockedScales(scales);
+  Type outElem = out.getElementType();
+  Type f32 = Float32Type::get(op.getContext());
+  int64_t cs = geo.scaleCols();
+  int64_t sRows = scales.getShape()[scales.getRank() - 2];
+  int64_t sCols = scales.getShape().back();
+  Value offsets = op.getOffsets();
+  bool jagged = offsets && op.getAxis() == 0;
+  auto narrow = [&](KB &b, Value x) -> Value {
+    return outElem == f32 ? x : arith::TruncFOp::create(b, outElem, x);
+  };
+  auto scaleAt = [&](KB &b, Value smem, Value idx) {
+    Value s8 = b.bitcast(b.getI8Type(), b.load(smem, idx));
+    return decodeScale(b, arith::ExtUIOp::create(b, b.getI32Type(), s8));
+  };
+
+  if (!offsets) {
     int64_t work = geo.batch * geo.rows * cs;
-    Type outElem = out.getElementType(), dataElem = data.getElementType();
     auto kernel = createKernel(
         module, name("dequantize", op),
         {flatMemRef(data), flatMemRef(scales), flatMemRef(out)}, work,
-        blockSize, [&](KB &b, ValueRange args, Value t) {
+        blockSize, nullptr, [&](KB &b, ValueRange a, Value t, GroupTable &) {
           Value bi, r, c;
           decompose(b, t, geo, geo.rows, cs, bi, r, c);
-          Value sIdx = scaleIndex(b, geo, blocked, bi, r, c);
-          Value s8 = memref::LoadOp::create(b, args[1], sIdx);
-          Value byte = arith::ExtUIOp::create(
-              b, b.getI32Type(), b.bitcast(b.getI8Type(), s8));
-          Value scale = decodeScale(b, byte);
-          Value dIdx = b.add(
-              b.mulc(b.add(b.mulc(bi, geo.rows), r), geo.len),
-              b.mulc(c, kMXBlockSize));
-          Value q = vector::LoadOp::create(
-              b, VectorType::get({32}, dataElem), args[0], ValueRange{dIdx},
-              /*nontemporal=*/false, llvm::MaybeAlign(32));
-          Value qi8 = vector::BitCastOp::create(
-              b, VectorType::get({32}, b.getI8Type()), q);
+          Value sIdx =
+              blocked ? b.add(b.mulc(bi, sRows * sCols),
+                              b.blockedOffset(r, c, sCols))
+                      : b.add(b.mulc(b.add(b.mulc(bi, geo.rows), r), cs), c);
+          Value scale = scaleAt(b, a[1], sIdx);
+          Value dIdx = b.add(b.mulc(b.add(b.mulc(bi, geo.rows), r), geo.len),
+                             b.mulc(c, kMXBlockSize));
           SmallVector<Value> ys;
-          Type f32 = b.getF32Type();
-          for (int64_t i = 0; i < kMXBlockSize; i += 2) {
-            Value pair = vector::ShuffleOp::create(
-                b, qi8, qi8, ArrayRef<int64_t>{i, i + 1});
-            // cvt.rn.f16x2.{e4m3,e5m2}x2: exact (f16 covers both formats).
-            Value h2 = NVVM::ConvertF8x2ToF16x2Op::create(
-                b, VectorType::get({2}, b.getF16Type()), pair,
-                b.getBoolAttr(false), TypeAttr::get(dataElem));
-            for (int64_t j = 0; j < 2; ++j) {
-              Value h = vector::ExtractOp::create(b, h2, j);
-              Value x = arith::MulFOp::create(
-                  b, arith::ExtFOp::create(b, f32, h), scale);
-              ys.push_back(outElem == f32
-                               ? x
-                               : arith::TruncFOp::create(b, outElem, x));
-            }
-          }
+          for (Value v : loadElements(b, kind, a[0], dIdx))
+            ys.push_back(narrow(b, arith::MulFOp::create(b, v, scale)));
           Value base = b.add(b.add(b.mulc(bi, geo.hpBatch),
                                    b.mulc(r, geo.hpRow)),
                              b.mulc(c, kMXBlockSize * geo.hpAlong));
           if (geo.rowwise()) {
             Value v = vector::FromElementsOp::create(
                 b, VectorType::get({32}, outElem), ys);
-            vector::StoreOp::create(b, v, args[2], ValueRange{base},
-                                    /*nontemporal=*/false,
+            vector::StoreOp::create(b, v, a[2], ValueRange{base}, false,
                                     llvm::MaybeAlign(16));
-          } else {
-            for (int64_t i = 0; i < kMXBlockSize; ++i)
-              memref::StoreOp::create(
-                  b, ys[i], args[2],
-                  ValueRange{b.add(base, b.idx(i * geo.hpAlong))});
+            return;
           }
+          for (int64_t i = 0; i < kMXBlockSize; ++i)
+            b.store(ys[i], a[2], b.add(base, b.idx(i * geo.hpAlong)));
         });
     annotate(op, kernel);
     return success();
   }
 
-  LogicalResult genSwizzle(SwizzleScalesOp op) {
-    if (op.getOffsets())
-      return op.emitOpError("GPU lowering of grouped (M-group / K-group) "
-                            "scale swizzles is not implemented yet");
-    RankedTensorType src = op.getSource().getType();
-    RankedTensorType dst = op.getResult().getType();
-    if (!src.hasStaticShape() || !dst.hasStaticShape())
-      return op.emitOpError("GPU lowering needs static shapes");
-    bool toBlocked = isBlockedScales(dst);
-    RankedTensorType rowMajor = toBlocked ? src : dst;
-    ArrayRef<int64_t> s = rowMajor.getShape();
-    int64_t batch = s.size() == 3 ? s[0] : 1;
-    int64_t rows = s[s.size() - 2], cols = s.back();
-    int64_t rp = roundUp(rows, 128), cp = roundUp(cols, 4);
-    int64_t work = toBlocked ? batch * rp * cp : batch * rows * cols;
-    auto kernel = createKernel(
-        module, name("swizzle_scales", op), {flatMemRef(src), flatMemRef(dst)},
-        work, blockSize, [&](KB &b, ValueRange args, Value t) {
-          Type e8m0 = Float8E8M0FNUType::get(b.getContext());
-          if (toBlocked) {
-            // One thread per blocked byte: invert the layout.
-            Value bi = b.div(t, rp * cp), w = b.rem(t, rp * cp);
-            Value atom = b.div(w, 512), o = b.rem(w, 512);
-            Value r = b.add(b.mulc(b.div(atom, cp / 4), 128),
-                            b.add(b.mulc(b.div(b.rem(o, 16), 4), 32),
-                                  b.div(o, 16)));
-            Value c = b.add(b.mulc(b.rem(atom, cp / 4), 4), b.rem(o, 4));
-            Value real = b.andi(b.ult(r, b.idx(rows)), b.ult(c, b.idx(cols)));
-            auto ifOp = scf::IfOp::create(b, TypeRange{e8m0}, real,
-                                          /*withElse=*/true);
+  // With offsets: one thread per output element (t, k) of the [T, K]
+  // result, k fastest. Tokens past the last offset dequantize to 0.
+  int64_t T = out.getDimSize(0), K = out.getDimSize(1);
+  int64_t G = cast<RankedTensorType>(offsets.getType()).getDimSize(0);
+  GroupSpec spec{2, 4, G, T, {}};
+  if (jagged) {
+    spec.units.push_back({kMXBlockSize, 1, cs});
+    if (blocked)
+      spec.units.push_back({kMXBlockSize, 4, sCols});
+  } else {
+    spec.units.push_back({128, 1, sRows / 128});
+  }
+  auto kernel = createKernel(
+      module, name("dequantize", op),
+      {flatMemRef(data), flatMemRef(scales),
+       MemRefType::get({G}, IntegerType::get(op.getContext(), 32)),
+       flatMemRef(out), statusMemRef()},
+      T * K, blockSize, &spec,
+      [&](KB &b, ValueRange a, Value t, GroupTable &tab) {
+        Value k = b.rem(t, K), tok = b.div(t, K);
+        Value g = b.countLE(tab.ends, G, tok);
+        ifThenElse(
+            b, b.ult(g, b.idx(G)),
+            [&] {
+              Value local = b.sub(tok, tab.groupBegin(b, g));
+              Value q, scaleIdx;
+              if (jagged) {
+                Value p = b.add(b.mulc(b.load(tab.starts[0], g), kMXBlockSize),
+                                local);
+                q = loadElement(b, kind, a[0], b.add(b.mulc(k, geo.len), p));
+                if (!blocked) {
+                  scaleIdx = b.add(b.mulc(k, cs), b.div(p, kMXBlockSize));
+                } else {
+                  Value q0 = b.load(tab.starts[1], g);
+                  Value kgp =
+                      b.sub(b.load(tab.starts[1], b.add(g, b.idx(1))), q0);
+                  scaleIdx = b.add(b.mulc(q0, sRows),
+                                   b.blockedOffset(
+                                       k, b.div(local, kMXBlockSize), kgp));
+                }
+              } else {
+                q = loadElement(b, kind, a[0], t);
+                Value pr = b.add(b.mulc(b.load(tab.starts[0], g), 128), local);
+                scaleIdx = b.blockedOffset(pr, b.div(k, kMXBlockSize), sCols);
+              }
+              Value v =
+                  arith::MulFOp::create(b, q, scaleAt(b, a[1], scaleIdx));
+              b.store(narrow(b, v), a[3], t);
+            },
+            [&] { b.store(narrow(b, b.f32(0.0f)), a[3], t); });
+      });
+  annotate(op, kernel);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// swizzle_scales
+//===----------------------------------------------------------------------===//
+
+LogicalResult KernelGen::genSwizzle(SwizzleScalesOp op) {
+  RankedTensorType src = op.getSource().getType();
+  RankedTensorType dst = op.getResult().getType();
+  if (!src.hasStaticShape() || !dst.hasStaticShape())
+    return op.emitOpError("GPU lowering needs static shapes");
+  bool toBlocked = isBlockedScales(dst);
+  RankedTensorType rowMajor = toBlocked ? src : dst;
+  RankedTensorType blockedT = toBlocked ? dst : src;
+  ArrayRef<int64_t> s = rowMajor.getShape();
+  int64_t rows = s[s.size() - 2], cols = s.back();
+  int64_t rp = blockedT.getShape()[blockedT.getRank() - 2];
+  int64_t cp = blockedT.getShape().back();
+  int64_t work = toBlocked ? blockedT.getNumElements() : rowMajor.getNumElements();
+  Value offsets = op.getOffsets();
+  bool kGroups = offsets && isPerKGroupScales(blockedT);
+  Type e8m0 = Float8E8M0FNUType::get(op.getContext());
+
+  SmallVector<Type> args{flatMemRef(src), flatMemRef(dst)};
+  std::optional<GroupSpec> spec;
+  if (offsets) {
+    int64_t G = cast<RankedTensorType>(offsets.getType()).getDimSize(0);
+    args = {flatMemRef(src),
+            MemRefType::get({G}, IntegerType::get(op.getContext(), 32)),
+            flatMemRef(dst), statusMemRef()};
+    if (kGroups)
+      // Token offsets: k_g = ceil(m_g / 32) scale columns, padded to 4.
+      spec = GroupSpec{1, 3, G, std::numeric_limits<int32_t>::max(),
+                       {{kMXBlockSize, 1, cols}, {kMXBlockSize, 4, cp}}};
+    else
+      spec = GroupSpec{1, 3, G, rows, {{128, 1, rp / 128}}};
+  }
+  unsigned aDst = offsets ? 2 : 1;
+
+  auto kernel = createKernel(
+      module, name("swizzle_scales", op), args, work, blockSize,
+      spec ? &*spec : nullptr,
+      [&](KB &b, ValueRange a, Value t, GroupTable &tab) {
+        Value zero = b.bitcast(e8m0, b.i8(0));
+        auto copyOrZero = [&](Value real, function_ref<Value()> srcIdx) {
+          auto ifOp = scf::IfOp::create(b, TypeRange{e8m0}, real, true);
+          {
+            OpBuilder::InsertionGuard guard(b);
             b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-            Value srcIdx =
-                b.add(b.mulc(b.add(b.mulc(bi, rows), r), cols), c);
-            scf::YieldOp::create(
-                b, ValueRange{memref::LoadOp::create(b, args[0], srcIdx)});
+            scf::YieldOp::create(b, ValueRange{b.load(a[0], srcIdx())});
             b.setInsertionPointToStart(&ifOp.getElseRegion().front());
-            scf::YieldOp::create(
-                b, ValueRange{b.bitcast(e8m0, arith::ConstantIntOp::create(
-                                                  b, b.getI8Type(), 0))});
-            b.setInsertionPointAfter(ifOp);
-            memref::StoreOp::create(b, ifOp.getResult(0), args[1], t);
+            scf::YieldOp::create(b, ValueRange{zero});
+          }
+          b.store(ifOp.getResult(0), a[aDst], t);
+        };
+        if (!offsets) {
+          if (toBlocked) {
+            Value bi = b.div(t, rp * cp), w = b.rem(t, rp * cp);
+            auto rc = b.blockedCoord(w, b.idx(cp));
+            Value r = rc.first, c = rc.second;
+            Value real = b.andi(b.ult(r, b.idx(rows)), b.ult(c, b.idx(cols)));
+            copyOrZero(real, [&] {
+              return b.add(b.mulc(b.add(b.mulc(bi, rows), r), cols), c);
+            });
           } else {
             Value c = b.rem(t, cols), r = b.rem(b.div(t, cols), rows);
             Value bi = b.div(t, rows * cols);
-            Value srcIdx =
-                b.add(b.mulc(bi, rp * cp), b.blockedOffset(r, c, cp));
-            memref::StoreOp::create(
-                b, memref::LoadOp::create(b, args[0], srcIdx), args[1], t);
+            b.store(b.load(a[0], b.add(b.mulc(bi, rp * cp),
+                                       b.blockedOffset(r, c, cp))),
+                    a[aDst], t);
           }
-        });
-    annotate(op, kernel);
-    return success();
-  }
-};
+          return;
+        }
+        int64_t G = tab.numGroups;
+        Value gLast = b.idx(G - 1);
+        if (!kGroups) {
+          if (toBlocked) {
+            auto prc = b.blockedCoord(t, b.idx(cp));
+            Value pr = prc.first, c = prc.second;
+            Value tile = b.div(pr, 128);
+            Value inGroups =
+                b.ult(tile, b.load(tab.starts[0], b.idx(G)));
+            Value g = b.minui(largestStartLE(b, tab, 0, tile), gLast);
+            Value local = b.sub(pr, b.mulc(b.load(tab.starts[0], g), 128));
+            Value begin = tab.groupBegin(b, g);
+            Value size = b.sub(b.load(tab.ends, g), begin);
+            Value real = b.andi(inGroups, b.andi(b.ult(local, size),
+                                                 b.ult(c, b.idx(cols))));
+            copyOrZero(real, [&] {
+              return b.add(b.mulc(b.add(begin, local), cols), c);
+            });
+          } else {
+            Value c = b.rem(t, cols), i = b.div(t, cols);
+            Value g = b.countLE(tab.ends, G, i);
+            Value real = b.ult(g, b.idx(G));
+            copyOrZero(real, [&] {
+              Value gs = b.minui(g, gLast);
+              Value pr = b.add(b.mulc(b.load(tab.starts[0], gs), 128),
+                               b.sub(i, tab.groupBegin(b, gs)));
+              return b.blockedOffset(pr, c, cp);
+            });
+          }
+          return;
+        }
+        // K-groups: starts[0] = scale-column starts, starts[1] = padded
+        // (multiple of 4) group column starts Q_g.
+        if (toBlocked) {
+          Value col = b.div(t, rp);
+          Value inGroups = b.ult(col, b.load(tab.starts[1], b.idx(G)));
+          Value g = b.minui(largestStartLE(b, tab, 1, col), gLast);
+          Value q0 = b.load(tab.starts[1], g);
+          Value kgp = b.sub(b.load(tab.starts[1], b.add(g, b.idx(1))), q0);
+          Value c0 = b.load(tab.starts[0], g);
+          Value kg = b.sub(b.load(tab.starts[0], b.add(g, b.idx(1))), c0);
+          Value local = b.select(inGroups, b.sub(t, b.mulc(q0, rp)), b.idx(0));
+          auto rj = b.blockedCoord(local, b.select(inGroups, kgp, b.idx(4)));
+          Value r = rj.first, j = rj.second;
+          Value real =
+              b.andi(inGroups, b.andi(b.ult(r, b.idx(rows)), b.ult(j, kg)));
+          copyOrZero(real, [&] { return b.add(b.mulc(r, cols), b.add(c0, j)); });
+        } else {
+          Value col = b.rem(t, cols), r = b.div(t, cols);
+          Value real = b.ult(col, b.load(tab.starts[0], b.idx(G)));
+          copyOrZero(real, [&] {
+            Value g = b.minui(largestStartLE(b, tab, 0, col), gLast);
+            Value j = b.sub(col, b.load(tab.starts[0], g));
+            Value q0 = b.load(tab.starts[1], g);
+            Value kgp = b.sub(b.load(tab.starts[1], b.add(g, b.idx(1))), q0);
+            return b.add(b.mulc(q0, rp), b.blockedOffset(r, j, kgp));
+          });
+        }
+      });
+  annotate(op, kernel);
+  return success();
+}
 
 struct ConvertMXMoEToGPUPass
     : ::mlir::mxmoe::impl::ConvertMXMoEToGPUBase<ConvertMXMoEToGPUPass> {
@@ -541,7 +680,7 @@ struct ConvertMXMoEToGPUPass
     if (blockSize < 32 || blockSize > 1024 || blockSize % 32 != 0) {
       module.emitError() << "convert-mxmoe-to-gpu: block-size must be a "
                             "multiple of 32 in [32, 1024], got "
-                         << blockSize;
+                         << static_cast<int64_t>(blockSize);
       return signalPassFailure();
     }
     SmallVector<Operation *> ops;
@@ -559,9 +698,10 @@ struct ConvertMXMoEToGPUPass
     if (!kernels) {
       OpBuilder b(module.getBodyRegion());
       b.setInsertionPointToEnd(module.getBody());
-      kernels = gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModuleName);
+      kernels =
+          gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModuleName);
     }
-    KernelGen gen{kernels, blockSize};
+    KernelGen gen{kernels, blockSize, {}};
     for (Operation *op : ops) {
       LogicalResult r =
           llvm::TypeSwitch<Operation *, LogicalResult>(op)

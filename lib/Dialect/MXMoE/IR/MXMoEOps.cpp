@@ -1,7 +1,7 @@
 //===- MXMoEOps.cpp - mxmoe operations: verifiers and custom syntax -------===//
 //
 // Every verifier states the rule that failed in words a user of the op
-// understands; test/Dialect/MXMoE/*-invalid.mlir has one case per rule.
+// understands; test/Dialect/MXMoE/*-invalid-*.mlir has one case per rule.
 //
 //===----------------------------------------------------------------------===//
 
@@ -111,8 +111,9 @@ LogicalResult verifyBlockedScaleShape(Operation *op, StringRef what,
   if (groups != ScaleGroups::K && perK)
     return op->emitOpError()
            << what
-           << " cannot use the per_k_group layout: it needs token-group "
-              "offsets along the contraction axis";
+           << " cannot use the per_k_group layout here: per_k_group is for "
+              "token groups along the contraction axis (mxmoe.quantize with "
+              "offsets and axis = 0, or the 2D x 2D grouped matmul)";
   ArrayRef<int64_t> shape = scales.getShape();
   if (shape.size() != logical.size())
     return op->emitOpError()
@@ -123,6 +124,11 @@ LogicalResult verifyBlockedScaleShape(Operation *op, StringRef what,
            << what << " must have " << logical[0]
            << " experts in dim 0, got " << shape[0];
   int64_t r = logical[logical.size() - 2], c = logical.back();
+  constexpr int64_t kMaxDim = int64_t{1} << 48;
+  for (int64_t d : {r, c})
+    if (!ShapedType::isDynamic(d) && d > kMaxDim)
+      return op->emitOpError()
+             << what << " dimension " << d << " is too large (at most 2^48)";
   int64_t rows = shape[shape.size() - 2], cols = shape.back();
   bool known = !ShapedType::isDynamic(r) && !ShapedType::isDynamic(rows);
   if (known) {
@@ -136,7 +142,7 @@ LogicalResult verifyBlockedScaleShape(Operation *op, StringRef what,
                << rows;
       if (rows < minRows)
         return op->emitOpError()
-               << what << " in the M-grouped blocked_128x4 layout needs at "
+               << what << " in the M-grouped blocked_128x4 layout need at "
                << "least roundUp(M, 128) = " << minRows << " rows for M = "
                << r << ", got " << rows;
     } else if (rows != minRows) {
@@ -158,7 +164,7 @@ LogicalResult verifyBlockedScaleShape(Operation *op, StringRef what,
                << cols;
       if (cols < minCols)
         return op->emitOpError()
-               << what << " in the per_k_group blocked_128x4 layout needs at "
+               << what << " in the per_k_group blocked_128x4 layout need at "
                << "least roundUp(C, 4) = " << minCols << " columns for C = "
                << c << " scale columns, got " << cols;
     } else if (cols != minCols) {
@@ -216,6 +222,15 @@ LogicalResult verifyMXQuantization(Operation *op, RankedTensorType hp,
   if (data.getRank() != rank)
     return op->emitOpError() << "data must have the " << hpName << "'s rank "
                              << rank << ", got rank " << data.getRank();
+  if (data.getEncoding() || hp.getEncoding())
+    return op->emitOpError()
+           << "only scale tensors carry an encoding (#mxmoe.scale_layout); "
+              "the data and the "
+           << hpName << " must have none";
+  if (rank == 3 && axis == 0)
+    return op->emitOpError() << "3-D [E, N, K] tensors are quantized along N "
+                                "(axis 1) or K (axis 2), not across experts "
+                                "(axis 0)";
   bool jagged = offsets && axis == 0;
   if (offsets) {
     if (rank != 2)
@@ -225,9 +240,9 @@ LogicalResult verifyMXQuantization(Operation *op, RankedTensorType hp,
       return failure();
     if (!jagged && !isBlockedScales(scales))
       return op->emitOpError()
-             << "offsets have no effect on a rowwise quantization with "
-                "row-major scales; remove them, or use blocked_128x4 scales "
-                "for the M-grouped layout";
+             << "offsets have no effect on rowwise MX data with row-major "
+                "scales; remove them, or use blocked_128x4 scales for the "
+                "M-grouped layout";
   }
 
   // The data is the high-precision tensor with `axis` moved last.
@@ -327,7 +342,8 @@ LogicalResult LinearOp::verify() {
   if (Value bias = getBias()) {
     auto b = cast<RankedTensorType>(bias.getType());
     if (b.getRank() != 1 || !dimsCompatible(b.getDimSize(0), n))
-      return emitOpError() << "bias must be 1-D [N] = [" << n << "], got "
+      return emitOpError() << "bias must be 1-D [N] = " << formatShape({n})
+                           << ", got "
                            << formatShape(b.getShape());
     if (b.getElementType() != x.getElementType())
       return emitOpError() << "bias element type " << b.getElementType()
@@ -386,6 +402,10 @@ LogicalResult ScaledGroupedMatmulOp::verify() {
   if (!shapesCompatible(y.getShape(), {m, n}))
     return emitOpError() << "result must be [M, N] = " << formatShape({m, n})
                          << ", got " << formatShape(y.getShape());
+  if (!isa<BFloat16Type, Float32Type>(y.getElementType()))
+    return emitOpError() << "result element type must be bf16 or f32 (the "
+                            "grouped GEMM accumulates in f32), got "
+                         << y.getElementType();
   if (getFqn().empty())
     return emitOpError() << "fqn must name the layer (e.g. "
                             "\"layers.0.feed_forward.experts.w1\")";
@@ -415,9 +435,31 @@ ParseResult TiledMLPOp::parse(OpAsmParser &parser, OperationState &result) {
   SmallVector<OpAsmParser::UnresolvedOperand> operands;
   llvm::SMLoc operandsLoc = parser.getCurrentLocation();
   FunctionType fnType;
-  if (parser.parseOperandList(operands, OpAsmParser::Delimiter::Paren) ||
-      parser.parseOptionalAttrDict(result.attributes) || parser.parseColon() ||
-      parser.parseType(fnType))
+  if (parser.parseOperandList(operands, OpAsmParser::Delimiter::Paren))
+    return failure();
+  llvm::SMLoc attrLoc = parser.getCurrentLocation();
+  bool hasShards = result.attributes.get(getNumShardsAttrName(result.name)) !=
+                   nullptr;
+  if (parser.parseOptionalAttrDict(result.attributes))
+    return failure();
+  // The properties conversion would silently drop mistyped inherent
+  // attributes: check them here.
+  for (NamedAttribute attr : result.attributes) {
+    StringRef name = attr.getName().getValue();
+    if (name == "num_shards" && !hasShards)
+      return parser.emitError(attrLoc)
+             << "give the shard count as `shards = N` (or `shards = auto`), "
+                "not as num_shards in the attribute dictionary";
+    if (name == "grad_accumulator" && !isa<TypeAttr>(attr.getValue()))
+      return parser.emitError(attrLoc)
+             << "grad_accumulator must be a type (e.g. grad_accumulator = "
+                "f32), got "
+             << attr.getValue();
+    if (name == "fqn" && !isa<StringAttr>(attr.getValue()))
+      return parser.emitError(attrLoc)
+             << "fqn must be a string, got " << attr.getValue();
+  }
+  if (parser.parseColon() || parser.parseType(fnType))
     return failure();
   if (operands.empty())
     return parser.emitError(operandsLoc,
@@ -459,9 +501,9 @@ LogicalResult TiledMLPOp::verify() {
   if (std::optional<int64_t> n = getNumShards(); n && *n < 1)
     return emitOpError() << "shard count must be >= 1 or auto, got " << *n;
   if (std::optional<Type> acc = getGradAccumulator();
-      acc && !isa<FloatType>(*acc))
-    return emitOpError() << "grad_accumulator must be a float type (the "
-                            "parameter type by default, or f32), got "
+      acc && !isa<Float32Type, BFloat16Type, Float16Type>(*acc))
+    return emitOpError() << "grad_accumulator must be f32, bf16 or f16 (the "
+                            "parameter type is the default), got "
                          << *acc;
   RankedTensorType x = getInput().getType();
   if (x.getRank() != 2 && x.getRank() != 3)
@@ -472,8 +514,13 @@ LogicalResult TiledMLPOp::verify() {
   ArrayRef<int64_t> tokenDims = x.getShape().drop_back();
   for (auto [i, type] : llvm::enumerate(getResultTypes())) {
     auto r = cast<RankedTensorType>(type);
-    if (r.getRank() < x.getRank() ||
-        !shapesCompatible(r.getShape().take_front(tokenDims.size()),
+    if (r.getRank() < x.getRank())
+      return emitOpError() << "result #" << i << " must have rank >= "
+                           << x.getRank() << " (the input's token dims "
+                           << formatShape(tokenDims)
+                           << " followed by feature dims), got "
+                           << formatShape(r.getShape());
+    if (!shapesCompatible(r.getShape().take_front(tokenDims.size()),
                           tokenDims))
       return emitOpError() << "result #" << i << " must start with the "
                            << "input's token dims " << formatShape(tokenDims)

@@ -2,7 +2,9 @@
 //
 // Operations of the mxmoe dialect, model level then MX level. Every op's
 // verifier lives in lib/Dialect/MXMoE/IR/MXMoEOps.cpp under the op's name;
-// its tests in test/Dialect/MXMoE/<op>.mlir and <op>-invalid.mlir.
+// its round-trip tests in test/Dialect/MXMoE/<op>.mlir and the invalid-IR
+// tests in <op>-invalid-<topic>.mlir (op names with '-' for '_'); its
+// GPU lowering in lib/Conversion/MXMoEToGPU/ (test/Conversion/MXMoEToGPU/).
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,6 +66,9 @@ def MXMoE_LinearOp : MXMoE_Op<"linear", [Pure]> {
 
     Attributes: `fqn` (required), `precision` (optional; absent = decided by
     the policy; a user-set value overrides the policy), `recipe` (optional).
+    An MX precision needs K and N to be multiples of 32 (the forward and the
+    input gradient contract over them); the token count need not be, the
+    weight-gradient quantization pads it per 32-block.
 
     Example:
     ```mlir
@@ -177,8 +182,8 @@ def MXMoE_TiledMLPOp : MXMoE_Op<"tiled_mlp", [
       in forward and backward, and always has exactly `num_shards` shards
       (empty shards when T < num_shards).
     * `grad_accumulator`: element type of parameter-gradient accumulation
-      across shards; absent = the parameter's own type (what autograd does
-      untiled), `f32` on request.
+      across shards (f32, bf16 or f16); absent = the parameter's own type
+      (what autograd does untiled), `f32` on request.
     * `fqn`: the block's fully qualified name (optional).
 
     Parameter gradients are summed over shards, never averaged. The body must

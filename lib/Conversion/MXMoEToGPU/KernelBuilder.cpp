@@ -1,0 +1,481 @@
+//===- KernelBuilder.cpp - building blocks of the SIMT MX kernels ---------===//
+
+#include "KernelBuilder.h"
+
+#include "mxmoe/Dialect/MXMoE/Utils/MXFormats.h"
+#include "mxmoe/Dialect/MXMoE/Utils/ScaleLayout.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/SymbolTable.h"
+
+using namespace mlir;
+using namespace mlir::mxmoe;
+using namespace mlir::mxmoe::kernels;
+using ::mxmoe::MXElementKind;
+
+//===----------------------------------------------------------------------===//
+// KB
+//===----------------------------------------------------------------------===//
+
+Value KB::idx(int64_t v) { return arith::ConstantIndexOp::create(*this, v); }
+Value KB::i32(int64_t v) {
+  return arith::ConstantIntOp::create(*this, getI32Type(), v);
+}
+Value KB::i8(int64_t v) {
+  return arith::ConstantIntOp::create(*this, getI8Type(), v);
+}
+Value KB::f32(float v) {
+  return arith::ConstantFloatOp::create(*this, getF32Type(), APFloat(v));
+}
+Value KB::add(Value a, Value b) { return arith::AddIOp::create(*this, a, b); }
+Value KB::sub(Value a, Value b) { return arith::SubIOp::create(*this, a, b); }
+Value KB::mul(Value a, Value b) { return arith::MulIOp::create(*this, a, b); }
+Value KB::mulc(Value a, int64_t c) { return c == 1 ? a : mul(a, idx(c)); }
+Value KB::div(Value a, int64_t c) {
+  return c == 1 ? a : arith::DivUIOp::create(*this, a, idx(c));
+}
+Value KB::divv(Value a, Value b) {
+  return arith::DivUIOp::create(*this, a, b);
+}
+Value KB::rem(Value a, int64_t c) {
+  return arith::RemUIOp::create(*this, a, idx(c));
+}
+Value KB::ult(Value a, Value b) {
+  return arith::CmpIOp::create(*this, arith::CmpIPredicate::ult, a, b);
+}
+Value KB::ule(Value a, Value b) {
+  return arith::CmpIOp::create(*this, arith::CmpIPredicate::ule, a, b);
+}
+Value KB::eq(Value a, Value b) {
+  return arith::CmpIOp::create(*this, arith::CmpIPredicate::eq, a, b);
+}
+Value KB::ne(Value a, Value b) {
+  return arith::CmpIOp::create(*this, arith::CmpIPredicate::ne, a, b);
+}
+Value KB::select(Value c, Value a, Value b) {
+  return arith::SelectOp::create(*this, c, a, b);
+}
+Value KB::andi(Value a, Value b) { return arith::AndIOp::create(*this, a, b); }
+Value KB::ori(Value a, Value b) { return arith::OrIOp::create(*this, a, b); }
+Value KB::shrui(Value a, int64_t s) {
+  return arith::ShRUIOp::create(
+      *this, a, arith::ConstantIntOp::create(*this, a.getType(), s));
+}
+Value KB::shli(Value a, int64_t s) {
+  return arith::ShLIOp::create(
+      *this, a, arith::ConstantIntOp::create(*this, a.getType(), s));
+}
+Value KB::maxsi(Value a, Value b) { return arith::MaxSIOp::create(*this, a, b); }
+Value KB::minsi(Value a, Value b) { return arith::MinSIOp::create(*this, a, b); }
+Value KB::minui(Value a, Value b) { return arith::MinUIOp::create(*this, a, b); }
+Value KB::bitcast(Type t, Value v) {
+  return arith::BitcastOp::create(*this, t, v);
+}
+Value KB::load(Value mem, Value index) {
+  return memref::LoadOp::create(*this, mem, ValueRange{index});
+}
+void KB::store(Value v, Value mem, Value index) {
+  memref::StoreOp::create(*this, v, mem, ValueRange{index});
+}
+
+Value KB::blockedOffset(Value r, Value c, Value cp) {
+  Value atom = add(mul(div(r, 128), div(cp, 4)), div(c, 4));
+  Value o = mulc(atom, 512);
+  o = add(o, mulc(rem(r, 32), 16));
+  o = add(o, mulc(div(rem(r, 128), 32), 4));
+  return add(o, rem(c, 4));
+}
+
+Value KB::blockedOffset(Value r, Value c, int64_t cp) {
+  return blockedOffset(r, c, idx(cp));
+}
+
+std::pair<Value, Value> KB::blockedCoord(Value o, Value cp) {
+  Value ncb = div(cp, 4);
+  Value atom = div(o, 512), w = rem(o, 512);
+  Value r = add(mulc(divv(atom, ncb), 128),
+                add(mulc(div(rem(w, 16), 4), 32), div(w, 16)));
+  Value c = add(mulc(arith::RemUIOp::create(*this, atom, ncb), 4), rem(w, 4));
+  return {r, c};
+}
+
+Value KB::countLE(Value arr, int64_t n, Value key) {
+  // Invariant: the answer lies in [lo, hi]. ceil(log2(n + 1)) halvings.
+  int64_t trips = 0;
+  while ((int64_t{1} << trips) < n + 1)
+    ++trips;
+  Value lo = idx(0), hi = idx(n);
+  for (int64_t i = 0; i < trips; ++i) {
+    Value open = ult(lo, hi);
+    Value mid = div(add(lo, hi), 2);
+    // Clamp so the load stays in bounds when the range is already closed.
+    Value safeMid = minui(mid, idx(n - 1));
+    Value le = ule(load(arr, safeMid), key);
+    Value goRight = andi(open, le), goLeft = andi(open, arith::XOrIOp::create(
+                                                          *this, le, arith::ConstantIntOp::create(*this, getI1Type(), 1)));
+    lo = select(goRight, add(mid, idx(1)), lo);
+    hi = select(goLeft, mid, hi);
+  }
+  return lo;
+}
+
+Value GroupTable::groupBegin(KB &b, Value g) {
+  Value prev = b.sub(b.maxsi(g, b.idx(1)), b.idx(1));
+  return b.select(b.eq(g, b.idx(0)), b.idx(0), b.load(ends, prev));
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel skeleton
+//===----------------------------------------------------------------------===//
+
+gpu::GPUFuncOp mlir::mxmoe::kernels::createKernel(
+    gpu::GPUModuleOp module, StringRef name, TypeRange args, int64_t work,
+    int64_t blockSize, const GroupSpec *groups,
+    function_ref<void(KB &, ValueRange, Value, GroupTable &)> body) {
+  OpBuilder ob(module.getBodyRegion());
+  ob.setInsertionPointToEnd(&module.getBodyRegion().front());
+  Location loc = module.getLoc();
+  auto fn =
+      gpu::GPUFuncOp::create(ob, loc, name, ob.getFunctionType(args, {}));
+  fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), ob.getUnitAttr());
+  int64_t grid = std::max<int64_t>(1, ::mxmoe::ceilDiv(work, blockSize));
+  fn.setKnownBlockSizeAttr(
+      ob.getDenseI32ArrayAttr({static_cast<int32_t>(blockSize), 1, 1}));
+  fn->setAttr("mxmoe.block", ob.getDenseI64ArrayAttr({blockSize, 1, 1}));
+  fn->setAttr("mxmoe.grid", ob.getDenseI64ArrayAttr({grid, 1, 1}));
+  SymbolTable(module).insert(fn);
+
+  KB b(loc, ob);
+  b.setInsertionPointToStart(&fn.getBody().front());
+  Value bid = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+  Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
+  Value gtid = b.add(b.mulc(bid, blockSize), tid);
+  Value inRange = b.ult(gtid, b.idx(work));
+
+  GroupTable table;
+  if (groups) {
+    auto wg = gpu::AddressSpaceAttr::get(b.getContext(),
+                                         gpu::AddressSpace::Workgroup);
+    int64_t G = groups->numGroups;
+    table.numGroups = G;
+    table.ends = fn.addWorkgroupAttribution(
+        MemRefType::get({G}, b.getIndexType(), MemRefLayoutAttrInterface{}, wg),
+        loc);
+    for (size_t u = 0; u < groups->units.size(); ++u)
+      table.starts.push_back(fn.addWorkgroupAttribution(
+          MemRefType::get({G + 1}, b.getIndexType(),
+                          MemRefLayoutAttrInterface{}, wg),
+          loc));
+    Value flag = fn.addWorkgroupAttribution(
+        MemRefType::get({1}, b.getI32Type(), MemRefLayoutAttrInterface{}, wg),
+        loc);
+    // 16-byte alignment: LLVM vectorizes the prologue's shared stores into
+    // st.shared.v2.b64, which faults on the default 8-byte alignment.
+    for (unsigned i = 0, e = fn.getNumWorkgroupAttributions(); i < e; ++i)
+      fn.setWorkgroupAttributionAttr(i, "llvm.align", b.getI64IntegerAttr(16));
+    Value offsets = fn.getArgument(groups->offsetsArg);
+    Value status = fn.getArgument(groups->statusArg);
+
+    auto first = scf::IfOp::create(b, b.eq(tid, b.idx(0)), false);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(&first.getThenRegion().front());
+      SmallVector<Value> init{b.idx(0),
+                              arith::ConstantIntOp::create(b, b.getI1Type(), 1)};
+      for (size_t u = 0; u < groups->units.size(); ++u)
+        init.push_back(b.idx(0));
+      auto loop = scf::ForOp::create(b, b.idx(0), b.idx(G), b.idx(1), init);
+      {
+        OpBuilder::InsertionGuard g2(b);
+        b.setInsertionPointToStart(loop.getBody());
+        Value g = loop.getInductionVar();
+        Value prev = loop.getRegionIterArg(0), ok = loop.getRegionIterArg(1);
+        Value o = arith::IndexCastOp::create(b, b.getIndexType(),
+                                             b.load(offsets, g));
+        Value ge = arith::CmpIOp::create(b, arith::CmpIPredicate::sge, o, prev);
+        Value le = arith::CmpIOp::create(b, arith::CmpIPredicate::sle, o,
+                                         b.idx(groups->total));
+        ok = b.andi(ok, b.andi(ge, le));
+        Value size = b.maxsi(b.sub(o, prev), b.idx(0));
+        // Keep the prefix sums bounded for invalid input (never used then).
+        o = b.select(ge, b.minsi(o, b.idx(groups->total)), prev);
+        b.store(o, table.ends, g);
+        SmallVector<Value> yields{o, ok};
+        for (auto [u, unit] : llvm::enumerate(groups->units)) {
+          Value acc = loop.getRegionIterArg(2 + u);
+          b.store(acc, table.starts[u], g);
+          Value n = b.div(b.add(size, b.idx(unit.divisor - 1)), unit.divisor);
+          n = b.mulc(b.div(b.add(n, b.idx(unit.roundTo - 1)), unit.roundTo),
+                     unit.roundTo);
+          yields.push_back(b.add(acc, n));
+        }
+        scf::YieldOp::create(b, yields);
+      }
+      Value ok = loop.getResult(1);
+      for (auto [u, unit] : llvm::enumerate(groups->units)) {
+        Value total = loop.getResult(2 + u);
+        b.store(total, table.starts[u], b.idx(G));
+        ok = b.andi(ok, b.ule(total, b.idx(unit.capacity)));
+      }
+      Value okI32 = arith::ExtUIOp::create(b, b.getI32Type(), ok);
+      b.store(okI32, flag, b.idx(0));
+      auto firstBlock = scf::IfOp::create(b, b.eq(bid, b.idx(0)), false);
+      b.setInsertionPointToStart(&firstBlock.getThenRegion().front());
+      b.store(b.sub(b.i32(1), okI32), status, b.idx(0));
+    }
+    gpu::BarrierOp::create(b);
+    Value valid = b.ne(b.load(flag, b.idx(0)), b.i32(0));
+    inRange = b.andi(inRange, valid);
+  }
+
+  auto ifOp = scf::IfOp::create(b, inRange, /*withElseRegion=*/false);
+  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+  body(b, fn.getArguments(), gtid, table);
+  b.setInsertionPointToEnd(&fn.getBody().front());
+  gpu::ReturnOp::create(b);
+  return fn;
+}
+
+//===----------------------------------------------------------------------===//
+// MX math
+//===----------------------------------------------------------------------===//
+
+Value mlir::mxmoe::kernels::computeScaleByte(KB &b, Value amax,
+                                             RoundingMode mode,
+                                             MXElementKind kind) {
+  const auto &fmt = ::mxmoe::getMXElementFormat(kind);
+  Type i32 = b.getI32Type();
+  Value bits = b.bitcast(i32, amax);
+  Value expMask = b.i32(0x7F800000);
+  Value finite = b.ne(b.andi(bits, expMask), expMask);
+  Value zero = b.i32(0), c255 = b.i32(255);
+  auto expOf = [&](Value v) { return b.andi(b.shrui(v, 23), c255); };
+  auto mantOf = [&](Value v) { return b.andi(v, b.i32(0x7FFFFF)); };
+  Value emax = b.i32(fmt.emaxElem);
+  Value byte;
+  switch (mode) {
+  case RoundingMode::floor:
+    byte = b.maxsi(b.sub(expOf(bits), emax), zero);
+    break;
+  case RoundingMode::ceil: {
+    Value up = arith::ExtUIOp::create(b, i32, b.ne(mantOf(bits), zero));
+    byte = b.maxsi(b.sub(b.add(expOf(bits), up), emax), zero);
+    break;
+  }
+  case RoundingMode::even: {
+    Value rounded = b.add(bits, b.i32(1 << (23 - fmt.mantissaBits - 1)));
+    byte = b.maxsi(b.sub(expOf(rounded), emax), zero);
+    break;
+  }
+  case RoundingMode::rceil: {
+    Value d = arith::MulFOp::create(
+        b, amax, b.f32(1.0f / static_cast<float>(fmt.maxNormal)));
+    Value dbits = b.bitcast(i32, d);
+    Value e = expOf(dbits), m = mantOf(dbits);
+    Value subnormal = arith::ExtUIOp::create(
+        b, i32,
+        arith::CmpIOp::create(b, arith::CmpIPredicate::ugt, m,
+                              b.i32(0x400000)));
+    Value up = arith::ExtUIOp::create(b, i32, b.ne(m, zero));
+    byte = b.select(b.eq(e, zero), subnormal, b.add(e, up));
+    break;
+  }
+  }
+  byte = b.minsi(byte, c255);
+  return b.select(finite, byte, c255);
+}
+
+Value mlir::mxmoe::kernels::reciprocalScale(KB &b, Value byte) {
+  Value normal = b.shli(b.sub(b.i32(254), byte), 23);
+  Value bits = b.select(b.eq(byte, b.i32(254)), b.i32(0x00400000), normal);
+  bits = b.select(b.eq(byte, b.i32(255)), b.i32(0x7FC00000), bits);
+  return b.bitcast(b.getF32Type(), bits);
+}
+
+Value mlir::mxmoe::kernels::decodeScale(KB &b, Value byte) {
+  Value bits = b.select(b.eq(byte, b.i32(0)), b.i32(0x00400000),
+                        b.shli(byte, 23));
+  bits = b.select(b.eq(byte, b.i32(255)), b.i32(0x7FC00000), bits);
+  return b.bitcast(b.getF32Type(), bits);
+}
+
+Value mlir::mxmoe::kernels::absf(KB &b, Value x) {
+  Value bits = b.bitcast(b.getI32Type(), x);
+  return b.bitcast(b.getF32Type(), b.andi(bits, b.i32(0x7FFFFFFF)));
+}
+
+Value mlir::mxmoe::kernels::blockAmax(KB &b, ArrayRef<Value> xs) {
+  SmallVector<Value> level;
+  for (Value x : xs)
+    level.push_back(absf(b, x));
+  while (level.size() > 1) {
+    SmallVector<Value> next;
+    for (size_t i = 0; i + 1 < level.size(); i += 2)
+      next.push_back(arith::MaximumFOp::create(b, level[i], level[i + 1]));
+    level = std::move(next);
+  }
+  return level[0];
+}
+
+namespace {
+Type fp8Type(KB &b, MXElementKind kind) {
+  if (kind == MXElementKind::E4M3)
+    return Float8E4M3FNType::get(b.getContext());
+  return Float8E5M2Type::get(b.getContext());
+}
+
+/// E2M1 code (i8 in the low 4 bits) of an fp32 value, RNE with saturation
+/// to +-6; NaN -> 0 (the block's NaN is its 0xFF scale). The magnitude code
+/// counts the rounding thresholds passed; ties go to the even code.
+Value e2m1Code(KB &b, Value x) {
+  Type i8 = b.getI8Type();
+  Value mag = absf(b, x);
+  Value code = b.i8(0);
+  const std::pair<float, bool> thresholds[] = {
+      {0.25f, false}, {0.75f, true}, {1.25f, false}, {1.75f, true},
+      {2.5f, false},  {3.5f, true},  {5.0f, false}};
+  for (auto [t, inclusive] : thresholds) {
+    Value passed = arith::CmpFOp::create(
+        b, inclusive ? arith::CmpFPredicate::OGE : arith::CmpFPredicate::OGT,
+        mag, b.f32(t));
+    code = b.add(code, arith::ExtUIOp::create(b, i8, passed));
+  }
+  Value bits = b.bitcast(b.getI32Type(), x);
+  Value neg = b.ne(b.andi(bits, b.i32(0x80000000)), b.i32(0));
+  Value isNaN =
+      arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, x, x);
+  Value sign = b.andi(neg, arith::XOrIOp::create(
+                               b, isNaN, arith::ConstantIntOp::create(
+                                             b, b.getI1Type(), 1)));
+  return b.select(sign, b.ori(code, b.i8(8)), code);
+}
+
+/// fp32 value of an E2M1 code held in the low 4 bits of an i32.
+Value e2m1Value(KB &b, Value code) {
+  Value mag = b.andi(code, b.i32(7));
+  Value e = b.shrui(mag, 1), m = b.andi(mag, b.i32(1));
+  Value normalBits = b.ori(b.shli(b.add(e, b.i32(126)), 23), b.shli(m, 22));
+  Value sub = b.select(b.eq(m, b.i32(0)), b.i32(0), b.i32(0x3F000000));
+  Value bits = b.select(b.eq(e, b.i32(0)), sub, normalBits);
+  Value sign = b.shli(b.andi(code, b.i32(8)), 28);
+  return b.bitcast(b.getF32Type(), b.ori(bits, sign));
+}
+
+/// Exact f32 of the FP8 codes `pair` (vector<2xi8>) via cvt.rn.f16x2.
+std::pair<Value, Value> fp8PairToF32(KB &b, MXElementKind kind, Value pair) {
+  Value h2 = NVVM::ConvertF8x2ToF16x2Op::create(
+      b, VectorType::get({2}, b.getF16Type()), pair, b.getBoolAttr(false),
+      TypeAttr::get(fp8Type(b, kind)));
+  Type f32 = b.getF32Type();
+  Value lo = vector::ExtractOp::create(b, h2, 0);
+  Value hi = vector::ExtractOp::create(b, h2, 1);
+  return {arith::ExtFOp::create(b, f32, lo), arith::ExtFOp::create(b, f32, hi)};
+}
+} // namespace
+
+void mlir::mxmoe::kernels::storeElements(KB &b, ArrayRef<Value> scaled,
+                                         MXElementKind kind, Value data,
+                                         Value elemIndex) {
+  if (kind == MXElementKind::E2M1) {
+    SmallVector<Value> bytes;
+    for (size_t i = 0; i < scaled.size(); i += 2)
+      bytes.push_back(b.ori(e2m1Code(b, scaled[i]),
+                            b.shli(e2m1Code(b, scaled[i + 1]), 4)));
+    Value v = vector::FromElementsOp::create(
+        b, VectorType::get({16}, b.getI8Type()), bytes);
+    vector::StoreOp::create(b, v, data, ValueRange{b.div(elemIndex, 2)},
+                            false, llvm::MaybeAlign(16));
+    return;
+  }
+  Type elem = fp8Type(b, kind);
+  SmallVector<Value> packed;
+  for (size_t i = 0; i < scaled.size(); i += 2) {
+    // cvt.rn.satfinite.{e4m3,e5m2}x2.f32 d, a, b puts `a` in the upper
+    // byte, so element i (the lower address) goes in `b`.
+    packed.push_back(NVVM::ConvertF32x2ToF8x2Op::create(
+        b, b.getI16Type(), scaled[i + 1], scaled[i], NVVM::FPRoundingMode::RN,
+        NVVM::SaturationMode::SATFINITE, /*relu=*/false, elem));
+  }
+  Value v16 = vector::FromElementsOp::create(
+      b, VectorType::get({16}, b.getI16Type()), packed);
+  Value v32 =
+      vector::BitCastOp::create(b, VectorType::get({32}, elem), v16);
+  vector::StoreOp::create(b, v32, data, ValueRange{elemIndex}, false,
+                          llvm::MaybeAlign(32));
+}
+
+void mlir::mxmoe::kernels::storeZeroElements(KB &b, MXElementKind kind,
+                                             Value data, Value elemIndex) {
+  if (kind == MXElementKind::E2M1) {
+    auto vt = VectorType::get({16}, b.getI8Type());
+    Value z = arith::ConstantOp::create(b, vt, DenseElementsAttr::get(
+                                                   vt, b.getI8IntegerAttr(0)));
+    vector::StoreOp::create(b, z, data, ValueRange{b.div(elemIndex, 2)},
+                            false, llvm::MaybeAlign(16));
+    return;
+  }
+  auto i8t = VectorType::get({32}, b.getI8Type());
+  Value z = arith::ConstantOp::create(
+      b, i8t, DenseElementsAttr::get(i8t, b.getI8IntegerAttr(0)));
+  Value v = vector::BitCastOp::create(
+      b, VectorType::get({32}, fp8Type(b, kind)), z);
+  vector::StoreOp::create(b, v, data, ValueRange{elemIndex}, false,
+                          llvm::MaybeAlign(32));
+}
+
+SmallVector<Value> mlir::mxmoe::kernels::loadElements(KB &b,
+                                                      MXElementKind kind,
+                                                      Value data,
+                                                      Value elemIndex) {
+  SmallVector<Value> out;
+  if (kind == MXElementKind::E2M1) {
+    Value v = vector::LoadOp::create(b, VectorType::get({16}, b.getI8Type()),
+                                     data, ValueRange{b.div(elemIndex, 2)},
+                                     false, llvm::MaybeAlign(16));
+    for (int64_t i = 0; i < 16; ++i) {
+      Value byte = arith::ExtUIOp::create(b, b.getI32Type(),
+                                          vector::ExtractOp::create(b, v, i));
+      out.push_back(e2m1Value(b, b.andi(byte, b.i32(15))));
+      out.push_back(e2m1Value(b, b.shrui(byte, 4)));
+    }
+    return out;
+  }
+  Value q = vector::LoadOp::create(b, VectorType::get({32}, fp8Type(b, kind)),
+                                   data, ValueRange{elemIndex}, false,
+                                   llvm::MaybeAlign(32));
+  Value qi8 =
+      vector::BitCastOp::create(b, VectorType::get({32}, b.getI8Type()), q);
+  for (int64_t i = 0; i < 32; i += 2) {
+    Value pair = vector::ShuffleOp::create(b, qi8, qi8,
+                                           ArrayRef<int64_t>{i, i + 1});
+    auto [lo, hi] = fp8PairToF32(b, kind, pair);
+    out.push_back(lo);
+    out.push_back(hi);
+  }
+  return out;
+}
+
+Value mlir::mxmoe::kernels::loadElement(KB &b, MXElementKind kind, Value data,
+                                        Value elemIndex) {
+  if (kind == MXElementKind::E2M1) {
+    Value byte = arith::ExtUIOp::create(b, b.getI32Type(),
+                                        b.load(data, b.div(elemIndex, 2)));
+    Value odd = b.ne(b.rem(elemIndex, 2), b.idx(0));
+    Value code = b.select(odd, b.shrui(byte, 4), b.andi(byte, b.i32(15)));
+    return e2m1Value(b, code);
+  }
+  Value q = b.bitcast(b.getI8Type(), b.load(data, elemIndex));
+  Value pair = vector::FromElementsOp::create(
+      b, VectorType::get({2}, b.getI8Type()), ValueRange{q, b.i8(0)});
+  return fp8PairToF32(b, kind, pair).first;
+}
+
+MemRefType mlir::mxmoe::kernels::flatMemRef(RankedTensorType t) {
+  if (isa<Float4E2M1FNType>(t.getElementType()))
+    return MemRefType::get({t.getNumElements() / 2},
+                           IntegerType::get(t.getContext(), 8));
+  return MemRefType::get({t.getNumElements()}, t.getElementType());
+}

@@ -1,0 +1,148 @@
+//===- KernelBuilder.h - building blocks of the SIMT MX kernels -*- C++ -*-===//
+//
+// Index arithmetic, the per-CTA group table (padded prefix sums of token
+// group sizes, validated at run time), and the bit-exact MX math (scale
+// byte, reciprocal, element conversion) shared by the quantize, dequantize
+// and swizzle kernel generators of convert-mxmoe-to-gpu.
+//
+// Math: shared/reference/mx-formats.md (OCP MX v1.0 as torchao implements
+// it); layouts: shared/reference/scale-layout.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXMOE_LIB_CONVERSION_MXMOETOGPU_KERNELBUILDER_H
+#define MXMOE_LIB_CONVERSION_MXMOETOGPU_KERNELBUILDER_H
+
+#include "mxmoe/Dialect/MXMoE/IR/MXMoEAttrs.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+namespace mlir::mxmoe::kernels {
+
+/// ImplicitLocOpBuilder with the integer/index helpers the kernels use.
+/// Index values are 64-bit after lowering (sizes above 2^31 are safe).
+struct KB : ImplicitLocOpBuilder {
+  using ImplicitLocOpBuilder::ImplicitLocOpBuilder;
+  Value idx(int64_t v);
+  Value i32(int64_t v);
+  Value i8(int64_t v);
+  Value f32(float v);
+  Value add(Value a, Value b);
+  Value sub(Value a, Value b);
+  Value mul(Value a, Value b);
+  Value mulc(Value a, int64_t c);
+  Value div(Value a, int64_t c);
+  Value divv(Value a, Value b);
+  Value rem(Value a, int64_t c);
+  Value ult(Value a, Value b);
+  Value ule(Value a, Value b);
+  Value eq(Value a, Value b);
+  Value ne(Value a, Value b);
+  Value select(Value c, Value a, Value b);
+  Value andi(Value a, Value b);
+  Value ori(Value a, Value b);
+  Value shrui(Value a, int64_t s);
+  Value shli(Value a, int64_t s);
+  Value maxsi(Value a, Value b);
+  Value minsi(Value a, Value b);
+  Value minui(Value a, Value b);
+  Value bitcast(Type t, Value v);
+  Value load(Value mem, Value index);
+  void store(Value v, Value mem, Value index);
+
+  /// Byte offset of scale (r, c) in the blocked 128x4 layout with `cp`
+  /// padded columns: ((r/128)*(cp/4) + c/4)*512 + (r%32)*16 +
+  /// ((r%128)/32)*4 + c%4 (scale-layout.md section 1). `cp` may be a value.
+  Value blockedOffset(Value r, Value c, Value cp);
+  Value blockedOffset(Value r, Value c, int64_t cp);
+  /// Inverse: the (row, col) stored at byte `o` of a blocked buffer.
+  std::pair<Value, Value> blockedCoord(Value o, Value cp);
+
+  /// Number of leading entries of the non-decreasing index array `arr`
+  /// (elements [0, n)) that are <= key: a fixed-trip binary search.
+  Value countLE(Value arr, int64_t n, Value key);
+};
+
+/// Padded prefix sums of group sizes, one array per unit: entry g is
+/// sum_{h<g} roundUp(ceilDiv(size_h, divisor), roundTo); entry G is the
+/// total, which must not exceed `capacity` (checked at run time).
+struct PrefixUnit {
+  int64_t divisor;
+  int64_t roundTo;
+  int64_t capacity;
+};
+
+/// The group table of a CTA: group end offsets and the prefix arrays, in
+/// shared memory, computed by thread 0 and published with a barrier.
+struct GroupTable {
+  int64_t numGroups = 0;
+  Value ends;                  ///< memref<G x index>, workgroup memory
+  SmallVector<Value> starts;   ///< memref<(G+1) x index> per PrefixUnit
+  /// Start (first row/token) of group g: 0 or ends[g-1].
+  Value groupBegin(KB &b, Value g);
+};
+
+/// Creates `gpu.func @name(args) kernel` in `module` with one thread per
+/// work item (1-D grid of ceil(work / blockSize) CTAs of blockSize
+/// threads). When `groups` is set, the kernel first builds a GroupTable
+/// from the i32 `offsets` argument at index `groups->offsetsArg`, writes
+/// status[0] (argument `groups->statusArg`) = 0 if the offsets are valid
+/// (non-negative, non-decreasing, <= total, padded totals within capacity)
+/// and 1 otherwise, and in the latter case returns without writing any
+/// output. `body(b, args, tid, table)` fills the per-thread region.
+struct GroupSpec {
+  unsigned offsetsArg;
+  unsigned statusArg;
+  int64_t numGroups;
+  int64_t total;
+  SmallVector<PrefixUnit> units;
+};
+gpu::GPUFuncOp
+createKernel(gpu::GPUModuleOp module, StringRef name, TypeRange args,
+             int64_t work, int64_t blockSize, const GroupSpec *groups,
+             function_ref<void(KB &, ValueRange, Value, GroupTable &)> body);
+
+/// E8M0 scale byte (i32 in [0, 255]) of a block from its fp32 amax
+/// (mx-formats.md section 2): FLOOR / CEIL / EVEN from the bits of amax,
+/// RCEIL from d = amax * fp32(1/max_pos) rounded up to a power of two
+/// (cvt.rp.ue8m0x2.f32 semantics with integer ops, so sm_90a runs it
+/// too). NaN/Inf amax gives 255.
+Value computeScaleByte(KB &b, Value amax, RoundingMode mode,
+                       ::mxmoe::MXElementKind kind);
+/// fp32 2^(127 - byte); byte 254 -> 2^-127, 255 -> NaN.
+Value reciprocalScale(KB &b, Value byte);
+/// fp32 2^(byte - 127); byte 0 -> 2^-127 (never 0), 255 -> NaN.
+Value decodeScale(KB &b, Value byte);
+/// |x| by clearing the sign bit (NaN stays NaN).
+Value absf(KB &b, Value x);
+/// amax of 32 fp32 values with NaN propagation (maximumf tree).
+Value blockAmax(KB &b, ArrayRef<Value> xs);
+
+/// Converts 32 fp32 values (already multiplied by the reciprocal scale) to
+/// MX element codes, RNE with saturation, and stores them at element index
+/// `elemIndex` of the flat data buffer (16 bytes for E2M1, two codes per
+/// byte with element 2i in the low nibble; 32 bytes for FP8).
+/// E4M3/E5M2 use PTX cvt.rn.satfinite.{e4m3,e5m2}x2.f32; E2M1 uses exact
+/// integer/compare code (identical on sm_90a and sm_100a).
+void storeElements(KB &b, ArrayRef<Value> scaled, ::mxmoe::MXElementKind kind,
+                   Value data, Value elemIndex);
+/// Stores 32 zero codes (group padding) at `elemIndex`.
+void storeZeroElements(KB &b, ::mxmoe::MXElementKind kind, Value data,
+                       Value elemIndex);
+/// Loads the 32 codes at element index `elemIndex` and decodes them to f32
+/// (exact): FP8 by cvt.rn.f16x2.{e4m3,e5m2}x2, E2M1 by table arithmetic.
+SmallVector<Value> loadElements(KB &b, ::mxmoe::MXElementKind kind,
+                                Value data, Value elemIndex);
+/// Loads and decodes one element code at element index `elemIndex`.
+Value loadElement(KB &b, ::mxmoe::MXElementKind kind, Value data,
+                  Value elemIndex);
+
+/// Flat 1-D kernel-argument type of a tensor: memref<N x elem>; MXFP4 data
+/// is packed, memref<N/2 x i8>.
+MemRefType flatMemRef(RankedTensorType t);
+
+} // namespace mlir::mxmoe::kernels
+
+#endif // MXMOE_LIB_CONVERSION_MXMOETOGPU_KERNELBUILDER_H

@@ -1,0 +1,83 @@
+// RUN: mxmoe-opt %s -split-input-file -verify-diagnostics
+
+// mxmoe.tiled_mlp attributes: num_shards >= 1 (or absent = auto);
+// grad_accumulator a float type (TiledMLPOp::verify).
+
+func.func @shards_zero(%x: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
+  // expected-error @+1 {{'mxmoe.tiled_mlp' op shard count must be >= 1 or auto, got 0}}
+  %y = mxmoe.tiled_mlp shards = 0 (%x) : (tensor<64x32xbf16>) -> tensor<64x32xbf16> {
+  ^bb0(%xs: tensor<?x32xbf16>):
+    mxmoe.yield %xs : tensor<?x32xbf16>
+  }
+  return %y : tensor<64x32xbf16>
+}
+
+// -----
+
+func.func @shards_negative(%x: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
+  // expected-error @+1 {{'mxmoe.tiled_mlp' op shard count must be >= 1 or auto, got -2}}
+  %y = mxmoe.tiled_mlp shards = -2 (%x) : (tensor<64x32xbf16>) -> tensor<64x32xbf16> {
+  ^bb0(%xs: tensor<?x32xbf16>):
+    mxmoe.yield %xs : tensor<?x32xbf16>
+  }
+  return %y : tensor<64x32xbf16>
+}
+
+// -----
+
+// The generic form reaches the same rule.
+func.func @shards_zero_generic(%x: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
+  // expected-error @+1 {{'mxmoe.tiled_mlp' op shard count must be >= 1 or auto, got 0}}
+  %y = "mxmoe.tiled_mlp"(%x) <{num_shards = 0 : i64}> ({
+  ^bb0(%xs: tensor<?x32xbf16>):
+    "mxmoe.yield"(%xs) : (tensor<?x32xbf16>) -> ()
+  }) : (tensor<64x32xbf16>) -> tensor<64x32xbf16>
+  return %y : tensor<64x32xbf16>
+}
+
+// -----
+
+func.func @accumulator_integer(%x: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
+  // expected-error @+1 {{'mxmoe.tiled_mlp' op grad_accumulator must be f32, bf16 or f16 (the parameter type is the default), got 'i32'}}
+  %y = mxmoe.tiled_mlp shards = 2 (%x) {grad_accumulator = i32} : (tensor<64x32xbf16>) -> tensor<64x32xbf16> {
+  ^bb0(%xs: tensor<?x32xbf16>):
+    mxmoe.yield %xs : tensor<?x32xbf16>
+  }
+  return %y : tensor<64x32xbf16>
+}
+
+// -----
+
+// The accumulator is an element type, not a tensor type.
+func.func @accumulator_tensor(%x: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
+  // expected-error @+1 {{'mxmoe.tiled_mlp' op grad_accumulator must be f32, bf16 or f16 (the parameter type is the default), got 'tensor<32xf32>'}}
+  %y = mxmoe.tiled_mlp shards = auto (%x) {grad_accumulator = tensor<32xf32>} : (tensor<64x32xbf16>) -> tensor<64x32xbf16> {
+  ^bb0(%xs: tensor<?x32xbf16>):
+    mxmoe.yield %xs : tensor<?x32xbf16>
+  }
+  return %y : tensor<64x32xbf16>
+}
+
+// -----
+
+// In the generic form a non-type grad_accumulator fails property conversion.
+func.func @accumulator_not_a_type_generic(%x: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
+  // expected-error @+1 {{invalid properties {grad_accumulator = 3 : i64} for op mxmoe.tiled_mlp: Invalid attribute `grad_accumulator` in property conversion: 3 : i64}}
+  %y = "mxmoe.tiled_mlp"(%x) <{grad_accumulator = 3 : i64}> ({
+  ^bb0(%xs: tensor<?x32xbf16>):
+    "mxmoe.yield"(%xs) : (tensor<?x32xbf16>) -> ()
+  }) : (tensor<64x32xbf16>) -> tensor<64x32xbf16>
+  return %y : tensor<64x32xbf16>
+}
+
+// -----
+
+// ... and as a discardable-looking attribute it fails the ODS constraint.
+func.func @accumulator_not_a_type_generic_attr_dict(%x: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
+  // expected-error @+1 {{'mxmoe.tiled_mlp' op attribute 'grad_accumulator' failed to satisfy constraint: any type attribute}}
+  %y = "mxmoe.tiled_mlp"(%x) ({
+  ^bb0(%xs: tensor<?x32xbf16>):
+    "mxmoe.yield"(%xs) : (tensor<?x32xbf16>) -> ()
+  }) {grad_accumulator = 3 : i64} : (tensor<64x32xbf16>) -> tensor<64x32xbf16>
+  return %y : tensor<64x32xbf16>
+}
