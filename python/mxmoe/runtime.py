@@ -1,75 +1,102 @@
-"""Launch mxmoe kernels (PTX from the compiler) through the CUDA driver API.
+"""Launch mxmoe kernels from Python through the project's C runtime.
 
-A thin ctypes layer over libcuda: load PTX or cubin, look up kernels,
-launch them on raw device pointers (e.g. torch.Tensor.data_ptr()). Errors
-raise CudaError with the CUDA error name and the kernel involved.
+Thin ctypes binding of include/mxmoe-c/Runtime.h (libmxmoe_runtime.so, which
+opens the CUDA driver itself): load PTX/cubin, launch kernels on raw device
+pointers (e.g. ``torch.Tensor.data_ptr()``), check the status buffer of
+grouped kernels. Failures raise RuntimeError subclasses carrying the
+runtime's message (CUDA error name and kernel).
+
+The library is found through $MXMOE_RUNTIME_LIB, else <repo>/build/lib.
 """
 from __future__ import annotations
 
 import ctypes
+import os
 from typing import Sequence
 
-_cuda = None
+_lib = None
+
+STATUS_NAMES = {
+    1: "NoDriver", 2: "CudaError", 3: "InvalidArgument", 4: "KernelNotFound",
+    5: "KernelRejectedInput",
+}
 
 
-class CudaError(RuntimeError):
-    pass
+class RuntimeError_(RuntimeError):
+    """Base class of runtime failures; `status` is the MxmoeRtStatus."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(f"{STATUS_NAMES.get(status, status)}: {message}")
+        self.status = status
 
 
-def _lib():
-    global _cuda
-    if _cuda is None:
-        _cuda = ctypes.CDLL("libcuda.so.1")
-        _check(_cuda.cuInit(0), "cuInit")
-    return _cuda
+class KernelRejectedInput(RuntimeError_):
+    """A grouped kernel rejected its offsets (and wrote nothing)."""
 
 
-def _check(rc: int, what: str) -> None:
-    if rc != 0:
-        name = ctypes.c_char_p()
-        lib = _cuda
-        if lib is not None:
-            lib.cuGetErrorName(rc, ctypes.byref(name))
-        raise CudaError(f"{what}: {name.value.decode() if name.value else rc}")
+def _library_path() -> str:
+    env = os.environ.get("MXMOE_RUNTIME_LIB")
+    if env:
+        return env
+    root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+    return os.path.join(root, "build", "lib", "libmxmoe_runtime.so")
+
+
+def _load():
+    global _lib
+    if _lib is None:
+        lib = ctypes.CDLL(_library_path())
+        lib.mxmoeRtModuleLoad.argtypes = [ctypes.c_void_p, ctypes.c_size_t,
+                                          ctypes.POINTER(ctypes.c_void_p)]
+        lib.mxmoeRtModuleUnload.argtypes = [ctypes.c_void_p]
+        lib.mxmoeRtModuleUnload.restype = None
+        lib.mxmoeRtLaunch.argtypes = [
+            ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint32),
+            ctypes.POINTER(ctypes.c_uint32), ctypes.c_uint32, ctypes.c_void_p,
+            ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t]
+        lib.mxmoeRtSynchronize.argtypes = [ctypes.c_void_p]
+        lib.mxmoeRtCheckStatus.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+        lib.mxmoeRtLastError.restype = ctypes.c_char_p
+        _lib = lib
+    return _lib
+
+
+def _check(status: int) -> None:
+    if status != 0:
+        msg = _load().mxmoeRtLastError().decode()
+        cls = KernelRejectedInput if status == 5 else RuntimeError_
+        raise cls(status, msg)
+
+
+def synchronize(stream: int = 0) -> None:
+    _check(_load().mxmoeRtSynchronize(ctypes.c_void_p(stream or None)))
+
+
+def check_status(status_ptr: int, kernel: str) -> None:
+    """Raises KernelRejectedInput if the grouped kernel's status is nonzero."""
+    _check(_load().mxmoeRtCheckStatus(ctypes.c_void_p(status_ptr), kernel.encode()))
 
 
 class Module:
     """A loaded PTX/cubin image (in the current CUDA context, e.g. torch's)."""
 
     def __init__(self, image: bytes):
-        lib = _lib()
+        lib = _load()
         self._mod = ctypes.c_void_p()
-        if not image.endswith(b"\0"):
-            image = image + b"\0"
-        buf = ctypes.create_string_buffer(image)
-        _check(lib.cuModuleLoadData(ctypes.byref(self._mod), buf),
-               "cuModuleLoadData")
-        self._funcs = {}
-
-    def function(self, name: str):
-        if name not in self._funcs:
-            f = ctypes.c_void_p()
-            _check(_lib().cuModuleGetFunction(ctypes.byref(f), self._mod,
-                                              name.encode()),
-                   f"cuModuleGetFunction({name})")
-            self._funcs[name] = f
-        return self._funcs[name]
+        _check(lib.mxmoeRtModuleLoad(image, len(image), ctypes.byref(self._mod)))
 
     def launch(self, name: str, grid: Sequence[int], block: Sequence[int],
                pointers: Sequence[int], shared_bytes: int = 0,
                stream: int = 0) -> None:
         """Launch kernel `name`; every parameter is a device pointer."""
-        f = self.function(name)
-        args = [ctypes.c_void_p(p) for p in pointers]
-        params = (ctypes.c_void_p * len(args))(
-            *[ctypes.cast(ctypes.byref(a), ctypes.c_void_p) for a in args])
-        rc = _lib().cuLaunchKernel(
-            f, ctypes.c_uint(grid[0]), ctypes.c_uint(grid[1]),
-            ctypes.c_uint(grid[2]), ctypes.c_uint(block[0]),
-            ctypes.c_uint(block[1]), ctypes.c_uint(block[2]),
-            ctypes.c_uint(shared_bytes), ctypes.c_void_p(stream), params, None)
-        _check(rc, f"cuLaunchKernel({name})")
+        g = (ctypes.c_uint32 * 3)(*grid)
+        b = (ctypes.c_uint32 * 3)(*block)
+        ptrs = (ctypes.c_void_p * max(1, len(pointers)))(*pointers)
+        _check(_load().mxmoeRtLaunch(self._mod, name.encode(), g, b, shared_bytes,
+                                     ctypes.c_void_p(stream or None), ptrs,
+                                     len(pointers)))
 
     def __del__(self):
-        if _cuda is not None and getattr(self, "_mod", None):
-            _cuda.cuModuleUnload(self._mod)
+        if _lib is not None and getattr(self, "_mod", None):
+            _lib.mxmoeRtModuleUnload(self._mod)
+            self._mod = None

@@ -379,32 +379,32 @@ std::pair<Value, Value> fp8PairToF32(KB &b, MXElementKind kind, Value pair) {
 void mlir::mxmoe::kernels::storeElements(KB &b, ArrayRef<Value> scaled,
                                          MXElementKind kind, Value data,
                                          Value elemIndex) {
+  int64_t n = scaled.size(); // even; the store is n (FP8) or n/2 bytes
   if (kind == MXElementKind::E2M1) {
     SmallVector<Value> bytes;
-    for (size_t i = 0; i < scaled.size(); i += 2)
+    for (int64_t i = 0; i < n; i += 2)
       bytes.push_back(b.ori(e2m1Code(b, scaled[i]),
                             b.shli(e2m1Code(b, scaled[i + 1]), 4)));
     Value v = vector::FromElementsOp::create(
-        b, VectorType::get({16}, b.getI8Type()), bytes);
+        b, VectorType::get({n / 2}, b.getI8Type()), bytes);
     vector::StoreOp::create(b, v, data, ValueRange{b.div(elemIndex, 2)},
-                            false, llvm::MaybeAlign(16));
+                            false, llvm::MaybeAlign(n / 2));
     return;
   }
   Type elem = fp8Type(b, kind);
   SmallVector<Value> packed;
-  for (size_t i = 0; i < scaled.size(); i += 2) {
+  for (int64_t i = 0; i < n; i += 2) {
     // cvt.rn.satfinite.{e4m3,e5m2}x2.f32 d, a, b puts `a` in the upper
     // byte, so element i (the lower address) goes in `b`.
     packed.push_back(NVVM::ConvertF32x2ToF8x2Op::create(
         b, b.getI16Type(), scaled[i + 1], scaled[i], NVVM::FPRoundingMode::RN,
         NVVM::SaturationMode::SATFINITE, /*relu=*/false, elem));
   }
-  Value v16 = vector::FromElementsOp::create(
-      b, VectorType::get({16}, b.getI16Type()), packed);
-  Value v32 =
-      vector::BitCastOp::create(b, VectorType::get({32}, elem), v16);
-  vector::StoreOp::create(b, v32, data, ValueRange{elemIndex}, false,
-                          llvm::MaybeAlign(32));
+  Value vp = vector::FromElementsOp::create(
+      b, VectorType::get({n / 2}, b.getI16Type()), packed);
+  Value v = vector::BitCastOp::create(b, VectorType::get({n}, elem), vp);
+  vector::StoreOp::create(b, v, data, ValueRange{elemIndex}, false,
+                          llvm::MaybeAlign(n));
 }
 
 void mlir::mxmoe::kernels::storeZeroElements(KB &b, MXElementKind kind,

@@ -120,10 +120,11 @@ Value absf(KB &b, Value x);
 /// amax of 32 fp32 values with NaN propagation (maximumf tree).
 Value blockAmax(KB &b, ArrayRef<Value> xs);
 
-/// Converts 32 fp32 values (already multiplied by the reciprocal scale) to
-/// MX element codes, RNE with saturation, and stores them at element index
-/// `elemIndex` of the flat data buffer (16 bytes for E2M1, two codes per
-/// byte with element 2i in the low nibble; 32 bytes for FP8).
+/// Converts n (even) fp32 values, already multiplied by the reciprocal
+/// scale, to MX element codes, RNE with saturation, and stores them at
+/// element index `elemIndex` of the flat data buffer (n/2 bytes for E2M1,
+/// two codes per byte with element 2i in the low nibble; n bytes for FP8),
+/// as one aligned vector store.
 /// E4M3/E5M2 use PTX cvt.rn.satfinite.{e4m3,e5m2}x2.f32; E2M1 uses exact
 /// integer/compare code (identical on sm_90a and sm_100a).
 void storeElements(KB &b, ArrayRef<Value> scaled, ::mxmoe::MXElementKind kind,

@@ -1,7 +1,8 @@
 // RUN: mxmoe-opt %s -split-input-file -verify-diagnostics
 
 // mxmoe.dequantize shapes: the same rules as mxmoe.quantize with the result
-// as the high-precision side (the messages name the result).
+// as the high-precision side (the messages name the result), including no
+// axis 0 for a 3-D result.
 
 func.func @result_rank_1(%q: tensor<64xf8E4M3FN>, %s: tensor<2xf8E8M0FNU>) {
   // expected-error @+1 {{'mxmoe.dequantize' op expects a 2-D [M, K] or 3-D [E, N, K] result, got rank 1}}
@@ -63,5 +64,13 @@ func.func @blocked_scales_cols(%q: tensor<200x320xf8E4M3FN>, %s: tensor<256x10xf
 func.func @blocked_scales_experts(%q: tensor<4x200x320xf8E4M3FN>, %s: tensor<2x256x12xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>) {
   // expected-error @+1 {{'mxmoe.dequantize' op scales must have 4 experts in dim 0, got 2}}
   %x = mxmoe.dequantize %q, %s {axis = 2 : i64} : tensor<4x200x320xf8E4M3FN>, tensor<2x256x12xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>> -> tensor<4x200x320xbf16>
+  return
+}
+
+// -----
+
+func.func @axis_0_of_rank_3(%q: tensor<64x128x64xf8E4M3FN>, %s: tensor<64x128x2xf8E8M0FNU>) {
+  // expected-error @+1 {{'mxmoe.dequantize' op 3-D [E, N, K] tensors are quantized along N (axis 1) or K (axis 2), not across experts (axis 0)}}
+  %w = mxmoe.dequantize %q, %s {axis = 0 : i64} : tensor<64x128x64xf8E4M3FN>, tensor<64x128x2xf8E8M0FNU> -> tensor<64x64x128xbf16>
   return
 }

@@ -1,7 +1,8 @@
 // RUN: mxmoe-opt %s -split-input-file -verify-diagnostics
 
 // mxmoe.dequantize element types: data an MX element type, scales
-// f8E8M0FNU (+ #mxmoe.scale_layout), result bf16/f16/f32.
+// f8E8M0FNU (+ #mxmoe.scale_layout), result bf16/f16/f32; the data and the
+// result carry no encoding.
 
 func.func @data_bf16(%q: tensor<64x64xbf16>, %s: tensor<64x2xf8E8M0FNU>) {
   // expected-error @+1 {{'mxmoe.dequantize' op operand #0 must be ranked tensor of an MX element type (f8E4M3FN, f8E5M2, f6E2M3FN, f6E3M2FN, f4E2M1FN) values, but got 'tensor<64x64xbf16>'}}
@@ -47,5 +48,23 @@ func.func @block_size_16(%q: tensor<64x64xf4E2M1FN>, %s: tensor<64x4xf8E8M0FNU>)
 func.func @axis_missing(%q: tensor<64x64xf8E4M3FN>, %s: tensor<64x2xf8E8M0FNU>) {
   // expected-error @+1 {{'mxmoe.dequantize' op requires attribute 'axis'}}
   %x = mxmoe.dequantize %q, %s : tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU> -> tensor<64x64xbf16>
+  return
+}
+
+// -----
+
+// Only the scales carry an encoding (any encoding on the data is rejected).
+func.func @data_encoding(%q: tensor<64x64xf8E4M3FN, "x">, %s: tensor<64x2xf8E8M0FNU>) {
+  // expected-error @+1 {{'mxmoe.dequantize' op only scale tensors carry an encoding (#mxmoe.scale_layout); the data and the result must have none}}
+  %x = mxmoe.dequantize %q, %s {axis = 1 : i64} : tensor<64x64xf8E4M3FN, "x">, tensor<64x2xf8E8M0FNU> -> tensor<64x64xbf16>
+  return
+}
+
+// -----
+
+// The high-precision side here is the result.
+func.func @result_encoding(%q: tensor<64x64xf8E4M3FN>, %s: tensor<64x2xf8E8M0FNU>) {
+  // expected-error @+1 {{'mxmoe.dequantize' op only scale tensors carry an encoding (#mxmoe.scale_layout); the data and the result must have none}}
+  %x = mxmoe.dequantize %q, %s {axis = 1 : i64} : tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU> -> tensor<64x64xbf16, #mxmoe.scale_layout<blocked_128x4>>
   return
 }

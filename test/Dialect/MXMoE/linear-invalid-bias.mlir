@@ -49,3 +49,13 @@ func.func @bias_type_missing(%x: tensor<8x64xbf16>, %w: tensor<16x64xbf16>, %b: 
   %y = mxmoe.linear %x, %w bias %b {fqn = "l"} : (tensor<8x64xbf16>, tensor<16x64xbf16>) -> tensor<8x16xbf16>
   return
 }
+
+// -----
+
+// A dynamic N is printed as '?'; a 1-D bias would match it, a 2-D one does
+// not.
+func.func @bias_rank_2_dynamic_n(%x: tensor<8x64xbf16>, %w: tensor<?x64xbf16>, %b: tensor<1x16xbf16>) {
+  // expected-error @+1 {{'mxmoe.linear' op bias must be 1-D [N] = [?], got [1, 16]}}
+  %y = mxmoe.linear %x, %w bias %b {fqn = "l"} : (tensor<8x64xbf16>, tensor<?x64xbf16>, tensor<1x16xbf16>) -> tensor<8x?xbf16>
+  return
+}

@@ -2,7 +2,8 @@
 
 // mxmoe.quantize element types and encodings: input bf16/f16/f32, data an
 // MX element type, scales f8E8M0FNU with no encoding or a
-// #mxmoe.scale_layout (ODS constraints and verifyScaleElementType).
+// #mxmoe.scale_layout (ODS constraints and verifyScaleElementType); the
+// input and the data carry no encoding.
 
 func.func @input_integer(%x: tensor<64x64xi8>) {
   // expected-error @+1 {{'mxmoe.quantize' op operand #0 must be ranked tensor of bf16, f16 or f32 values, but got 'tensor<64x64xi8>'}}
@@ -93,5 +94,23 @@ func.func @scales_precision_encoding(%x: tensor<64x64xbf16>) {
 func.func @scales_type_and_encoding(%x: tensor<64x64xbf16>) {
   // expected-error @+1 {{'mxmoe.quantize' op scales element type must be f8E8M0FNU (E8M0 scales), got 'ui8'}}
   %q, %s = mxmoe.quantize %x {axis = 1 : i64} : tensor<64x64xbf16> -> tensor<64x64xf8E4M3FN>, tensor<64x2xui8, "x">
+  return
+}
+
+// -----
+
+// Only the scales carry a layout encoding; MX data is plain row-major.
+func.func @data_encoding(%x: tensor<64x64xbf16>) {
+  // expected-error @+1 {{'mxmoe.quantize' op only scale tensors carry an encoding (#mxmoe.scale_layout); the data and the input must have none}}
+  %q, %s = mxmoe.quantize %x {axis = 1 : i64} : tensor<64x64xbf16> -> tensor<64x64xf8E4M3FN, #mxmoe.scale_layout<blocked_128x4>>, tensor<64x2xf8E8M0FNU>
+  return
+}
+
+// -----
+
+// ... and so is the high-precision input.
+func.func @input_encoding(%x: tensor<64x64xbf16, #mxmoe.scale_layout<blocked_128x4>>) {
+  // expected-error @+1 {{'mxmoe.quantize' op only scale tensors carry an encoding (#mxmoe.scale_layout); the data and the input must have none}}
+  %q, %s = mxmoe.quantize %x {axis = 1 : i64} : tensor<64x64xbf16, #mxmoe.scale_layout<blocked_128x4>> -> tensor<64x64xf8E4M3FN>, tensor<64x2xf8E8M0FNU>
   return
 }

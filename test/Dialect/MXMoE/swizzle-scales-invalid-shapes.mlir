@@ -68,3 +68,13 @@ func.func @from_blocked_3d_rows(%b: tensor<4x200x12xf8E8M0FNU, #mxmoe.scale_layo
   %s = mxmoe.swizzle_scales %b : tensor<4x200x12xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>> -> tensor<4x200x10xf8E8M0FNU>
   return
 }
+
+// -----
+
+// Overflow guard: roundUp(R, 128) of a dimension near INT64_MAX would wrap;
+// dimensions above 2^48 are rejected before any padding arithmetic.
+func.func @row_dim_too_large(%s: tensor<9223372036854775800x4xf8E8M0FNU>) {
+  // expected-error @+1 {{'mxmoe.swizzle_scales' op logical (row-major) scale dimension 9223372036854775800 of the result scales is too large (at most 2^48)}}
+  %b = mxmoe.swizzle_scales %s : tensor<9223372036854775800x4xf8E8M0FNU> -> tensor<128x4xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>
+  return
+}

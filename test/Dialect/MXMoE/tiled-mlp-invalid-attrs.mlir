@@ -1,7 +1,7 @@
 // RUN: mxmoe-opt %s -split-input-file -verify-diagnostics
 
 // mxmoe.tiled_mlp attributes: num_shards >= 1 (or absent = auto);
-// grad_accumulator a float type (TiledMLPOp::verify).
+// grad_accumulator f32, bf16 or f16 (TiledMLPOp::verify).
 
 func.func @shards_zero(%x: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
   // expected-error @+1 {{'mxmoe.tiled_mlp' op shard count must be >= 1 or auto, got 0}}
@@ -79,5 +79,17 @@ func.func @accumulator_not_a_type_generic_attr_dict(%x: tensor<64x32xbf16>) -> t
   ^bb0(%xs: tensor<?x32xbf16>):
     "mxmoe.yield"(%xs) : (tensor<?x32xbf16>) -> ()
   }) {grad_accumulator = 3 : i64} : (tensor<64x32xbf16>) -> tensor<64x32xbf16>
+  return %y : tensor<64x32xbf16>
+}
+
+// -----
+
+// A float type, but not an accumulation type.
+func.func @accumulator_f4(%x: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
+  // expected-error @+1 {{'mxmoe.tiled_mlp' op grad_accumulator must be f32, bf16 or f16 (the parameter type is the default), got 'f4E2M1FN'}}
+  %y = mxmoe.tiled_mlp shards = 2 (%x) {grad_accumulator = f4E2M1FN} : (tensor<64x32xbf16>) -> tensor<64x32xbf16> {
+  ^bb0(%xs: tensor<?x32xbf16>):
+    mxmoe.yield %xs : tensor<?x32xbf16>
+  }
   return %y : tensor<64x32xbf16>
 }

@@ -73,3 +73,17 @@ func.func @result_integer(%x: tensor<64x32xbf16>) -> tensor<64x1xi32> {
   }
   return %y : tensor<64x1xi32>
 }
+
+// -----
+
+// A result must keep the feature dim: [T] alone (e.g. a per-token scalar)
+// has rank 1 < 2.
+func.func @result_rank_below_input(%x: tensor<64x32xbf16>) -> tensor<64xf32> {
+  // expected-error @+1 {{'mxmoe.tiled_mlp' op result #0 must have rank >= 2 (the input's token dims [64] followed by feature dims), got [64]}}
+  %y = mxmoe.tiled_mlp shards = 2 (%x) : (tensor<64x32xbf16>) -> tensor<64xf32> {
+  ^bb0(%xs: tensor<?x32xbf16>):
+    %e = arith.constant dense<0.0> : tensor<64xf32>
+    mxmoe.yield %e : tensor<64xf32>
+  }
+  return %y : tensor<64xf32>
+}

@@ -152,7 +152,7 @@ func.func @tiled_moe_body_dynamic_tokens(%x: tensor<?x256xbf16>, %w: tensor<4x51
   return %y : tensor<?x512xbf16>
 }
 
-// grad_accumulator may name any float type (here bf16, the parameter type).
+// grad_accumulator is f32, bf16 or f16 (here bf16, the parameter type).
 // CHECK-LABEL: func.func @tiled_bf16_accumulator(
 // CHECK:         mxmoe.tiled_mlp shards = 2 (%{{[a-z0-9_]+}}) {grad_accumulator = bf16} : (tensor<64x32xbf16>) -> tensor<64x32xbf16> {
 func.func @tiled_bf16_accumulator(%x: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
@@ -161,6 +161,17 @@ func.func @tiled_bf16_accumulator(%x: tensor<64x32xbf16>) -> tensor<64x32xbf16> 
     mxmoe.yield %xs : tensor<?x32xbf16>
   }
   return %y : tensor<64x32xbf16>
+}
+
+// ... and f16 (narrower than the f32 parameter).
+// CHECK-LABEL: func.func @tiled_f16_accumulator(
+// CHECK:         mxmoe.tiled_mlp shards = auto (%{{[a-z0-9_]+}}) {grad_accumulator = f16} : (tensor<64x32xf32>) -> tensor<64x32xf32> {
+func.func @tiled_f16_accumulator(%x: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  %y = mxmoe.tiled_mlp shards = auto (%x) {grad_accumulator = f16} : (tensor<64x32xf32>) -> tensor<64x32xf32> {
+  ^bb0(%xs: tensor<?x32xf32>):
+    mxmoe.yield %xs : tensor<?x32xf32>
+  }
+  return %y : tensor<64x32xf32>
 }
 
 // More shards than tokens is allowed (empty shards).

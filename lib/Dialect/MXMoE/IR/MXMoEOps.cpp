@@ -128,7 +128,8 @@ LogicalResult verifyBlockedScaleShape(Operation *op, StringRef what,
   for (int64_t d : {r, c})
     if (!ShapedType::isDynamic(d) && d > kMaxDim)
       return op->emitOpError()
-             << what << " dimension " << d << " is too large (at most 2^48)";
+             << "logical (row-major) scale dimension " << d << " of the "
+             << what << " is too large (at most 2^48)";
   int64_t rows = shape[shape.size() - 2], cols = shape.back();
   bool known = !ShapedType::isDynamic(r) && !ShapedType::isDynamic(rows);
   if (known) {

@@ -1,0 +1,82 @@
+/*===- mxmoe-c/Runtime.h - C API of the mxmoe kernel runtime -----*- C -*-===*\
+|*                                                                            *|
+|* Loads kernels emitted by mxmoe (PTX or cubin) and launches them through   *|
+|* the CUDA driver API, which is opened at run time (dlopen libcuda.so.1):   *|
+|* building and linking need no CUDA toolkit, and machines without a driver *|
+|* get MXMOE_RT_ERROR_NO_DRIVER instead of a crash.                          *|
+|*                                                                            *|
+|* Every function returns a status; on failure mxmoeRtLastError() gives a    *|
+|* message naming the CUDA error (e.g. "CUDA_ERROR_INVALID_PTX") and the     *|
+|* kernel or call involved. The message is per thread.                       *|
+|*                                                                            *|
+|* Kernel ABI (see convert-mxmoe-to-gpu): every parameter is a device        *|
+|* pointer; grouped kernels take a 1-element int32 status buffer as their    *|
+|* last parameter, which they set to 0 (offsets valid) or 1 (rejected,       *|
+|* nothing written); mxmoeRtCheckStatus reads it back.                       *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef MXMOE_C_RUNTIME_H
+#define MXMOE_C_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum MxmoeRtStatus {
+  MXMOE_RT_SUCCESS = 0,
+  /** libcuda.so.1 could not be opened, or cuInit failed. */
+  MXMOE_RT_ERROR_NO_DRIVER = 1,
+  /** A CUDA driver call failed; the message names the CUDA error. */
+  MXMOE_RT_ERROR_CUDA = 2,
+  /** Bad arguments (null pointers, zero-sized grid, too many parameters). */
+  MXMOE_RT_ERROR_INVALID_ARGUMENT = 3,
+  /** The kernel is not in the module. */
+  MXMOE_RT_ERROR_NOT_FOUND = 4,
+  /** A grouped kernel rejected its runtime input (status buffer != 0). */
+  MXMOE_RT_ERROR_KERNEL_REJECTED_INPUT = 5,
+} MxmoeRtStatus;
+
+/** A loaded PTX or cubin image in the current CUDA context. */
+typedef struct MxmoeRtModule_ *MxmoeRtModule;
+
+/** Loads a PTX (NUL-terminated text) or cubin/fatbin image of `size` bytes
+ *  into the calling thread's current CUDA context (the primary context of
+ *  device 0 is made current if there is none). PTX is JIT-compiled by the
+ *  driver. */
+MxmoeRtStatus mxmoeRtModuleLoad(const void *image, size_t size,
+                                MxmoeRtModule *module);
+
+/** Unloads a module (a null module is ignored). */
+void mxmoeRtModuleUnload(MxmoeRtModule module);
+
+/** Launches `kernel` with a grid of grid[0..2] CTAs of block[0..2] threads,
+ *  `sharedBytes` of dynamic shared memory, on `stream` (NULL: the default
+ *  stream). `pointers` holds the kernel's `numPointers` device-pointer
+ *  parameters in order (at most 64). Asynchronous: errors of the kernel
+ *  itself surface at the next synchronization. */
+MxmoeRtStatus mxmoeRtLaunch(MxmoeRtModule module, const char *kernel,
+                            const uint32_t grid[3], const uint32_t block[3],
+                            uint32_t sharedBytes, void *stream,
+                            void *const *pointers, size_t numPointers);
+
+/** Waits for `stream` (NULL: the whole context) and reports asynchronous
+ *  kernel errors (e.g. CUDA_ERROR_MISALIGNED_ADDRESS). */
+MxmoeRtStatus mxmoeRtSynchronize(void *stream);
+
+/** Reads the int32 status a grouped kernel wrote at device address
+ *  `statusBuffer` (synchronizing first) and returns
+ *  MXMOE_RT_ERROR_KERNEL_REJECTED_INPUT when it is nonzero. */
+MxmoeRtStatus mxmoeRtCheckStatus(const void *statusBuffer,
+                                 const char *kernel);
+
+/** The message of the calling thread's last failure ("" if none). */
+const char *mxmoeRtLastError(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MXMOE_C_RUNTIME_H */

@@ -1,0 +1,275 @@
+//===- Runtime.cpp - mxmoe kernel runtime over the CUDA driver API --------===//
+//
+// The driver API is resolved with dlopen/dlsym, so this library builds and
+// links without the CUDA toolkit. Prototypes follow the CUDA driver API
+// reference (cuda.h, CUDA 12/13); only the handful of entry points below are
+// used.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxmoe-c/Runtime.h"
+
+#include <dlfcn.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <mutex>
+#include <string>
+
+namespace {
+
+using CUresult = int;
+using CUdevice = int;
+struct CUctx_st;
+struct CUmod_st;
+struct CUfunc_st;
+struct CUstream_st;
+using CUcontext = CUctx_st *;
+using CUmodule = CUmod_st *;
+using CUfunction = CUfunc_st *;
+using CUstream = CUstream_st *;
+using CUdeviceptr = unsigned long long;
+
+struct Driver {
+  void *handle = nullptr;
+  CUresult (*cuInit)(unsigned) = nullptr;
+  CUresult (*cuGetErrorName)(CUresult, const char **) = nullptr;
+  CUresult (*cuGetErrorString)(CUresult, const char **) = nullptr;
+  CUresult (*cuCtxGetCurrent)(CUcontext *) = nullptr;
+  CUresult (*cuCtxSetCurrent)(CUcontext) = nullptr;
+  CUresult (*cuDeviceGet)(CUdevice *, int) = nullptr;
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice) = nullptr;
+  CUresult (*cuModuleLoadData)(CUmodule *, const void *) = nullptr;
+  CUresult (*cuModuleUnload)(CUmodule) = nullptr;
+  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *) =
+      nullptr;
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, unsigned, CUstream,
+                             void **, void **) = nullptr;
+  CUresult (*cuStreamSynchronize)(CUstream) = nullptr;
+  CUresult (*cuCtxSynchronize)() = nullptr;
+  CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t) = nullptr;
+  std::string loadError;
+};
+
+thread_local std::string lastError;
+
+MxmoeRtStatus fail(MxmoeRtStatus status, std::string message) {
+  lastError = std::move(message);
+  return status;
+}
+
+template <typename F> bool resolve(void *handle, const char *name, F &fn) {
+  fn = reinterpret_cast<F>(dlsym(handle, name));
+  return fn != nullptr;
+}
+
+Driver &driver() {
+  static Driver d;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const char *lib = "libcuda.so.1";
+    d.handle = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+    if (!d.handle) {
+      const char *why = dlerror();
+      d.loadError = std::string("cannot open ") + lib +
+                    " (no NVIDIA driver on this machine?): " +
+                    (why ? why : "");
+      return;
+    }
+    bool ok = resolve(d.handle, "cuInit", d.cuInit) &&
+              resolve(d.handle, "cuGetErrorName", d.cuGetErrorName) &&
+              resolve(d.handle, "cuGetErrorString", d.cuGetErrorString) &&
+              resolve(d.handle, "cuCtxGetCurrent", d.cuCtxGetCurrent) &&
+              resolve(d.handle, "cuCtxSetCurrent", d.cuCtxSetCurrent) &&
+              resolve(d.handle, "cuDeviceGet", d.cuDeviceGet) &&
+              resolve(d.handle, "cuDevicePrimaryCtxRetain",
+                      d.cuDevicePrimaryCtxRetain) &&
+              resolve(d.handle, "cuModuleLoadData", d.cuModuleLoadData) &&
+              resolve(d.handle, "cuModuleUnload", d.cuModuleUnload) &&
+              resolve(d.handle, "cuModuleGetFunction",
+                      d.cuModuleGetFunction) &&
+              resolve(d.handle, "cuLaunchKernel", d.cuLaunchKernel) &&
+              resolve(d.handle, "cuStreamSynchronize",
+                      d.cuStreamSynchronize) &&
+              resolve(d.handle, "cuCtxSynchronize", d.cuCtxSynchronize) &&
+              resolve(d.handle, "cuMemcpyDtoH_v2", d.cuMemcpyDtoH);
+    if (!ok) {
+      d.loadError = "libcuda.so.1 lacks a driver API entry point";
+      d.handle = nullptr;
+      return;
+    }
+    if (CUresult rc = d.cuInit(0); rc != 0) {
+      d.loadError = "cuInit failed with CUDA error " + std::to_string(rc);
+      d.handle = nullptr;
+    }
+  });
+  return d;
+}
+
+std::string cudaErrorText(Driver &d, CUresult rc) {
+  const char *name = nullptr, *text = nullptr;
+  if (d.cuGetErrorName)
+    d.cuGetErrorName(rc, &name);
+  if (d.cuGetErrorString)
+    d.cuGetErrorString(rc, &text);
+  std::string s = name ? name : ("CUDA error " + std::to_string(rc));
+  if (text)
+    s += std::string(" (") + text + ")";
+  return s;
+}
+
+/// Makes sure a context is current (the primary context of device 0 if the
+/// thread has none, as PyTorch would create).
+MxmoeRtStatus ensureContext(Driver &d) {
+  CUcontext ctx = nullptr;
+  if (CUresult rc = d.cuCtxGetCurrent(&ctx); rc != 0)
+    return fail(MXMOE_RT_ERROR_CUDA, "cuCtxGetCurrent: " + cudaErrorText(d, rc));
+  if (ctx)
+    return MXMOE_RT_SUCCESS;
+  CUdevice dev = 0;
+  if (CUresult rc = d.cuDeviceGet(&dev, 0); rc != 0)
+    return fail(MXMOE_RT_ERROR_CUDA, "cuDeviceGet(0): " + cudaErrorText(d, rc));
+  if (CUresult rc = d.cuDevicePrimaryCtxRetain(&ctx, dev); rc != 0)
+    return fail(MXMOE_RT_ERROR_CUDA,
+                "cuDevicePrimaryCtxRetain: " + cudaErrorText(d, rc));
+  if (CUresult rc = d.cuCtxSetCurrent(ctx); rc != 0)
+    return fail(MXMOE_RT_ERROR_CUDA, "cuCtxSetCurrent: " + cudaErrorText(d, rc));
+  return MXMOE_RT_SUCCESS;
+}
+
+MxmoeRtStatus requireDriver(Driver *&out) {
+  Driver &d = driver();
+  if (!d.handle)
+    return fail(MXMOE_RT_ERROR_NO_DRIVER, d.loadError);
+  out = &d;
+  return ensureContext(d);
+}
+
+} // namespace
+
+struct MxmoeRtModule_ {
+  CUmodule module = nullptr;
+};
+
+extern "C" {
+
+MxmoeRtStatus mxmoeRtModuleLoad(const void *image, size_t size,
+                                MxmoeRtModule *module) {
+  if (!image || size == 0 || !module)
+    return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
+                "mxmoeRtModuleLoad: image, size and module must be non-null "
+                "and non-zero");
+  *module = nullptr;
+  Driver *d = nullptr;
+  if (MxmoeRtStatus s = requireDriver(d); s != MXMOE_RT_SUCCESS)
+    return s;
+  // PTX must be NUL-terminated for cuModuleLoadData.
+  std::string ptx;
+  const char *bytes = static_cast<const char *>(image);
+  bool isElf = size >= 4 && bytes[0] == 0x7f && bytes[1] == 'E' &&
+               bytes[2] == 'L' && bytes[3] == 'F';
+  const void *data = image;
+  if (!isElf && bytes[size - 1] != '\0') {
+    ptx.assign(bytes, size);
+    data = ptx.c_str();
+  }
+  CUmodule mod = nullptr;
+  if (CUresult rc = d->cuModuleLoadData(&mod, data); rc != 0)
+    return fail(MXMOE_RT_ERROR_CUDA,
+                "cuModuleLoadData: " + cudaErrorText(*d, rc));
+  *module = new MxmoeRtModule_{mod};
+  return MXMOE_RT_SUCCESS;
+}
+
+void mxmoeRtModuleUnload(MxmoeRtModule module) {
+  if (!module)
+    return;
+  Driver &d = driver();
+  if (d.handle && module->module)
+    d.cuModuleUnload(module->module);
+  delete module;
+}
+
+MxmoeRtStatus mxmoeRtLaunch(MxmoeRtModule module, const char *kernel,
+                            const uint32_t grid[3], const uint32_t block[3],
+                            uint32_t sharedBytes, void *stream,
+                            void *const *pointers, size_t numPointers) {
+  if (!module || !kernel || !grid || !block ||
+      (numPointers > 0 && !pointers))
+    return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
+                "mxmoeRtLaunch: null module, kernel name, grid, block or "
+                "pointer array");
+  if (numPointers > 64)
+    return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
+                std::string("mxmoeRtLaunch(") + kernel +
+                    "): more than 64 parameters");
+  for (int i = 0; i < 3; ++i)
+    if (grid[i] == 0 || block[i] == 0)
+      return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
+                  std::string("mxmoeRtLaunch(") + kernel +
+                      "): grid and block dimensions must be >= 1");
+  Driver *d = nullptr;
+  if (MxmoeRtStatus s = requireDriver(d); s != MXMOE_RT_SUCCESS)
+    return s;
+  CUfunction fn = nullptr;
+  if (CUresult rc = d->cuModuleGetFunction(&fn, module->module, kernel);
+      rc != 0)
+    return fail(MXMOE_RT_ERROR_NOT_FOUND,
+                std::string("kernel '") + kernel +
+                    "' not found in the module: " + cudaErrorText(*d, rc));
+  void *values[64];
+  void *params[64];
+  for (size_t i = 0; i < numPointers; ++i) {
+    values[i] = pointers[i];
+    params[i] = &values[i];
+  }
+  if (CUresult rc = d->cuLaunchKernel(
+          fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],
+          sharedBytes, static_cast<CUstream>(stream), params, nullptr);
+      rc != 0)
+    return fail(MXMOE_RT_ERROR_CUDA, std::string("cuLaunchKernel(") + kernel +
+                                         "): " + cudaErrorText(*d, rc));
+  return MXMOE_RT_SUCCESS;
+}
+
+MxmoeRtStatus mxmoeRtSynchronize(void *stream) {
+  Driver *d = nullptr;
+  if (MxmoeRtStatus s = requireDriver(d); s != MXMOE_RT_SUCCESS)
+    return s;
+  CUresult rc = stream ? d->cuStreamSynchronize(static_cast<CUstream>(stream))
+                       : d->cuCtxSynchronize();
+  if (rc != 0)
+    return fail(MXMOE_RT_ERROR_CUDA,
+                "synchronize (an earlier kernel failed?): " +
+                    cudaErrorText(*d, rc));
+  return MXMOE_RT_SUCCESS;
+}
+
+MxmoeRtStatus mxmoeRtCheckStatus(const void *statusBuffer,
+                                 const char *kernel) {
+  if (!statusBuffer)
+    return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
+                "mxmoeRtCheckStatus: null status buffer");
+  if (MxmoeRtStatus s = mxmoeRtSynchronize(nullptr); s != MXMOE_RT_SUCCESS)
+    return s;
+  Driver &d = driver();
+  int32_t status = 0;
+  if (CUresult rc = d.cuMemcpyDtoH(
+          &status, reinterpret_cast<CUdeviceptr>(statusBuffer),
+          sizeof(status));
+      rc != 0)
+    return fail(MXMOE_RT_ERROR_CUDA,
+                "reading the kernel status: " + cudaErrorText(d, rc));
+  if (status != 0)
+    return fail(MXMOE_RT_ERROR_KERNEL_REJECTED_INPUT,
+                std::string("kernel '") + (kernel ? kernel : "?") +
+                    "' rejected its group offsets (negative, decreasing, "
+                    "past the token axis, or more padded rows than the "
+                    "output holds); nothing was written");
+  return MXMOE_RT_SUCCESS;
+}
+
+const char *mxmoeRtLastError(void) { return lastError.c_str(); }
+
+} // extern "C"

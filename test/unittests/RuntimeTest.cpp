@@ -1,0 +1,52 @@
+//===- RuntimeTest.cpp - the C runtime's error paths (no GPU needed) ------===//
+//
+// On a machine without an NVIDIA driver every entry point must fail with a
+// status and a message, never crash. With a driver (the device), loading a
+// garbage image must report a CUDA error by name.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxmoe-c/Runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <dlfcn.h>
+#include <string>
+
+namespace {
+bool haveDriver() {
+  void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (h)
+    dlclose(h);
+  return h != nullptr;
+}
+} // namespace
+
+TEST(Runtime, InvalidArguments) {
+  MxmoeRtModule m = nullptr;
+  EXPECT_EQ(mxmoeRtModuleLoad(nullptr, 10, &m),
+            MXMOE_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(mxmoeRtLastError()).find("must be non-null"),
+            std::string::npos);
+  const uint32_t grid[3] = {1, 1, 1};
+  EXPECT_EQ(mxmoeRtLaunch(nullptr, "k", grid, grid, 0, nullptr, nullptr, 0),
+            MXMOE_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(mxmoeRtCheckStatus(nullptr, "k"), MXMOE_RT_ERROR_INVALID_ARGUMENT);
+  mxmoeRtModuleUnload(nullptr); // no-op
+}
+
+TEST(Runtime, LoadReportsDriverOrPTXError) {
+  const char junk[] = "this is not PTX";
+  MxmoeRtModule m = nullptr;
+  MxmoeRtStatus s = mxmoeRtModuleLoad(junk, sizeof(junk), &m);
+  EXPECT_EQ(m, nullptr);
+  std::string msg = mxmoeRtLastError();
+  if (!haveDriver()) {
+    EXPECT_EQ(s, MXMOE_RT_ERROR_NO_DRIVER);
+    EXPECT_NE(msg.find("libcuda.so.1"), std::string::npos) << msg;
+  } else {
+    EXPECT_TRUE(s == MXMOE_RT_ERROR_CUDA || s == MXMOE_RT_ERROR_NO_DRIVER)
+        << msg;
+    EXPECT_FALSE(msg.empty());
+  }
+}
