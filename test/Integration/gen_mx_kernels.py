@@ -12,6 +12,7 @@ Usage: gen_mx_kernels.py [--opt build/bin/mxmoe-opt] [--out DIR]
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import shutil
@@ -60,7 +61,7 @@ def build_cases():
         for elem in ELEMS:
             for hp in HP:
                 for blocked in (False, True):
-                    modes = MODES if (elem == "f8E4M3FN" and hp == "bf16") else ["rceil", "floor"]
+                    modes = MODES
                     for mode in modes:
                         ds = data_shape(shape, axis)
                         ss = scale_shape(ds, blocked)
@@ -89,20 +90,20 @@ def build_cases():
                                       scale_shape=ss))
                     n += 1
     # MXFP4 (E2M1, two codes per byte): rowwise, columnwise, 3-D.
-    for shape, axis in GEOMS[:4]:
+    for shape, axis in GEOMS:
         for blocked in (False, True):
-            for mode in ("floor", "rceil"):
+            for fhp, mode in itertools.product(HP, MODES):
                 ds = data_shape(shape, axis)
                 ss = scale_shape(ds, blocked)
                 enc = BLOCKED if blocked else ""
                 name = f"case{n}"
                 funcs.append(
-                    f"func.func @{name}(%x: {shape_str(shape, 'bf16')}) {{\n"
+                    f"func.func @{name}(%x: {shape_str(shape, fhp)}) {{\n"
                     f"  %q, %s = mxmoe.quantize %x {{axis = {axis} : i64, rounding = #mxmoe.rounding<{mode}>}}"
-                    f" : {shape_str(shape, 'bf16')} -> {shape_str(ds, 'f4E2M1FN')}, {shape_str(ss, 'f8E8M0FNU', enc)}\n"
+                    f" : {shape_str(shape, fhp)} -> {shape_str(ds, 'f4E2M1FN')}, {shape_str(ss, 'f8E8M0FNU', enc)}\n"
                     f"  return\n}}")
                 cases.append(dict(op="quantize", kernel=f"{name}__quantize_0", shape=list(shape), axis=axis,
-                                  elem="f4E2M1FN", hp="bf16", mode=mode, blocked=blocked, data_shape=ds,
+                                  elem="f4E2M1FN", hp=fhp, mode=mode, blocked=blocked, data_shape=ds,
                                   scale_shape=ss))
                 n += 1
             ds = data_shape(shape, axis)

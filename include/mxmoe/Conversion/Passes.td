@@ -13,14 +13,19 @@ def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
     a function becomes a `gpu.func` kernel in the module's
     `gpu.module @mxmoe_kernels` (built from `gpu`, `scf`, `arith`, `memref`,
     `vector` and `nvvm` ops), and the op itself becomes a `gpu.launch_func`
-    on buffers: operands go through `bufferization.to_buffer`, results are
-    `memref.alloc`ed and handed back with `bufferization.to_tensor`.
+    on buffers: operands go through `bufferization.to_buffer` (collapsed to
+    1-D), results are `gpu.alloc`ed and handed back with
+    `bufferization.to_tensor`, the status of a grouped kernel is copied to
+    the host and checked with `cf.assert` (a runtime error naming the
+    kernel). The rest of the function is left for one-shot bufferization.
+    With `host-launch=false` the op stays and is annotated with
+    `mxmoe.kernel = @mxmoe_kernels::@name` instead.
 
     Kernel ABI (with `convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1}`
-    every memref is one pointer): inputs, then outputs, then a 1-element i32
-    `status` buffer (0 = ok; nonzero = the kernel rejected its runtime
-    input, e.g. invalid group offsets, and wrote nothing it could not
-    justify). One thread per output 32-element block (quantize, dequantize)
+    every memref is one pointer): inputs, (i32 group offsets), outputs, and
+    for grouped kernels a 1-element i32 `status` buffer (0 = ok; 1 = the
+    offsets were negative, decreasing, past the token axis or needed more
+    padded rows/columns than the output holds, and nothing was written). One thread per output 32-element block (quantize, dequantize)
     or per output scale byte (swizzle), `block-size` threads per CTA, a 1-D
     grid of ceil(work / block-size) CTAs. Every output byte is written,
     padding included (padding scales are 0x00), so outputs need no
@@ -33,23 +38,30 @@ def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
     RCEIL, CEIL, EVEN), NaN/Inf blocks get scale 0xFF, dequantization by
     `cvt.rn.f16x2.{e4m3,e5m2}x2` (exact) times 2^(b-127) built from bits.
 
-    Supported now: f8E4M3FN and f8E5M2 data; bf16/f16/f32 high precision;
-    rowwise (last axis) and columnwise (axis 0 of 2-D, axis 1 of 3-D)
-    quantization; row-major and blocked_128x4 scales (swizzle fused into
-    quantize); swizzle in both directions for 2-D and 3-D scales. Other
-    cases (fp4/fp6 data, group offsets, dynamic shapes) fail the pass with a
-    diagnostic naming what is unsupported.
+    Supported: f8E4M3FN, f8E5M2 and f4E2M1FN (packed two per byte) data;
+    bf16/f16/f32 high precision; rowwise (last axis) and columnwise (axis 0
+    of 2-D, axis 1 of 3-D) quantization; row-major and blocked_128x4 scales
+    (swizzle fused into quantize); token-group offsets (jagged token axis
+    with row-major or per_k_group scales, M-grouped blocked scales);
+    swizzles in both directions (2-D, 3-D, M-groups, K-groups). FP6 data and
+    dynamic shapes fail the pass with a diagnostic naming what is
+    unsupported.
   }];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
     "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
     "::mlir::vector::VectorDialect", "::mlir::NVVM::NVVMDialect",
-    "::mlir::bufferization::BufferizationDialect"
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::cf::ControlFlowDialect"
   ];
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
            "threads per CTA of the generated kernels (32..1024, a multiple "
-           "of 32)">
+           "of 32)">,
+    Option<"hostLaunch", "host-launch", "bool", /*default=*/"true",
+           "replace each op by a gpu.launch_func on buffers (false: keep "
+           "the op and annotate it with mxmoe.kernel, for drivers that "
+           "launch kernels from a manifest)">
   ];
 }
 

@@ -19,7 +19,10 @@
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEOps.h"
 #include "mxmoe/Dialect/MXMoE/Utils/ScaleLayout.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/SymbolTable.h"
@@ -203,9 +206,17 @@ Value largestStartLE(KB &b, GroupTable &t, unsigned unit, Value key) {
   return b.sub(b.countLE(t.starts[unit], t.numGroups, key), b.idx(1));
 }
 
+/// One kernel parameter as the host sees it: a tensor operand of the op, a
+/// result of the op, or the status buffer of a grouped kernel.
+struct HostArg {
+  enum Kind { In, Out, Status } kind;
+  Value value; ///< the operand (In) or the result (Out)
+};
+
 struct KernelGen {
   gpu::GPUModuleOp module;
   int64_t blockSize;
+  bool hostLaunch;
   /// Kernels generated so far per enclosing function (names are
   /// `<function>__<op>_<n>`, n counting that function's MX ops).
   llvm::StringMap<unsigned> counters;
@@ -220,6 +231,91 @@ struct KernelGen {
     op->setAttr("mxmoe.kernel",
                 SymbolRefAttr::get(module.getNameAttr(),
                                    {FlatSymbolRefAttr::get(kernel)}));
+  }
+
+  /// Replaces `op` by a launch of `kernel` on buffers: operands go through
+  /// bufferization.to_buffer (+ collapse to 1-D), results are gpu.alloc'ed
+  /// and handed back with bufferization.to_tensor; a grouped kernel's status
+  /// is copied to the host and checked with cf.assert. Without
+  /// `hostLaunch` the op only gets a `mxmoe.kernel` annotation.
+  void finish(Operation *op, gpu::GPUFuncOp kernel, ArrayRef<HostArg> args) {
+    if (!hostLaunch) {
+      annotate(op, kernel);
+      return;
+    }
+    OpBuilder ob(op);
+    KB b(op->getLoc(), ob);
+    SmallVector<Value> operands;
+    SmallVector<std::pair<Value, Value>> replacements;
+    Value status;
+    auto fullReassoc = [](int64_t rank) {
+      ReassociationIndices all;
+      for (int64_t i = 0; i < rank; ++i)
+        all.push_back(i);
+      return SmallVector<ReassociationIndices>{all};
+    };
+    for (auto [i, arg] : llvm::enumerate(args)) {
+      auto kt = cast<MemRefType>(kernel.getArgumentTypes()[i]);
+      if (arg.kind == HostArg::Status) {
+        status = gpu::AllocOp::create(b, kt, Type(), {}, {}, {}, UnitAttr())
+                     .getMemref();
+        operands.push_back(status);
+        continue;
+      }
+      auto tt = cast<RankedTensorType>(arg.value.getType());
+      auto shaped = MemRefType::get(tt.getShape(), tt.getElementType());
+      auto flat = MemRefType::get({tt.getNumElements()}, tt.getElementType());
+      if (arg.kind == HostArg::In) {
+        Value m = bufferization::ToBufferOp::create(b, shaped, arg.value,
+                                                    /*read_only=*/true);
+        if (tt.getRank() > 1)
+          m = memref::CollapseShapeOp::create(b, flat, m,
+                                              fullReassoc(tt.getRank()));
+        if (m.getType() != kt) // packed MXFP4: the kernel sees bytes
+          m = UnrealizedConversionCastOp::create(b, kt, m).getResult(0);
+        operands.push_back(m);
+        continue;
+      }
+      Value buf =
+          gpu::AllocOp::create(b, kt, Type(), {}, {}, {}, UnitAttr())
+              .getMemref();
+      operands.push_back(buf);
+      Value view = buf;
+      if (kt != flat) // packed MXFP4 bytes viewed as f4E2M1FN elements
+        view = UnrealizedConversionCastOp::create(b, flat, view).getResult(0);
+      if (tt.getRank() > 1) {
+        SmallVector<OpFoldResult> sizes;
+        for (int64_t d : tt.getShape())
+          sizes.push_back(b.getIndexAttr(d));
+        view = memref::ExpandShapeOp::create(b, shaped, view,
+                                             fullReassoc(tt.getRank()), sizes);
+      }
+      Value t = bufferization::ToTensorOp::create(b, tt, view,
+                                                  /*restrict=*/b.getUnitAttr(),
+                                                  /*writable=*/b.getUnitAttr());
+      replacements.push_back({arg.value, t});
+    }
+    auto grid = cast<DenseI64ArrayAttr>(kernel->getAttr("mxmoe.grid"));
+    auto block = cast<DenseI64ArrayAttr>(kernel->getAttr("mxmoe.block"));
+    gpu::KernelDim3 g{b.idx(grid[0]), b.idx(grid[1]), b.idx(grid[2])};
+    gpu::KernelDim3 t{b.idx(block[0]), b.idx(block[1]), b.idx(block[2])};
+    gpu::LaunchFuncOp::create(b, kernel, g, t, Value(), operands);
+    if (status) {
+      auto hostType = MemRefType::get({1}, b.getI32Type());
+      Value host = memref::AllocaOp::create(b, hostType);
+      gpu::MemcpyOp::create(b, Type(), ValueRange{}, host, status);
+      Value ok = b.eq(b.load(host, b.idx(0)), b.i32(0));
+      cf::AssertOp::create(
+          b, ok,
+          b.getStringAttr("mxmoe: kernel '" + kernel.getName() +
+                          "' rejected its group offsets (negative, "
+                          "decreasing, past the token axis, or more padded "
+                          "rows than the output holds)"));
+      gpu::DeallocOp::create(b, Type(), ValueRange{}, status);
+    }
+    for (auto [from, to] : replacements)
+      from.replaceAllUsesWith(to);
+    op->erase();
   }
 
   MemRefType statusMemRef() {
@@ -408,7 +504,14 @@ LogicalResult KernelGen::genQuantize(QuantizeOp op) {
                      [&] { storeZeroScale(b, smem, o); });
             });
       });
-  annotate(op, kernel);
+  SmallVector<HostArg> hostArgs{{HostArg::In, op.getInput()}};
+  if (offsets)
+    hostArgs.push_back({HostArg::In, offsets});
+  hostArgs.push_back({HostArg::Out, op.getData()});
+  hostArgs.push_back({HostArg::Out, op.getScales()});
+  if (offsets)
+    hostArgs.push_back({HostArg::Status, Value()});
+  finish(op, kernel, hostArgs);
   return success();
 }
 
@@ -478,7 +581,10 @@ LogicalResult KernelGen::genDequantize(DequantizeOp op) {
           for (int64_t i = 0; i < kMXBlockSize; ++i)
             b.store(ys[i], a[2], b.add(base, b.idx(i * geo.hpAlong)));
         });
-    annotate(op, kernel);
+    finish(op, kernel,
+           {{HostArg::In, op.getData()},
+            {HostArg::In, op.getScales()},
+            {HostArg::Out, op.getResult()}});
     return success();
   }
 
@@ -533,7 +639,12 @@ LogicalResult KernelGen::genDequantize(DequantizeOp op) {
             },
             [&] { b.store(narrow(b, b.f32(0.0f)), a[3], t); });
       });
-  annotate(op, kernel);
+  finish(op, kernel,
+         {{HostArg::In, op.getData()},
+          {HostArg::In, op.getScales()},
+          {HostArg::In, offsets},
+          {HostArg::Out, op.getResult()},
+          {HostArg::Status, Value()}});
   return success();
 }
 
@@ -667,7 +778,13 @@ LogicalResult KernelGen::genSwizzle(SwizzleScalesOp op) {
           });
         }
       });
-  annotate(op, kernel);
+  SmallVector<HostArg> hostArgs{{HostArg::In, op.getSource()}};
+  if (offsets)
+    hostArgs.push_back({HostArg::In, offsets});
+  hostArgs.push_back({HostArg::Out, op.getResult()});
+  if (offsets)
+    hostArgs.push_back({HostArg::Status, Value()});
+  finish(op, kernel, hostArgs);
   return success();
 }
 
@@ -701,7 +818,7 @@ struct ConvertMXMoEToGPUPass
       kernels =
           gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModuleName);
     }
-    KernelGen gen{kernels, blockSize, {}};
+    KernelGen gen{kernels, blockSize, hostLaunch, {}};
     for (Operation *op : ops) {
       LogicalResult r =
           llvm::TypeSwitch<Operation *, LogicalResult>(op)

@@ -2,9 +2,19 @@
 
 // Rowwise bf16 -> e4m3 with fused blocked scales: one thread per scale
 // position of the padded 256x92 blocked layout (K = 2880 -> 90 columns).
+// The op becomes a launch on buffers: operand -> to_buffer + collapse,
+// results gpu.alloc'ed, reshaped and handed back as tensors.
 // CHECK-LABEL: module attributes {gpu.container_module}
-// CHECK: func.func @rowwise
-// CHECK: mxmoe.quantize %{{.*}} {axis = 1 : i64, mxmoe.kernel = @mxmoe_kernels::@rowwise__quantize_0}
+// CHECK: func.func @rowwise(%[[X:.*]]: tensor<200x2880xbf16>)
+// CHECK-NOT: mxmoe.quantize
+// CHECK: %[[XB:.*]] = bufferization.to_buffer %[[X]] read_only : tensor<200x2880xbf16> to memref<200x2880xbf16>
+// CHECK: %[[XF:.*]] = memref.collapse_shape %[[XB]] {{\[\[}}0, 1]] : memref<200x2880xbf16> into memref<576000xbf16>
+// CHECK: %[[D:.*]] = gpu.alloc () : memref<576000xf8E4M3FN>
+// CHECK: %[[DV:.*]] = memref.expand_shape %[[D]] {{\[\[}}0, 1]] output_shape [200, 2880]
+// CHECK: bufferization.to_tensor %[[DV]] restrict writable : memref<200x2880xf8E4M3FN> to tensor<200x2880xf8E4M3FN>
+// CHECK: %[[S:.*]] = gpu.alloc () : memref<23552xf8E8M0FNU>
+// CHECK: bufferization.to_tensor %{{.*}} restrict writable : memref<256x92xf8E8M0FNU> to tensor<256x92xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>
+// CHECK: gpu.launch_func @mxmoe_kernels::@rowwise__quantize_0 blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%{{.*}}, %{{.*}}, %{{.*}}) args(%[[XF]] : memref<576000xbf16>, %[[D]] : memref<576000xf8E4M3FN>, %[[S]] : memref<23552xf8E8M0FNU>)
 // CHECK: gpu.module @mxmoe_kernels
 // CHECK: gpu.func @rowwise__quantize_0(%{{.*}}: memref<576000xbf16>, %{{.*}}: memref<576000xf8E4M3FN>, %{{.*}}: memref<23552xf8E8M0FNU>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, mxmoe.block = array<i64: 256, 1, 1>, mxmoe.grid = array<i64: 163, 1, 1>}
 // CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<576000xbf16>, vector<8xbf16>
