@@ -22,7 +22,7 @@ def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
     `mxmoe.kernel = @mxmoe_kernels::@name` instead.
 
     Kernel ABI (with `convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1}`
-    every memref is one pointer): inputs, (i32 group offsets), outputs, and
+    every memref is one `noalias` pointer; buffers must not overlap): inputs, (i32 group offsets), outputs, and
     for grouped kernels a 1-element i32 `status` buffer (0 = ok; 1 = the
     offsets were negative, decreasing, past the token axis or needed more
     padded rows/columns than the output holds, and nothing was written). One thread per output 32-element block (quantize, dequantize)

@@ -4,7 +4,7 @@
 // per-K-group blocked scales. Parameters: input, offsets, data, scales,
 // status. Thread 0 of every CTA builds the group table (end offsets, 32-block
 // starts, 4-column starts) in shared memory and validates the offsets.
-// CHECK-LABEL: gpu.func @jagged__quantize_0(%{{.*}}: memref<28800xbf16>, %{{.*}}: memref<5xi32>, %{{.*}}: memref<43008xf8E4M3FN>, %{{.*}}: memref<4096xf8E8M0FNU>, %{{.*}}: memref<1xi32>)
+// CHECK-LABEL: gpu.func @jagged__quantize_0(%{{.*}}: memref<28800xbf16> {llvm.noalias}, %{{.*}}: memref<5xi32> {llvm.noalias}, %{{.*}}: memref<43008xf8E4M3FN> {llvm.noalias}, %{{.*}}: memref<4096xf8E8M0FNU> {llvm.noalias}, %{{.*}}: memref<1xi32> {llvm.noalias})
 // CHECK-SAME: workgroup(%[[ENDS:.*]] : memref<5xindex, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[STARTS32:.*]] : memref<6xindex, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[STARTS4:.*]] : memref<6xindex, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[FLAG:.*]] : memref<1xi32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CHECK: scf.for
 // CHECK: arith.cmpi sge
@@ -22,7 +22,7 @@ func.func @jagged(%x: tensor<300x96xbf16>, %o: tensor<5xi32>) {
 
 // M-grouped blocked scales fused into a rowwise quantization: the group
 // table holds 128-row tile starts.
-// CHECK-LABEL: gpu.func @mgroups__quantize_0(%{{.*}}: memref<864000xbf16>, %{{.*}}: memref<3xi32>, %{{.*}}: memref<864000xf8E4M3FN>, %{{.*}}: memref<58880xf8E8M0FNU>, %{{.*}}: memref<1xi32>)
+// CHECK-LABEL: gpu.func @mgroups__quantize_0(%{{.*}}: memref<864000xbf16> {llvm.noalias}, %{{.*}}: memref<3xi32> {llvm.noalias}, %{{.*}}: memref<864000xf8E4M3FN> {llvm.noalias}, %{{.*}}: memref<58880xf8E8M0FNU> {llvm.noalias}, %{{.*}}: memref<1xi32> {llvm.noalias})
 // CHECK-SAME: workgroup(%{{.*}} : memref<3xindex, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<4xindex, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<1xi32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 func.func @mgroups(%x: tensor<300x2880xbf16>, %o: tensor<3xi32>) {
   %q, %s = mxmoe.quantize %x offsets(%o : tensor<3xi32>) {axis = 1 : i64}
@@ -34,7 +34,7 @@ func.func @mgroups(%x: tensor<300x2880xbf16>, %o: tensor<3xi32>) {
 // -----
 
 // MXFP4: two E2M1 codes per byte, so the data parameter is i8 of half size.
-// CHECK-LABEL: gpu.func @fp4__quantize_0(%{{.*}}: memref<4096xbf16>, %{{.*}}: memref<2048xi8>, %{{.*}}: memref<128xf8E8M0FNU>)
+// CHECK-LABEL: gpu.func @fp4__quantize_0(%{{.*}}: memref<4096xbf16> {llvm.noalias}, %{{.*}}: memref<2048xi8> {llvm.noalias}, %{{.*}}: memref<128xf8E8M0FNU> {llvm.noalias})
 // CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<2048xi8>, vector<16xi8>
 func.func @fp4(%x: tensor<64x64xbf16>) {
   %q, %s = mxmoe.quantize %x {axis = 1 : i64}

@@ -10,7 +10,7 @@
 // SM90: .target sm_90a
 // SM100: .target sm_100a
 // PTX-LABEL: .visible .entry q__quantize_0(
-// PTX: ld.global.v4.b32
+// PTX: ld.global.nc.v4.b32
 // PTX: cvt.rn.satfinite.e4m3x2.f32
 // PTX-LABEL: .visible .entry q__dequantize_1(
 // PTX: cvt.rn.f16x2.e4m3x2
