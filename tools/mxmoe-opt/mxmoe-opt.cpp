@@ -8,6 +8,7 @@
 
 #include "mxmoe/Conversion/Passes.h"
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEDialect.h"
+#include "mxmoe/Dialect/MXMoE/Transforms/Passes.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllDialects.h"
@@ -19,6 +20,7 @@
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   mlir::mxmoe::registerMXMoEConversionPasses();
+  mlir::mxmoe::registerMXMoETransformsPasses();
   mlir::mxmoe::registerMXMoEPipelines();
 
   mlir::DialectRegistry registry;

@@ -1,0 +1,209 @@
+//===- PrecisionPolicy.cpp - mxmoe-precision-policy -----------------------===//
+//
+// Chooses MX or bf16 per linear / grouped GEMM. Rules and defaults follow the
+// TorchAO / TorchTitan MXFP8 MoE recipe (shared/reference/training-recipe.md
+// section 6): the output projection, the router gate and attention wk/wv
+// stay bf16; a GEMM must contract over multiples of 32 to be quantized.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxmoe/Dialect/MXMoE/IR/MXMoEOps.h"
+#include "mxmoe/Dialect/MXMoE/Transforms/Passes.h"
+#include "mxmoe/Dialect/MXMoE/Utils/MXFormats.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace mlir::mxmoe {
+#define GEN_PASS_DEF_MXMOEPRECISIONPOLICY
+#include "mxmoe/Dialect/MXMoE/Transforms/Passes.h.inc"
+} // namespace mlir::mxmoe
+
+using namespace mlir;
+using namespace mlir::mxmoe;
+
+std::vector<std::string> mlir::mxmoe::getDefaultPrecisionExcludes() {
+  return {"output", "lm_head", "router.gate", "attention.wk", "attention.wv"};
+}
+
+bool mlir::mxmoe::fqnMatches(StringRef fqn, StringRef pattern) {
+  SmallVector<StringRef> f, p;
+  fqn.split(f, '.');
+  pattern.split(p, '.');
+  if (p.empty() || p.size() > f.size())
+    return false;
+  for (size_t start = 0; start + p.size() <= f.size(); ++start) {
+    bool all = true;
+    for (size_t i = 0; i < p.size() && all; ++i)
+      all = p[i] == "*" || p[i] == f[start + i];
+    if (all)
+      return true;
+  }
+  return false;
+}
+
+namespace {
+
+/// The GEMM dimensions of a model-level op: M tokens (dynamic allowed), N
+/// outputs, K inputs, G groups (1 for a linear).
+struct GemmShape {
+  int64_t m, n, k, g;
+};
+
+GemmShape getShape(Operation *op) {
+  if (auto lin = dyn_cast<LinearOp>(op)) {
+    RankedTensorType x = lin.getInput().getType();
+    int64_t m = 1;
+    for (int64_t d : x.getShape().drop_back())
+      m = ShapedType::isDynamic(d) || ShapedType::isDynamic(m)
+              ? ShapedType::kDynamic
+              : m * d;
+    return {m, lin.getWeight().getType().getDimSize(0), x.getShape().back(),
+            1};
+  }
+  auto sg = cast<ScaledGroupedMatmulOp>(op);
+  RankedTensorType w = sg.getWeight().getType();
+  return {sg.getInput().getType().getDimSize(0), w.getDimSize(1),
+          w.getDimSize(2), w.getDimSize(0)};
+}
+
+struct Decision {
+  Precision precision;
+  std::string rule;
+  std::string reason;
+};
+
+struct PrecisionPolicyPass
+    : ::mlir::mxmoe::impl::MXMoEPrecisionPolicyBase<PrecisionPolicyPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    std::optional<Precision> target = symbolizePrecision(precision);
+    if (!target || *target == Precision::bf16) {
+      getOperation().emitError()
+          << "mxmoe-precision-policy: precision must be mxfp8 or mxfp4, got '"
+          << precision << "'";
+      return signalPassFailure();
+    }
+    std::optional<RoundingMode> mode = symbolizeRoundingMode(rounding);
+    if (!mode) {
+      getOperation().emitError()
+          << "mxmoe-precision-policy: rounding must be floor, rceil, ceil or "
+             "even, got '"
+          << rounding << "'";
+      return signalPassFailure();
+    }
+    if (minDim < 0) {
+      getOperation().emitError()
+          << "mxmoe-precision-policy: min-dim must be >= 0, got "
+          << static_cast<int64_t>(minDim);
+      return signalPassFailure();
+    }
+    std::vector<std::string> excludes =
+        exclude.hasValue() ? std::vector<std::string>(exclude.begin(),
+                                                      exclude.end())
+                           : getDefaultPrecisionExcludes();
+    llvm::erase_if(excludes, [](const std::string &s) { return s.empty(); });
+    std::vector<std::string> includes(include.begin(), include.end());
+    llvm::erase_if(includes, [](const std::string &s) { return s.empty(); });
+
+    MLIRContext *ctx = &getContext();
+    Type elem = *target == Precision::mxfp4
+                    ? Type(Float4E2M1FNType::get(ctx))
+                    : Type(Float8E4M3FNType::get(ctx));
+    auto recipe =
+        MXRecipeAttr::get(ctx, elem, ::mxmoe::kMXBlockSize, *mode);
+
+    llvm::json::Array rows;
+    getOperation().walk([&](Operation *op) {
+      if (!isa<LinearOp, ScaledGroupedMatmulOp>(op))
+        return;
+      StringRef fqn = op->getAttrOfType<StringAttr>("fqn").getValue();
+      GemmShape s = getShape(op);
+      Decision d = decide(op, fqn, s, *target, excludes, includes);
+      if (!op->hasAttr("precision")) {
+        op->setAttr("precision", PrecisionAttr::get(ctx, d.precision));
+        if (d.precision != Precision::bf16 && !op->hasAttr("recipe"))
+          op->setAttr("recipe", recipe);
+      }
+      op->emitRemark() << "mxmoe-precision-policy: " << fqn << " -> "
+                       << stringifyPrecision(d.precision) << " (rule "
+                       << d.rule << ": " << d.reason << ")";
+      auto dim = [](int64_t v) -> llvm::json::Value {
+        if (ShapedType::isDynamic(v))
+          return nullptr;
+        return v;
+      };
+      rows.push_back(llvm::json::Object{
+          {"fqn", fqn},
+          {"op", op->getName().getStringRef()},
+          {"M", dim(s.m)},
+          {"N", dim(s.n)},
+          {"K", dim(s.k)},
+          {"groups", s.g},
+          {"precision", stringifyPrecision(d.precision)},
+          {"rule", d.rule},
+          {"reason", d.reason}});
+    });
+    if (!report.empty() && failed(writeReport(std::move(rows))))
+      return signalPassFailure();
+  }
+
+  Decision decide(Operation *op, StringRef fqn, const GemmShape &s,
+                  Precision target, ArrayRef<std::string> excludes,
+                  ArrayRef<std::string> includes) {
+    if (auto p = op->getAttrOfType<PrecisionAttr>("precision"))
+      return {p.getValue(), "user", "precision set on the op"};
+    if (!includes.empty() &&
+        llvm::none_of(includes, [&](const std::string &pat) {
+          return fqnMatches(fqn, pat);
+        }))
+      return {Precision::bf16, "include",
+              "fqn matches no include pattern"};
+    for (const std::string &pat : excludes)
+      if (fqnMatches(fqn, pat))
+        return {Precision::bf16, "exclude",
+                "fqn matches exclude pattern '" + pat + "'"};
+    for (auto [name, size] : {std::pair<StringRef, int64_t>{"K", s.k},
+                              {"N", s.n}})
+      if (!ShapedType::isDynamic(size) && size % ::mxmoe::kMXBlockSize != 0)
+        return {Precision::bf16, "legality",
+                (name + " = " + Twine(size) +
+                 " is not a multiple of 32 (MX blocks along every GEMM's "
+                 "contraction axis)")
+                    .str()};
+    if (minDim > 0)
+      for (auto [name, size] : {std::pair<StringRef, int64_t>{"K", s.k},
+                                {"N", s.n},
+                                {"M", s.m}})
+        if (!ShapedType::isDynamic(size) && size < minDim)
+          return {Precision::bf16, "min-dim",
+                  (name + " = " + Twine(size) + " < min-dim = " +
+                   Twine(static_cast<int64_t>(minDim)))
+                      .str()};
+    return {target, "default", "passes every rule"};
+  }
+
+  LogicalResult writeReport(llvm::json::Array rows) {
+    llvm::json::Value doc = llvm::json::Object{
+        {"pass", "mxmoe-precision-policy"}, {"decisions", std::move(rows)}};
+    if (report == "-") {
+      llvm::outs() << llvm::formatv("{0:2}", doc) << "\n";
+      return success();
+    }
+    std::error_code ec;
+    llvm::raw_fd_ostream os(report, ec, llvm::sys::fs::OF_Text);
+    if (ec)
+      return getOperation().emitError()
+             << "mxmoe-precision-policy: cannot write report '" << report
+             << "': " << ec.message();
+    os << llvm::formatv("{0:2}", doc) << "\n";
+    return success();
+  }
+};
+
+} // namespace
