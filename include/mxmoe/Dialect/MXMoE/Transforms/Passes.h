@@ -3,6 +3,9 @@
 #ifndef MXMOE_DIALECT_MXMOE_TRANSFORMS_PASSES_H
 #define MXMOE_DIALECT_MXMOE_TRANSFORMS_PASSES_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 

@@ -58,4 +58,45 @@ def MXMoEPrecisionPolicy : Pass<"mxmoe-precision-policy", "::mlir::ModuleOp"> {
   ];
 }
 
+def MXMoEExpandScaledMatmul
+    : Pass<"mxmoe-expand-scaled-matmul", "::mlir::ModuleOp"> {
+  let summary = "Expand MX model-level grouped GEMMs into quantize + swizzle "
+                "+ grouped_matmul for forward, input and weight gradient";
+  let description = [{
+    For every `mxmoe.scaled_grouped_matmul` whose precision is MX (set by
+    `mxmoe-precision-policy` or by the user; an op without `precision` is
+    treated as MX with its recipe) this pass creates three public functions
+    named after the op's fqn, each GEMM's operands quantized along that
+    GEMM's own contraction axis (TorchAO `_MXFP8GroupedMM`,
+    shared/reference/training-recipe.md section 2):
+
+    * `@"<fqn>.forward"(x [M,K], w [G,N,K], offsets [G]) -> y [M,N]`:
+      x along K (rowwise, M-grouped blocked scales), w along K (per-expert
+      blocked scales), 2D x 3D `mxmoe.grouped_matmul`.
+    * `@"<fqn>.input_grad"(dy [M,N], w [G,N,K], offsets) -> dx [M,K]`:
+      dy along N (rowwise, M-grouped blocked), w along N (32x1; data written
+      as [G,K,N]), 2D x 3D grouped matmul.
+    * `@"<fqn>.weight_grad"(dy [M,N], x [M,K], offsets) -> dw [G,N,K]`:
+      dy and x along the token axis per group (32x1 with offsets: data
+      [N,Tp] / [K,Tp], per-K-group blocked scales), 2D x 2D grouped matmul.
+      With `weight-grad-bf16` the weight gradient stays in bf16 (TorchAO
+      `wgrad_with_hp`): transposes + a bf16 2D x 2D grouped matmul.
+
+    The model-level op itself is replaced by a `func.call` of the forward
+    function. Scales are produced row-major and converted with explicit
+    `mxmoe.swizzle_scales` ops (`mxmoe-pack-scales` fuses them later).
+    Ops whose precision is bf16 are left alone. Static shapes only: a
+    dynamic dimension fails the pass naming the op.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let options = [
+    Option<"weightGradBF16", "weight-grad-bf16", "bool", /*default=*/"false",
+           "keep the weight-gradient GEMM in bf16 (TorchAO wgrad_with_hp)">,
+    Option<"backward", "backward", "bool", /*default=*/"true",
+           "also emit the input-gradient and weight-gradient functions">
+  ];
+}
+
 #endif // MXMOE_TRANSFORMS_PASSES

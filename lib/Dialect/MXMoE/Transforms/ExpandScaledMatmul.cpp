@@ -1,0 +1,201 @@
+//===- ExpandScaledMatmul.cpp - mxmoe-expand-scaled-matmul ----------------===//
+//
+// Model level -> MX level for the routed experts' grouped GEMM: forward,
+// input gradient and weight gradient, each GEMM quantized along its own
+// contraction axis (shared/reference/training-recipe.md section 2; TorchAO
+// torchao/prototype/moe_training/mxfp8_grouped_mm.py).
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxmoe/Dialect/MXMoE/IR/MXMoEOps.h"
+#include "mxmoe/Dialect/MXMoE/Transforms/Passes.h"
+#include "mxmoe/Dialect/MXMoE/Utils/ScaleLayout.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir::mxmoe {
+#define GEN_PASS_DEF_MXMOEEXPANDSCALEDMATMUL
+#include "mxmoe/Dialect/MXMoE/Transforms/Passes.h.inc"
+} // namespace mlir::mxmoe
+
+using namespace mlir;
+using namespace mlir::mxmoe;
+using ::mxmoe::getGroupPaddedExtent;
+using ::mxmoe::kMXBlockSize;
+using ::mxmoe::roundUp;
+
+namespace {
+
+/// Shapes of one routed-expert GEMM: x [M, K], w [G, N, K].
+struct Dims {
+  int64_t m, n, k, g;
+};
+
+struct Expander {
+  OpBuilder &b;
+  Location loc;
+  MXRecipeAttr recipe;
+  Dims d;
+
+  MLIRContext *ctx() { return b.getContext(); }
+  Type e8m0() { return Float8E8M0FNUType::get(ctx()); }
+  Attribute blocked(bool perKGroup = false) {
+    return ScaleLayoutAttr::get(ctx(), ScaleLayoutKind::blocked_128x4,
+                                perKGroup);
+  }
+  RankedTensorType t(ArrayRef<int64_t> shape, Type elem,
+                     Attribute enc = {}) {
+    return RankedTensorType::get(shape, elem, enc);
+  }
+
+  /// Quantizes `x` along `axis` (offsets only for the token axis of the
+  /// weight gradient); returns {data, row-major scales}.
+  std::pair<Value, Value> quantize(Value x, int64_t axis, Value offsets,
+                                   ArrayRef<int64_t> dataShape) {
+    SmallVector<int64_t> scaleShape(dataShape);
+    scaleShape.back() /= kMXBlockSize;
+    auto q = QuantizeOp::create(
+        b, loc, t(dataShape, recipe.getElement()), t(scaleShape, e8m0()), x,
+        offsets, b.getI64IntegerAttr(axis),
+        b.getI64IntegerAttr(recipe.getBlockSize()),
+        RoundingModeAttr::get(ctx(), recipe.getRounding()));
+    return {q.getData(), q.getScales()};
+  }
+
+  Value swizzle(Value scales, Value offsets, ArrayRef<int64_t> blockedShape,
+                bool perKGroup = false) {
+    return SwizzleScalesOp::create(
+        b, loc, t(blockedShape, e8m0(), blocked(perKGroup)), scales, offsets);
+  }
+
+  /// y[M, N] = x[M, K] . w[g, N, K]^T per group (2D x 3D).
+  Value forward(Value x, Value w, Value offs, Type outElem) {
+    int64_t c = d.k / kMXBlockSize;
+    auto [xq, xs] = quantize(x, 1, Value(), {d.m, d.k});
+    Value xb = swizzle(xs, offs,
+                       {getGroupPaddedExtent(d.m, d.g, 128), roundUp(c, 4)});
+    auto [wq, ws] = quantize(w, 2, Value(), {d.g, d.n, d.k});
+    Value wb = swizzle(ws, Value(), {d.g, roundUp(d.n, 128), roundUp(c, 4)});
+    return GroupedMatmulOp::create(b, loc, t({d.m, d.n}, outElem), xq, xb, wq,
+                                   wb, offs);
+  }
+
+  /// dx[M, K] = dy[M, N] . w[g, N, K] per group: contraction over N.
+  Value inputGrad(Value dy, Value w, Value offs, Type outElem) {
+    int64_t c = d.n / kMXBlockSize;
+    auto [gq, gs] = quantize(dy, 1, Value(), {d.m, d.n});
+    Value gb = swizzle(gs, offs,
+                       {getGroupPaddedExtent(d.m, d.g, 128), roundUp(c, 4)});
+    // w along N (32x1): data written as [G, K, N], contraction-contiguous.
+    auto [wq, ws] = quantize(w, 1, Value(), {d.g, d.k, d.n});
+    Value wb = swizzle(ws, Value(), {d.g, roundUp(d.k, 128), roundUp(c, 4)});
+    return GroupedMatmulOp::create(b, loc, t({d.m, d.k}, outElem), gq, gb, wq,
+                                   wb, offs);
+  }
+
+  /// dw[g, N, K] = dy[g]^T . x[g]: contraction over the group's tokens.
+  Value weightGrad(Value dy, Value x, Value offs, Type outElem, bool bf16) {
+    if (bf16) {
+      auto transpose = [&](Value v, int64_t rows, int64_t cols) -> Value {
+        Type elem = cast<RankedTensorType>(v.getType()).getElementType();
+        Value init = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{cols, rows},
+                                             elem);
+        return linalg::TransposeOp::create(b, loc, v, init,
+                                           ArrayRef<int64_t>{1, 0})
+            .getResult()[0];
+      };
+      Value dyT = transpose(dy, d.m, d.n), xT = transpose(x, d.m, d.k);
+      return GroupedMatmulOp::create(b, loc, t({d.g, d.n, d.k}, outElem), dyT,
+                                     Value(), xT, Value(), offs);
+    }
+    int64_t tp = getGroupPaddedExtent(d.m, d.g, kMXBlockSize);
+    int64_t qp = roundUp(tp / kMXBlockSize + 3 * d.g, 4);
+    auto [gq, gs] = quantize(dy, 0, offs, {d.n, tp});
+    Value gb = swizzle(gs, offs, {roundUp(d.n, 128), qp}, /*perKGroup=*/true);
+    auto [xq, xs] = quantize(x, 0, offs, {d.k, tp});
+    Value xb = swizzle(xs, offs, {roundUp(d.k, 128), qp}, /*perKGroup=*/true);
+    return GroupedMatmulOp::create(b, loc, t({d.g, d.n, d.k}, outElem), gq, gb,
+                                   xq, xb, offs);
+  }
+};
+
+struct ExpandScaledMatmulPass
+    : ::mlir::mxmoe::impl::MXMoEExpandScaledMatmulBase<
+          ExpandScaledMatmulPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<ScaledGroupedMatmulOp> ops;
+    module.walk([&](ScaledGroupedMatmulOp op) {
+      if (auto p = op.getPrecisionAttr(); p && p.getValue() == Precision::bf16)
+        return;
+      ops.push_back(op);
+    });
+    SymbolTable symbols(module);
+    for (ScaledGroupedMatmulOp op : ops)
+      if (failed(expand(op, symbols)))
+        return signalPassFailure();
+  }
+
+  LogicalResult expand(ScaledGroupedMatmulOp op, SymbolTable &symbols) {
+    RankedTensorType x = op.getInput().getType(), w = op.getWeight().getType(),
+                     y = op.getResult().getType();
+    if (!x.hasStaticShape() || !w.hasStaticShape())
+      return op.emitOpError("mxmoe-expand-scaled-matmul needs static shapes "
+                            "(M, N, K and the expert count)");
+    Dims d{x.getDimSize(0), w.getDimSize(1), w.getDimSize(2), w.getDimSize(0)};
+    MXRecipeAttr recipe = op.getRecipeOrDefault();
+    Type offsT = op.getOffsets().getType();
+    StringRef fqn = op.getFqn();
+
+    auto makeFunc = [&](StringRef kind, TypeRange ins,
+                        Type out) -> func::FuncOp {
+      auto fn = func::FuncOp::create(op.getLoc(), (fqn + "." + kind).str(),
+                                     FunctionType::get(&getContext(), ins, out));
+      fn->setAttr("mxmoe.fqn", op.getFqnAttr());
+      fn->setAttr("mxmoe.pass", StringAttr::get(&getContext(), kind));
+      symbols.insert(fn);
+      fn.addEntryBlock();
+      return fn;
+    };
+    auto body = [&](func::FuncOp fn, function_ref<Value(Expander &,
+                                                        ValueRange)> gen) {
+      OpBuilder b = OpBuilder::atBlockBegin(&fn.front());
+      Expander e{b, op.getLoc(), recipe, d};
+      Value r = gen(e, fn.getArguments());
+      func::ReturnOp::create(b, op.getLoc(), r);
+    };
+
+    func::FuncOp fwd = makeFunc("forward", {x, w, offsT}, y);
+    body(fwd, [&](Expander &e, ValueRange a) {
+      return e.forward(a[0], a[1], a[2], y.getElementType());
+    });
+    if (backward) {
+      auto dyT = RankedTensorType::get({d.m, d.n}, x.getElementType());
+      func::FuncOp dgrad = makeFunc("input_grad", {dyT, w, offsT}, x);
+      body(dgrad, [&](Expander &e, ValueRange a) {
+        return e.inputGrad(a[0], a[1], a[2], x.getElementType());
+      });
+      auto dwT = RankedTensorType::get({d.g, d.n, d.k}, w.getElementType());
+      func::FuncOp wgrad = makeFunc("weight_grad", {dyT, x, offsT}, dwT);
+      body(wgrad, [&](Expander &e, ValueRange a) {
+        return e.weightGrad(a[0], a[1], a[2], w.getElementType(),
+                            weightGradBF16);
+      });
+    }
+    OpBuilder b(op);
+    auto call = func::CallOp::create(
+        b, op.getLoc(), fwd,
+        ValueRange{op.getInput(), op.getWeight(), op.getOffsets()});
+    op.getResult().replaceAllUsesWith(call.getResult(0));
+    op.erase();
+    return success();
+  }
+};
+
+} // namespace

@@ -1,0 +1,13 @@
+// Policy, expansion, then the quantize/swizzle lowering on the bundled
+// Llama 4 Scout layer: every MX-level quantize and swizzle gets a kernel.
+// RUN: mxmoe-opt %mxmoe_src_root/examples/llama4_scout_moe.mlir --mxmoe-precision-policy --mxmoe-expand-scaled-matmul --convert-mxmoe-to-gpu="host-launch=false" 2>/dev/null | FileCheck %s
+
+// CHECK: func.func @moe
+// CHECK: call @layers.0.moe.experts.w13.forward
+// CHECK: call @layers.0.moe.experts.w2.forward
+// CHECK: func.func @layers.0.moe.experts.w13.forward
+// CHECK: mxmoe.quantize %arg0 {axis = 1 : i64, mxmoe.kernel = @mxmoe_kernels::@layers.0.moe.experts.w13.forward__quantize_0}
+// CHECK: mxmoe.swizzle_scales {{.*}}mxmoe.kernel = @mxmoe_kernels::@layers.0.moe.experts.w13.forward__swizzle_scales_1
+// CHECK: func.func @layers.0.moe.experts.w2.weight_grad
+// CHECK: gpu.module @mxmoe_kernels
+// CHECK: gpu.func @layers.0.moe.experts.w13.forward__quantize_0(%{{.*}}: memref<41943040xbf16> {llvm.noalias}
