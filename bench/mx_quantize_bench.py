@@ -34,18 +34,21 @@ def gen(out):
     from mxmoe.ptx import compile_to_ptx
     funcs, cases = [], []
     for M, K in SHAPES:
-        for axis in (1, 0):
+        # (axis, blocked): rowwise and columnwise with fused blocked scales,
+        # plus rowwise with row-major scales (shows the cost of the layout).
+        for axis, blocked in ((1, True), (0, True), (1, False)):
             rows, cols = (M, K // 32) if axis == 1 else (K, M // 32)
             ds = f"{M}x{K}" if axis == 1 else f"{K}x{M}"
-            ss = f"{rup(rows, 128)}x{rup(cols, 4)}"
-            name = f"q_{M}x{K}_{'row' if axis == 1 else 'col'}"
+            ss = f"{rup(rows, 128)}x{rup(cols, 4)}" if blocked else f"{rows}x{cols}"
+            enc = ", #mxmoe.scale_layout<blocked_128x4>" if blocked else ""
+            name = f"q_{M}x{K}_{'row' if axis == 1 else 'col'}{'' if blocked else '_rm'}"
             funcs.append(
                 f"func.func @{name}(%x: tensor<{M}x{K}xbf16>) {{\n"
                 f"  %q, %s = mxmoe.quantize %x {{axis = {axis} : i64}} : tensor<{M}x{K}xbf16> -> "
-                f"tensor<{ds}xf8E4M3FN>, tensor<{ss}xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>\n"
+                f"tensor<{ds}xf8E4M3FN>, tensor<{ss}xf8E8M0FNU{enc}>\n"
                 f"  return\n}}")
-            cases.append(dict(name=name, kernel=f"{name}__quantize_0", M=M, K=K, axis=axis,
-                              scale_bytes=rup(rows, 128) * rup(cols, 4)))
+            cases.append(dict(name=name, kernel=f"{name}__quantize_0", M=M, K=K, axis=axis, blocked=blocked,
+                              scale_bytes=(rup(rows, 128) * rup(cols, 4)) if blocked else rows * cols))
     os.makedirs(out, exist_ok=True)
     ptx, kernels = compile_to_ptx("\n".join(funcs), os.path.join(ROOT, "build", "bin", "mxmoe-opt"), "sm_90a")
     for c in cases:
@@ -113,11 +116,11 @@ def run(d):
         bw = moved / t_ours / 1e6
         copy_bw = 2 * M * K * 2 / t_copy / 1e6
         comp_bw = moved / t_comp / 1e6
-        kind = "rowwise" if axis == 1 else "colwise"
+        kind = ("rowwise" if axis == 1 else "colwise") + ("" if c.get("blocked", True) else "-rm")
         print(f"{M:>6}x{K:<5} {kind:>9} | {copy_bw:9.2f} | {t_ours:9.1f} {bw:6.2f} {100 * bw / copy_bw:5.1f}% | "
               f"{t_comp:10.1f} {comp_bw:6.2f} | {t_comp / t_ours:6.2f}x")
         for impl, t, v in (("mxmoe", t_ours, bw), ("torch.compile", t_comp, comp_bw), ("copy", t_copy, copy_bw)):
-            rows.append(dict(what=f"mxfp8_quantize_{kind}_blocked", shape=[M, K], impl=impl, metric="time",
+            rows.append(dict(what=f"mxfp8_quantize_{kind}" + ("_blocked" if c.get("blocked", True) else "_rowmajor"), shape=[M, K], impl=impl, metric="time",
                              value=round(t, 2), unit="us", bandwidth_tbs=round(v, 3), device=dev, date=date,
                              command=cmd))
     os.makedirs(os.path.join(ROOT, "bench", "results"), exist_ok=True)

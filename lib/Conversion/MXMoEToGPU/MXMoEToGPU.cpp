@@ -323,6 +323,10 @@ struct KernelGen {
   }
 
   LogicalResult genQuantize(QuantizeOp op);
+  void genQuantizeColwiseTiled(QuantizeOp op, const MXGeometry &geo,
+                               ::mxmoe::MXElementKind kind);
+  void genQuantizeRowwiseBlocked(QuantizeOp op, const MXGeometry &geo,
+                                 ::mxmoe::MXElementKind kind);
   LogicalResult genDequantize(DequantizeOp op);
   LogicalResult genSwizzle(SwizzleScalesOp op);
 };
@@ -355,6 +359,19 @@ LogicalResult KernelGen::genQuantize(QuantizeOp op) {
   int64_t sCols = scales.getShape().back();
   int64_t dataWork = geo.batch * geo.rows * cs;
   int64_t padWork = blocked ? scales.getNumElements() : 0;
+  // Rowwise with blocked scales (plain, per expert or M-grouped): one
+  // thread per blocked scale byte.
+  if (geo.rowwise() && blocked) {
+    genQuantizeRowwiseBlocked(op, geo, kind);
+    return success();
+  }
+  // Columnwise without groups: the tiled kernel (shared-memory transpose).
+  int64_t elemsPerLoad = 16 / (elem.getIntOrFloatBitWidth() / 8);
+  if (!offsets && !geo.rowwise() && blockSize == 256 &&
+      geo.rows % elemsPerLoad == 0) {
+    genQuantizeColwiseTiled(op, geo, kind);
+    return success();
+  }
 
   SmallVector<Type> args{flatMemRef(in), flatMemRef(data), flatMemRef(scales)};
   std::optional<GroupSpec> spec;
@@ -513,6 +530,217 @@ LogicalResult KernelGen::genQuantize(QuantizeOp op) {
     hostArgs.push_back({HostArg::Status, Value()});
   finish(op, kernel, hostArgs);
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// quantize, rowwise, blocked scales
+//===----------------------------------------------------------------------===//
+
+// One thread per byte of the blocked scale buffer, in buffer order: a warp
+// writes one full 32-byte sector of scales (two atom rows), and its data
+// accesses are 8 runs of 4 consecutive 32-element blocks (128 B of fp8
+// written, 256 B of bf16 read). Padding positions write 0. For M-grouped
+// scales a thread also quantizes (data only) the data block with its own
+// index if that block's row lies past the last offset, so those rows are
+// written too.
+void KernelGen::genQuantizeRowwiseBlocked(QuantizeOp op, const MXGeometry &geo,
+                                          MXElementKind kind) {
+  RankedTensorType in = op.getInput().getType();
+  RankedTensorType data = op.getData().getType();
+  RankedTensorType scales = op.getScales().getType();
+  Type elem = in.getElementType();
+  RoundingMode mode = op.getRounding();
+  Value offsets = op.getOffsets();
+  int64_t R = geo.rows, L = geo.len, C = geo.scaleCols();
+  int64_t sRows = scales.getShape()[scales.getRank() - 2];
+  int64_t sCols = scales.getShape().back();
+  int64_t perBatch = sRows * sCols;
+  int64_t work = geo.batch * perBatch;
+
+  SmallVector<Type> args{flatMemRef(in), flatMemRef(data), flatMemRef(scales)};
+  std::optional<GroupSpec> spec;
+  if (offsets) {
+    int64_t G = cast<RankedTensorType>(offsets.getType()).getDimSize(0);
+    args.insert(args.begin() + 1,
+                MemRefType::get({G}, IntegerType::get(op.getContext(), 32)));
+    args.push_back(statusMemRef());
+    spec = GroupSpec{1, 4, G, R, {{128, 1, sRows / 128}}};
+  }
+  unsigned aData = offsets ? 2 : 1, aScales = offsets ? 3 : 2;
+
+  auto quantizeRow = [&](KB &b, Value x, Value dmem, Value bi, Value r,
+                         Value c) {
+    Value row = b.add(b.mulc(bi, R), r);
+    Value base = b.add(b.mulc(row, L), b.mulc(c, kMXBlockSize));
+    SmallVector<Value> xs = loadHPBlock(b, x, elem, base, 1);
+    return quantizeBlock(b, xs, mode, kind, dmem, base);
+  };
+
+  auto kernel = createKernel(
+      module, name("quantize", op), args, work, blockSize,
+      spec ? &*spec : nullptr,
+      [&](KB &b, ValueRange a, Value t, GroupTable &tab) {
+        Value x = a[0], dmem = a[aData], smem = a[aScales];
+        Value bi = b.div(t, perBatch), o = b.rem(t, perBatch);
+        auto prc = b.blockedCoord(o, b.idx(sCols));
+        Value pr = prc.first, c = prc.second;
+        Value colOk = b.ult(c, b.idx(C));
+        Value real, r;
+        if (!offsets) {
+          real = b.andi(b.ult(pr, b.idx(R)), colOk);
+          r = pr;
+        } else {
+          int64_t G = tab.numGroups;
+          Value tile = b.div(pr, 128);
+          Value inGroups = b.ult(tile, b.load(tab.starts[0], b.idx(G)));
+          Value g = b.minui(largestStartLE(b, tab, 0, tile), b.idx(G - 1));
+          Value local = b.sub(pr, b.mulc(b.load(tab.starts[0], g), 128));
+          Value begin = tab.groupBegin(b, g);
+          Value size = b.sub(b.load(tab.ends, g), begin);
+          real = b.andi(inGroups, b.andi(b.ult(local, size), colOk));
+          r = b.add(begin, local);
+        }
+        ifThenElse(
+            b, real,
+            [&] { storeScale(b, quantizeRow(b, x, dmem, bi, r, c), smem, t); },
+            [&] { storeZeroScale(b, smem, t); });
+        if (!offsets)
+          return;
+        // Rows past the last offset have no scale but their data is
+        // quantized all the same (thread d handles data block d).
+        Value lastEnd = b.load(tab.ends, b.idx(tab.numGroups - 1));
+        Value rowB = b.div(t, C), cB = b.rem(t, C);
+        Value tail = b.andi(b.ult(t, b.idx(R * C)), b.ule(lastEnd, rowB));
+        ifThen(b, tail,
+               [&] { quantizeRow(b, x, dmem, b.idx(0), rowB, cB); });
+      });
+  SmallVector<HostArg> hostArgs{{HostArg::In, op.getInput()}};
+  if (offsets)
+    hostArgs.push_back({HostArg::In, offsets});
+  hostArgs.push_back({HostArg::Out, op.getData()});
+  hostArgs.push_back({HostArg::Out, op.getScales()});
+  if (offsets)
+    hostArgs.push_back({HostArg::Status, Value()});
+  finish(op, kernel, hostArgs);
+}
+
+//===----------------------------------------------------------------------===//
+// quantize, columnwise, tiled through shared memory
+//===----------------------------------------------------------------------===//
+
+// A CTA of 256 threads quantizes a tile of 128 tokens x 64 columns of a
+// row-major [M, K] input (per batch for 3-D inputs): coalesced 16-byte
+// loads along K into shared memory (fp32, rows padded by one word plus an
+// 8-word shift per 32-row block so that column reads are bank-conflict
+// free), a barrier, then one thread per (column, 32-token block) with the
+// four blocks of a column in adjacent lanes, so each output row [K, M]
+// receives 128 contiguous bytes per tile.
+void KernelGen::genQuantizeColwiseTiled(QuantizeOp op, const MXGeometry &geo,
+                                        MXElementKind kind) {
+  constexpr int64_t TM = 128, TK = 64, kThreads = 256, kStride = TK + 1;
+  RankedTensorType in = op.getInput().getType();
+  RankedTensorType data = op.getData().getType();
+  RankedTensorType scales = op.getScales().getType();
+  Type elem = in.getElementType();
+  RoundingMode mode = op.getRounding();
+  bool blocked = isBlockedScales(scales);
+  // geo: rows = K (data rows), len = M (tokens), hpAlong = K.
+  int64_t M = geo.len, K = geo.rows, cs = geo.scaleCols();
+  int64_t sRows = scales.getShape()[scales.getRank() - 2];
+  int64_t sCols = scales.getShape().back();
+  int64_t tilesM = ::mxmoe::ceilDiv(M, TM), tilesK = ::mxmoe::ceilDiv(K, TK);
+  int64_t tileWork = geo.batch * tilesM * tilesK * kThreads;
+  int64_t padWork = blocked ? scales.getNumElements() : 0;
+  int64_t perLoad = 16 / (elem.getIntOrFloatBitWidth() / 8);
+  int64_t chunksPerRow = TK / perLoad, rowsPerPass = kThreads / chunksPerRow;
+  int64_t smemWords = TM * kStride + (TM / 32) * 8;
+
+  auto kernel = createKernel(
+      module, name("quantize", op),
+      {flatMemRef(in), flatMemRef(data), flatMemRef(scales)},
+      tileWork + padWork, blockSize, nullptr,
+      [&](KB &b, ValueRange a, Value t, GroupTable &) {
+        auto fn = b.getInsertionBlock()->getParent()
+                      ->getParentOfType<gpu::GPUFuncOp>();
+        auto wg = gpu::AddressSpaceAttr::get(b.getContext(),
+                                             gpu::AddressSpace::Workgroup);
+        Value smem = fn.addWorkgroupAttribution(
+            MemRefType::get({smemWords}, b.getF32Type(),
+                            MemRefLayoutAttrInterface{}, wg),
+            fn.getLoc());
+        fn.setWorkgroupAttributionAttr(fn.getNumWorkgroupAttributions() - 1,
+                                       "llvm.align", b.getI64IntegerAttr(16));
+        auto sIndex = [&](Value row, Value col) {
+          return b.add(b.add(b.mulc(row, kStride), col),
+                       b.mulc(b.div(row, 32), 8));
+        };
+        splitWork(
+            b, t, tileWork, tileWork + padWork,
+            [&](Value t) {
+              Value tid = b.rem(t, kThreads), tile = b.div(t, kThreads);
+              Value tk = b.rem(tile, tilesK);
+              Value tm = b.rem(b.div(tile, tilesK), tilesM);
+              Value bi = b.div(tile, tilesK * tilesM);
+              Value m0 = b.mulc(tm, TM), k0 = b.mulc(tk, TK);
+              Value inBase = b.mulc(bi, geo.hpBatch);
+              // Phase 1: coalesced loads into shared memory.
+              Value chunk = b.rem(tid, chunksPerRow);
+              Value col = b.mulc(chunk, perLoad);
+              auto vt = VectorType::get({perLoad}, elem);
+              for (int64_t pass = 0; pass < TM / rowsPerPass; ++pass) {
+                Value row = b.add(b.div(tid, chunksPerRow),
+                                  b.idx(pass * rowsPerPass));
+                Value m = b.add(m0, row), k = b.add(k0, col);
+                ifThen(b, b.andi(b.ult(m, b.idx(M)), b.ult(k, b.idx(K))), [&] {
+                  Value v = vector::LoadOp::create(
+                      b, vt, a[0],
+                      ValueRange{b.add(inBase, b.add(b.mulc(m, K), k))},
+                      false, llvm::MaybeAlign(16));
+                  Value dst = sIndex(row, col);
+                  for (int64_t j = 0; j < perLoad; ++j) {
+                    Value e = vector::ExtractOp::create(b, v, j);
+                    if (e.getType() != b.getF32Type())
+                      e = arith::ExtFOp::create(b, b.getF32Type(), e);
+                    b.store(e, smem, b.add(dst, b.idx(j)));
+                  }
+                });
+              }
+              gpu::BarrierOp::create(b);
+              // Phase 2: one thread per (column, 32-token block).
+              Value blk = b.rem(tid, TM / 32), c = b.div(tid, TM / 32);
+              Value k = b.add(k0, c), m = b.add(m0, b.mulc(blk, 32));
+              ifThen(b, b.andi(b.ult(k, b.idx(K)), b.ult(m, b.idx(M))), [&] {
+                SmallVector<Value> xs;
+                for (int64_t i = 0; i < kMXBlockSize; ++i)
+                  xs.push_back(b.load(
+                      smem, sIndex(b.add(b.mulc(blk, 32), b.idx(i)), c)));
+                Value row = b.add(b.mulc(bi, K), k);
+                Value dIdx = b.add(b.mulc(row, M), m);
+                Value byte = quantizeBlock(b, xs, mode, kind, a[1], dIdx);
+                Value mb = b.div(m, kMXBlockSize);
+                Value sIdx =
+                    blocked ? b.add(b.mulc(bi, sRows * sCols),
+                                    b.blockedOffset(k, mb, sCols))
+                            : b.add(b.mulc(row, cs), mb);
+                storeScale(b, byte, a[2], sIdx);
+              });
+            },
+            [&](Value o) {
+              int64_t perBatch = sRows * sCols;
+              Value w = b.rem(o, perBatch);
+              auto rc = b.blockedCoord(w, b.idx(sCols));
+              Value real = b.andi(b.ult(rc.first, b.idx(K)),
+                                  b.ult(rc.second, b.idx(cs)));
+              ifThen(b, arith::XOrIOp::create(
+                            b, real,
+                            arith::ConstantIntOp::create(b, b.getI1Type(), 1)),
+                     [&] { storeZeroScale(b, a[2], o); });
+            });
+      });
+  finish(op, kernel,
+         {{HostArg::In, op.getInput()},
+          {HostArg::Out, op.getData()},
+          {HostArg::Out, op.getScales()}});
 }
 
 //===----------------------------------------------------------------------===//

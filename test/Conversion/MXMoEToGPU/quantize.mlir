@@ -1,7 +1,7 @@
 // RUN: mxmoe-opt %s --convert-mxmoe-to-gpu --split-input-file | FileCheck %s
 
-// Rowwise bf16 -> e4m3 with fused blocked scales: one thread per scale
-// position of the padded 256x92 blocked layout (K = 2880 -> 90 columns).
+// Rowwise bf16 -> e4m3 with fused blocked scales: one thread per byte of
+// the padded 256x92 blocked scale buffer (K = 2880 -> 90 columns).
 // The op becomes a launch on buffers: operand -> to_buffer + collapse,
 // results gpu.alloc'ed, reshaped and handed back as tensors.
 // CHECK-LABEL: module attributes {gpu.container_module}
@@ -16,7 +16,7 @@
 // CHECK: bufferization.to_tensor %{{.*}} restrict writable : memref<256x92xf8E8M0FNU> to tensor<256x92xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>
 // CHECK: gpu.launch_func @mxmoe_kernels::@rowwise__quantize_0 blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%{{.*}}, %{{.*}}, %{{.*}}) args(%[[XF]] : memref<576000xbf16>, %[[D]] : memref<576000xf8E4M3FN>, %[[S]] : memref<23552xf8E8M0FNU>)
 // CHECK: gpu.module @mxmoe_kernels
-// CHECK: gpu.func @rowwise__quantize_0(%{{.*}}: memref<576000xbf16> {llvm.noalias}, %{{.*}}: memref<576000xf8E4M3FN> {llvm.noalias}, %{{.*}}: memref<23552xf8E8M0FNU> {llvm.noalias}) kernel attributes {known_block_size = array<i32: 256, 1, 1>, mxmoe.block = array<i64: 256, 1, 1>, mxmoe.grid = array<i64: 163, 1, 1>}
+// CHECK: gpu.func @rowwise__quantize_0(%{{.*}}: memref<576000xbf16> {llvm.noalias}, %{{.*}}: memref<576000xf8E4M3FN> {llvm.noalias}, %{{.*}}: memref<23552xf8E8M0FNU> {llvm.noalias}) kernel attributes {known_block_size = array<i32: 256, 1, 1>, mxmoe.block = array<i64: 256, 1, 1>, mxmoe.grid = array<i64: 92, 1, 1>}
 // CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<576000xbf16>, vector<8xbf16>
 // CHECK: arith.maximumf
 // CHECK: nvvm.convert.f32x2.to.f8x2 %{{.*}}, %{{.*}} {rnd = #nvvm.fp_rnd_mode<rn>, sat = #nvvm.sat_mode<satfinite>} : i16(f8E4M3FN)
@@ -30,11 +30,16 @@ func.func @rowwise(%x: tensor<200x2880xbf16>) {
 
 // -----
 
-// Columnwise (32x1) f32 -> e5m2 writes the data transposed: scalar strided
-// loads (stride K = 96), one thread per (column, 32-row block).
-// CHECK-LABEL: gpu.func @colwise__quantize_0(%{{.*}}: memref<30720xf32> {llvm.noalias}, %{{.*}}: memref<30720xf8E5M2> {llvm.noalias}, %{{.*}}: memref<960xf8E8M0FNU> {llvm.noalias}) kernel
-// CHECK-NOT: vector.load
-// CHECK: memref.load %{{.*}} : memref<30720xf32>
+// Columnwise (32x1) f32 -> e5m2 writes the data transposed, tiled through
+// shared memory: a CTA loads 128 tokens x 64 columns with 16-byte loads
+// along K (3 x 2 tiles of 256 threads here), then one thread per
+// (column, 32-token block) quantizes from shared memory.
+// CHECK-LABEL: gpu.func @colwise__quantize_0(
+// CHECK-SAME: %{{.*}}: memref<30720xf32> {llvm.noalias}, %{{.*}}: memref<30720xf8E5M2> {llvm.noalias}, %{{.*}}: memref<960xf8E8M0FNU> {llvm.noalias}) workgroup(%[[SMEM:.*]] : memref<8352xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel attributes {{{.*}}mxmoe.grid = array<i64: 6, 1, 1>}
+// CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<30720xf32>, vector<4xf32>
+// CHECK: memref.store %{{.*}}, %[[SMEM]]
+// CHECK: gpu.barrier
+// CHECK: memref.load %[[SMEM]]
 // CHECK: nvvm.convert.f32x2.to.f8x2 {{.*}} : i16(f8E5M2)
 func.func @colwise(%x: tensor<320x96xf32>) {
   %q, %s = mxmoe.quantize %x {axis = 0 : i64, rounding = #mxmoe.rounding<floor>}
