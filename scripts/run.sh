@@ -13,6 +13,6 @@ if [ "${#inputs[@]}" -eq 0 ]; then
   inputs=("$root/examples/llama4_scout_moe.mlir")
 fi
 for f in "${inputs[@]}"; do
-  echo "// mxmoe-opt: verified $f" >&2
   "$build/bin/mxmoe-opt" --verify-each "$f"
+  echo "// mxmoe-opt: parsed and verified $f" >&2
 done

@@ -6,7 +6,7 @@ set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${MXMOE_BUILD_DIR:-$root/build}"
 
-"$root/scripts/build.sh" || { echo "tests: 0 passed, 1 failed"; exit 1; }
+"$root/scripts/build.sh" || { echo "tests: 0 passed, 1 failed, 0 skipped"; exit 1; }
 
 ctest_log="$(mktemp)"
 (cd "$build" && ctest --output-on-failure -E '^lit-suite$') 2>&1 | tee "$ctest_log"
