@@ -99,4 +99,27 @@ def MXMoEExpandScaledMatmul
   ];
 }
 
+def MXMoEPackScales : Pass<"mxmoe-pack-scales", "::mlir::ModuleOp"> {
+  let summary = "Fuse scale swizzles into the quantizations that produce "
+                "the scales";
+  let description = [{
+    A `mxmoe.swizzle_scales` (row-major -> blocked) whose source is the
+    scales result of a `mxmoe.quantize` is folded into that quantize: the
+    quantize writes the blocked layout directly (one pass over the scales
+    instead of two kernels), for every variant the kernels support:
+
+    * plain 2-D and per-expert 3-D blocked scales;
+    * M-grouped: a rowwise quantize without offsets followed by a swizzle
+      with offsets becomes a quantize with those offsets and M-grouped
+      blocked scales;
+    * K-groups: a jagged quantize (offsets, axis 0) followed by a
+      per-K-group swizzle with the same offsets.
+
+    The fold applies when the swizzle is the only user of the scales; a
+    quantize whose row-major scales are also used elsewhere is left alone.
+    Blocked 128x4 is the layout the tcgen05 block-scaled MMA reads
+    (shared/reference/scale-layout.md section 3).
+  }];
+}
+
 #endif // MXMOE_TRANSFORMS_PASSES
