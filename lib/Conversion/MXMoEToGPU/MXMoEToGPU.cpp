@@ -26,6 +26,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -221,9 +222,15 @@ struct KernelGen {
   /// `<function>__<op>_<n>`, n counting that function's MX ops).
   llvm::StringMap<unsigned> counters;
 
+  /// Kernel names are PTX identifiers: characters outside [A-Za-z0-9_] of
+  /// the function name (e.g. the dots of `layers.0.moe.experts.w13.forward`)
+  /// become '_'.
   std::string name(StringRef kind, Operation *op) {
     auto fn = op->getParentOfType<FunctionOpInterface>();
-    StringRef fnName = fn ? fn.getName() : "kernel";
+    std::string fnName = fn ? fn.getName().str() : "kernel";
+    for (char &ch : fnName)
+      if (!llvm::isAlnum(ch) && ch != '_')
+        ch = '_';
     return (fnName + "__" + kind + "_" + Twine(counters[fnName]++)).str();
   }
 

@@ -6,7 +6,16 @@
 // CHECK-NOT: mxmoe.swizzle_scales
 // CHECK: gpu.module @mxmoe_kernels
 // CHECK-NOT: swizzle_scales
-// CHECK: gpu.func @layers.0.moe.experts.w13.forward__quantize_0
+// CHECK: gpu.func @layers_0_moe_experts_w13_forward__quantize_0
 // CHECK-NOT: swizzle_scales
-// CHECK: gpu.func @layers.0.moe.experts.w13.weight_grad__quantize_0
+// CHECK: gpu.func @layers_0_moe_experts_w13_weight_grad__quantize_0
 // CHECK-NOT: swizzle_scales
+
+// The whole layer's kernels (named after dotted fqns) assemble for both
+// chips: kernel names are sanitised to PTX identifiers.
+// RUN: mxmoe-opt %mxmoe_src_root/examples/llama4_scout_moe.mlir --mxmoe-precision-policy --mxmoe-expand-scaled-matmul --mxmoe-pack-scales --mxmoe-to-nvvm=chip=sm_90a 2>/dev/null | mxmoe-opt --gpu-module-to-binary=format=isa | %python %S/../../Inputs/extract_ptx.py > %t.sm90a.ptx
+// RUN: FileCheck %s --check-prefix=PTX < %t.sm90a.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.sm90a.ptx -o %t.sm90a.cubin %}
+// RUN: mxmoe-opt %mxmoe_src_root/examples/llama4_scout_moe.mlir --mxmoe-precision-policy --mxmoe-expand-scaled-matmul --mxmoe-pack-scales --mxmoe-to-nvvm=chip=sm_100a 2>/dev/null | mxmoe-opt --gpu-module-to-binary=format=isa | %python %S/../../Inputs/extract_ptx.py > %t.sm100a.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_100a %t.sm100a.ptx -o %t.sm100a.cubin %}
+// PTX-COUNT-12: .visible .entry layers_0_moe_experts_w{{13|2}}_{{forward|input_grad|weight_grad}}__quantize_{{[01]}}(
