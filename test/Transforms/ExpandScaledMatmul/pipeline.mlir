@@ -2,6 +2,10 @@
 // Llama 4 Scout layer: every MX-level quantize and swizzle gets a kernel.
 // RUN: mxmoe-opt %mxmoe_src_root/examples/llama4_scout_moe.mlir --mxmoe-precision-policy --mxmoe-expand-scaled-matmul --convert-mxmoe-to-gpu="host-launch=false" 2>/dev/null | FileCheck %s
 
+// CHECK: func.func @attention
+// CHECK: call @layers.0.attention.wq.forward
+// CHECK: mxmoe.linear {{.*}}fqn = "layers.0.attention.wk", precision = #mxmoe.precision<bf16>
+// CHECK: call @layers.0.attention.wo.forward
 // CHECK: func.func @moe
 // CHECK: call @layers.0.moe.experts.w13.forward
 // CHECK: call @layers.0.moe.experts.w2.forward

@@ -18,4 +18,4 @@
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.sm90a.ptx -o %t.sm90a.cubin %}
 // RUN: mxmoe-opt %mxmoe_src_root/examples/llama4_scout_moe.mlir --mxmoe-precision-policy --mxmoe-expand-scaled-matmul --mxmoe-pack-scales --mxmoe-to-nvvm=chip=sm_100a 2>/dev/null | mxmoe-opt --gpu-module-to-binary=format=isa | %python %S/../../Inputs/extract_ptx.py > %t.sm100a.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_100a %t.sm100a.ptx -o %t.sm100a.cubin %}
-// PTX-COUNT-12: .visible .entry layers_0_moe_experts_w{{13|2}}_{{forward|input_grad|weight_grad}}__quantize_{{[01]}}(
+// PTX-COUNT-24: .visible .entry layers_0_{{(moe_experts_w13|moe_experts_w2|attention_wq|attention_wo)}}_{{(forward|input_grad|weight_grad)}}__quantize_{{[01]}}(

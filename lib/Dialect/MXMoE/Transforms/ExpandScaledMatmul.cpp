@@ -11,6 +11,7 @@
 #include "mxmoe/Dialect/MXMoE/Transforms/Passes.h"
 #include "mxmoe/Dialect/MXMoE/Utils/ScaleLayout.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -134,12 +135,164 @@ struct ExpandScaledMatmulPass
     module.walk([&](ScaledGroupedMatmulOp op) {
       if (auto p = op.getPrecisionAttr(); p && p.getValue() == Precision::bf16)
         return;
+      if (op->getParentOfType<TiledMLPOp>()) {
+        op.emitRemark() << "mxmoe-expand-scaled-matmul: " << op.getFqn()
+                        << " is inside mxmoe.tiled_mlp; it is expanded after "
+                           "mxmoe-tile-mlp";
+        return;
+      }
       ops.push_back(op);
+    });
+    SmallVector<LinearOp> linears;
+    module.walk([&](LinearOp op) {
+      auto p = op.getPrecisionAttr();
+      if (!p || p.getValue() == Precision::bf16)
+        return;
+      // Inside a tiled MLP the shard's token count is only known once
+      // mxmoe-tile-mlp has materialised the shard loop.
+      if (op->getParentOfType<TiledMLPOp>()) {
+        op.emitRemark() << "mxmoe-expand-scaled-matmul: " << op.getFqn()
+                        << " is inside mxmoe.tiled_mlp; it is expanded after "
+                           "mxmoe-tile-mlp";
+        return;
+      }
+      linears.push_back(op);
     });
     SymbolTable symbols(module);
     for (ScaledGroupedMatmulOp op : ops)
       if (failed(expand(op, symbols)))
         return signalPassFailure();
+    for (LinearOp op : linears)
+      if (failed(expandLinear(op, symbols)))
+        return signalPassFailure();
+  }
+
+  func::FuncOp makeFunc(Operation *op, StringAttr fqn, SymbolTable &symbols,
+                        StringRef kind, TypeRange ins, Type out) {
+    auto fn = func::FuncOp::create(op->getLoc(),
+                                   (fqn.getValue() + "." + kind).str(),
+                                   FunctionType::get(&getContext(), ins, out));
+    fn->setAttr("mxmoe.fqn", fqn);
+    fn->setAttr("mxmoe.pass", StringAttr::get(&getContext(), kind));
+    symbols.insert(fn);
+    fn.addEntryBlock();
+    return fn;
+  }
+
+  /// A dense linear is the one-group case of the grouped GEMM: tokens are
+  /// flattened to [T, *], the weight viewed as [1, N, K], offsets = [T].
+  LogicalResult expandLinear(LinearOp op, SymbolTable &symbols) {
+    RankedTensorType x = op.getInput().getType(), w = op.getWeight().getType(),
+                     y = op.getResult().getType();
+    if (!x.hasStaticShape() || !w.hasStaticShape())
+      return op.emitOpError("mxmoe-expand-scaled-matmul needs static shapes "
+                            "(tokens, N and K)");
+    int64_t rank = x.getRank();
+    int64_t n = w.getDimSize(0), k = w.getDimSize(1);
+    int64_t tokens = x.getNumElements() / k;
+    Dims d{tokens, n, k, 1};
+    MXRecipeAttr recipe = op.getRecipeAttr();
+    if (!recipe) {
+      MLIRContext *ctx = &getContext();
+      Type elem = op.getPrecision() == Precision::mxfp4
+                      ? Type(Float4E2M1FNType::get(ctx))
+                      : Type(Float8E4M3FNType::get(ctx));
+      recipe = MXRecipeAttr::get(ctx, elem, kMXBlockSize, RoundingMode::rceil);
+    }
+    Location loc = op.getLoc();
+    Type elem = x.getElementType();
+    SmallVector<ReassociationIndices> flatTokens;
+    {
+      ReassociationIndices lead;
+      for (int64_t i = 0; i < rank - 1; ++i)
+        lead.push_back(i);
+      flatTokens = {lead, {rank - 1}};
+    }
+    // [..., C] <-> [T, C]
+    auto flatten = [&](OpBuilder &b, Value v) -> Value {
+      if (rank == 2)
+        return v;
+      return tensor::CollapseShapeOp::create(b, loc, v, flatTokens);
+    };
+    auto unflatten = [&](OpBuilder &b, Value v, int64_t c) -> Value {
+      if (rank == 2)
+        return v;
+      SmallVector<int64_t> shape(x.getShape().drop_back());
+      shape.push_back(c);
+      return tensor::ExpandShapeOp::create(
+          b, loc, RankedTensorType::get(shape, elem), v, flatTokens);
+    };
+    auto weight3d = [&](OpBuilder &b, Value v) -> Value {
+      return tensor::ExpandShapeOp::create(
+          b, loc, RankedTensorType::get({1, n, k}, w.getElementType()), v,
+          SmallVector<ReassociationIndices>{{0, 1}, {2}});
+    };
+    auto offsets = [&](OpBuilder &b) -> Value {
+      auto t = RankedTensorType::get({1}, b.getI32Type());
+      return arith::ConstantOp::create(
+          b, loc, t,
+          DenseElementsAttr::get(t, b.getI32IntegerAttr(tokens)));
+    };
+    StringAttr fqn = op.getFqnAttr();
+
+    SmallVector<Type> fwdIns{x, w};
+    if (op.getBias())
+      fwdIns.push_back(op.getBias().getType());
+    func::FuncOp fwd = makeFunc(op, fqn, symbols, "forward", fwdIns, y);
+    {
+      OpBuilder b = OpBuilder::atBlockBegin(&fwd.front());
+      Expander e{b, loc, recipe, d};
+      ValueRange a = fwd.getArguments();
+      Value out = e.forward(flatten(b, a[0]), weight3d(b, a[1]), offsets(b),
+                            y.getElementType());
+      if (op.getBias()) {
+        auto flatY = cast<RankedTensorType>(out.getType());
+        Value init = tensor::EmptyOp::create(b, loc, flatY.getShape(),
+                                             flatY.getElementType());
+        Value bias = a[2];
+        if (cast<RankedTensorType>(bias.getType()).getElementType() !=
+            flatY.getElementType())
+          return op.emitOpError("bias element type must match the result's");
+        Value bcast = linalg::BroadcastOp::create(b, loc, bias, init,
+                                                  ArrayRef<int64_t>{0})
+                          .getResult()[0];
+        out = arith::AddFOp::create(b, loc, out, bcast);
+      }
+      func::ReturnOp::create(b, loc, unflatten(b, out, n));
+    }
+    if (backward) {
+      SmallVector<int64_t> dyShape(x.getShape().drop_back());
+      dyShape.push_back(n);
+      auto dyT = RankedTensorType::get(dyShape, elem);
+      func::FuncOp dgrad =
+          makeFunc(op, fqn, symbols, "input_grad", {dyT, w}, x);
+      {
+        OpBuilder b = OpBuilder::atBlockBegin(&dgrad.front());
+        Expander e{b, loc, recipe, d};
+        ValueRange a = dgrad.getArguments();
+        Value dx = e.inputGrad(flatten(b, a[0]), weight3d(b, a[1]),
+                               offsets(b), elem);
+        func::ReturnOp::create(b, loc, unflatten(b, dx, k));
+      }
+      func::FuncOp wgrad =
+          makeFunc(op, fqn, symbols, "weight_grad", {dyT, x}, w);
+      {
+        OpBuilder b = OpBuilder::atBlockBegin(&wgrad.front());
+        Expander e{b, loc, recipe, d};
+        ValueRange a = wgrad.getArguments();
+        Value dw = e.weightGrad(flatten(b, a[0]), flatten(b, a[1]),
+                                offsets(b), w.getElementType(),
+                                weightGradBF16);
+        dw = tensor::CollapseShapeOp::create(
+            b, loc, dw, SmallVector<ReassociationIndices>{{0, 1}, {2}});
+        func::ReturnOp::create(b, loc, dw);
+      }
+    }
+    OpBuilder b(op);
+    auto call = func::CallOp::create(b, loc, fwd, op->getOperands());
+    op.getResult().replaceAllUsesWith(call.getResult(0));
+    op.erase();
+    return success();
   }
 
   LogicalResult expand(ScaledGroupedMatmulOp op, SymbolTable &symbols) {

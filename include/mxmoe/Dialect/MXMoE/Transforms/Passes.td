@@ -82,13 +82,21 @@ def MXMoEExpandScaledMatmul
       With `weight-grad-bf16` the weight gradient stays in bf16 (TorchAO
       `wgrad_with_hp`): transposes + a bf16 2D x 2D grouped matmul.
 
+    An `mxmoe.linear` with an MX `precision` (set by the policy or the user)
+    is expanded the same way as the one-group case: tokens flattened to
+    [T, *], the weight viewed as [1, N, K], offsets = [T]; the bias is added
+    in the forward function (its gradient, a sum over tokens, is left to the
+    framework); input_grad returns dx in the input's shape and weight_grad
+    dW as [N, K].
+
     The model-level op itself is replaced by a `func.call` of the forward
     function. Scales are produced row-major and converted with explicit
     `mxmoe.swizzle_scales` ops (`mxmoe-pack-scales` fuses them later).
     Ops whose precision is bf16 are left alone. Static shapes only: a
     dynamic dimension fails the pass naming the op.
   }];
-  let dependentDialects = ["::mlir::func::FuncDialect",
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
                            "::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];
   let options = [
