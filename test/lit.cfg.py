@@ -18,6 +18,12 @@ config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py",
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%mxmoe_src_root", config.mxmoe_src_root))
 config.substitutions.append(("%python", "/usr/bin/python3"))
+# CPU execution of lowered host IR (mlir-runner and its runtime libraries
+# from the llvm-22 packages).
+config.substitutions.append(("%mlir_runner", os.path.join(config.llvm_tools_dir, "mlir-runner")))
+_libdir = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
+config.substitutions.append(("%runner_libs", ",".join(
+    os.path.join(_libdir, l) for l in ("libmlir_runner_utils.so", "libmlir_c_runner_utils.so"))))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()

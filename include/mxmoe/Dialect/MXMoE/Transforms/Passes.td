@@ -130,4 +130,40 @@ def MXMoEPackScales : Pass<"mxmoe-pack-scales", "::mlir::ModuleOp"> {
   }];
 }
 
+def MXMoETileMLP : Pass<"mxmoe-tile-mlp", "::mlir::ModuleOp"> {
+  let summary = "Lower mxmoe.tiled_mlp to a loop over token shards "
+                "(forward)";
+  let description = [{
+    Replaces every `mxmoe.tiled_mlp` by an `scf.for` over its token shards:
+    `[B, S, H]` inputs are flattened to `[T = B*S, H]`; shard i takes rows
+    `[i*q + min(i, r), +q + (i < r))` with q = T / N, r = T % N (balanced:
+    sizes differ by at most one; there are always exactly N shards, empty
+    ones when T < N); the body is inlined per shard on
+    `tensor.extract_slice`s and each result is written back with
+    `tensor.insert_slice` into a `[T, ...]` tensor, reshaped to the
+    op's result type. The loop carries `mxmoe.num_shards` and the
+    gradient-accumulator type for the backward lowering.
+
+    Shard count: the op's `num_shards`, or `auto`: `ceil(T / tokens-per-shard)`
+    (default 32768, Axolotl's MoE rule) or with `rule=square` `ceil(T / H)`
+    (DeepSpeed/ALST), at least 1 and at most T (computed at run time when T
+    is dynamic). Shard sizes are the same in forward and backward because
+    both use this partition.
+
+    Not implemented yet: the backward loop (recompute per shard, parameter
+    gradients summed over shards) and hoisting shard-invariant weight
+    dequantization; ops that need them are left to a later version.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let options = [
+    Option<"rule", "rule", "std::string", /*default=*/"\"tokens\"",
+           "auto shard-count rule: tokens (ceil(T / tokens-per-shard)) or "
+           "square (ceil(T / hidden))">,
+    Option<"tokensPerShard", "tokens-per-shard", "int64_t",
+           /*default=*/"32768", "tokens per shard of the `tokens` rule">
+  ];
+}
+
 #endif // MXMOE_TRANSFORMS_PASSES

@@ -1,0 +1,11 @@
+// RUN: not mxmoe-opt %s --mxmoe-tile-mlp="rule=cube" 2>&1 | FileCheck %s --check-prefix=RULE
+// RUN: not mxmoe-opt %s --mxmoe-tile-mlp="tokens-per-shard=0" 2>&1 | FileCheck %s --check-prefix=PER
+// RULE: error: mxmoe-tile-mlp: rule must be tokens or square, got 'cube'
+// PER: error: mxmoe-tile-mlp: tokens-per-shard must be >= 1, got 0
+func.func @f(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %y = mxmoe.tiled_mlp shards = auto (%x) : (tensor<4x16xf32>) -> tensor<4x16xf32> {
+  ^bb0(%xs: tensor<?x16xf32>):
+    mxmoe.yield %xs : tensor<?x16xf32>
+  }
+  return %y : tensor<4x16xf32>
+}
