@@ -13,6 +13,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 
 namespace mlir::mxmoe {
 #define GEN_PASS_DEF_MXMOETILEMLP
@@ -162,6 +164,11 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
       }
       scf::YieldOp::create(b, loc, updated);
     }
+
+    // Work that does not depend on the shard (e.g. dequantizing MXFP4
+    // expert weights) is computed once, before the loop, and its buffer is
+    // shared by every shard.
+    moveLoopInvariantCode(cast<LoopLikeOpInterface>(loop.getOperation()));
 
     SmallVector<Value> results;
     for (auto [j, t] : llvm::enumerate(op.getResultTypes())) {

@@ -150,9 +150,12 @@ def MXMoETileMLP : Pass<"mxmoe-tile-mlp", "::mlir::ModuleOp"> {
     is dynamic). Shard sizes are the same in forward and backward because
     both use this partition.
 
+    Shard-invariant work in the body (e.g. `mxmoe.dequantize` of MXFP4
+    expert weights) is hoisted out of the loop (loop-invariant code
+    motion), so one buffer serves every shard.
+
     Not implemented yet: the backward loop (recompute per shard, parameter
-    gradients summed over shards) and hoisting shard-invariant weight
-    dequantization; ops that need them are left to a later version.
+    gradients summed over shards, accumulator in the parameter type or f32).
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect",
