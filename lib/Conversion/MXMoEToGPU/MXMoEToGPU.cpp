@@ -93,6 +93,22 @@ FailureOr<MXElementKind> getSupportedKind(Operation *op, Type elem) {
                     "f8E5M2, f4E2M1FN)";
 }
 
+/// The checks shared by the quantize and dequantize generators: a supported
+/// element type, a supported geometry, static scales.
+FailureOr<std::pair<MXElementKind, MXGeometry>>
+getMXKernelShape(Operation *op, RankedTensorType hp, RankedTensorType data,
+                 RankedTensorType scales, int64_t axis) {
+  FailureOr<MXElementKind> kind = getSupportedKind(op, data.getElementType());
+  if (failed(kind))
+    return failure();
+  FailureOr<MXGeometry> geo = getGeometry(op, hp, data, axis);
+  if (failed(geo))
+    return failure();
+  if (!scales.hasStaticShape())
+    return op->emitOpError("GPU lowering needs static shapes");
+  return std::make_pair(*kind, *geo);
+}
+
 /// Block (b, r, c) of a thread index: rowwise puts c fastest (adjacent
 /// threads read adjacent 64-B chunks); columnwise puts r fastest (adjacent
 /// threads read adjacent columns).
@@ -213,6 +229,19 @@ struct HostArg {
   enum Kind { In, Out, Status } kind;
   Value value; ///< the operand (In) or the result (Out)
 };
+
+/// Host view of a quantize kernel's parameters: input, (offsets), data,
+/// scales, (status).
+SmallVector<HostArg> quantizeHostArgs(QuantizeOp op) {
+  SmallVector<HostArg> args{{HostArg::In, op.getInput()}};
+  if (op.getOffsets())
+    args.push_back({HostArg::In, op.getOffsets()});
+  args.push_back({HostArg::Out, op.getData()});
+  args.push_back({HostArg::Out, op.getScales()});
+  if (op.getOffsets())
+    args.push_back({HostArg::Status, Value()});
+  return args;
+}
 
 struct KernelGen {
   gpu::GPUModuleOp module;
@@ -346,17 +375,11 @@ LogicalResult KernelGen::genQuantize(QuantizeOp op) {
   RankedTensorType in = op.getInput().getType();
   RankedTensorType data = op.getData().getType();
   RankedTensorType scales = op.getScales().getType();
-  FailureOr<MXElementKind> kindOr =
-      getSupportedKind(op, data.getElementType());
-  if (failed(kindOr))
+  auto shape = getMXKernelShape(op, in, data, scales, op.getAxis());
+  if (failed(shape))
     return failure();
-  FailureOr<MXGeometry> gOr = getGeometry(op, in, data, op.getAxis());
-  if (failed(gOr))
-    return failure();
-  if (!scales.hasStaticShape())
-    return op.emitOpError("GPU lowering needs static shapes");
-  MXElementKind kind = *kindOr;
-  MXGeometry geo = *gOr;
+  MXElementKind kind = shape->first;
+  MXGeometry geo = shape->second;
   Type elem = in.getElementType();
   RoundingMode mode = op.getRounding();
   bool blocked = isBlockedScales(scales);
@@ -528,14 +551,7 @@ LogicalResult KernelGen::genQuantize(QuantizeOp op) {
                      [&] { storeZeroScale(b, smem, o); });
             });
       });
-  SmallVector<HostArg> hostArgs{{HostArg::In, op.getInput()}};
-  if (offsets)
-    hostArgs.push_back({HostArg::In, offsets});
-  hostArgs.push_back({HostArg::Out, op.getData()});
-  hostArgs.push_back({HostArg::Out, op.getScales()});
-  if (offsets)
-    hostArgs.push_back({HostArg::Status, Value()});
-  finish(op, kernel, hostArgs);
+  finish(op, kernel, quantizeHostArgs(op));
   return success();
 }
 
@@ -621,14 +637,7 @@ void KernelGen::genQuantizeRowwiseBlocked(QuantizeOp op, const MXGeometry &geo,
         ifThen(b, tail,
                [&] { quantizeRow(b, x, dmem, b.idx(0), rowB, cB); });
       });
-  SmallVector<HostArg> hostArgs{{HostArg::In, op.getInput()}};
-  if (offsets)
-    hostArgs.push_back({HostArg::In, offsets});
-  hostArgs.push_back({HostArg::Out, op.getData()});
-  hostArgs.push_back({HostArg::Out, op.getScales()});
-  if (offsets)
-    hostArgs.push_back({HostArg::Status, Value()});
-  finish(op, kernel, hostArgs);
+  finish(op, kernel, quantizeHostArgs(op));
 }
 
 //===----------------------------------------------------------------------===//
@@ -744,10 +753,7 @@ void KernelGen::genQuantizeColwiseTiled(QuantizeOp op, const MXGeometry &geo,
                      [&] { storeZeroScale(b, a[2], o); });
             });
       });
-  finish(op, kernel,
-         {{HostArg::In, op.getInput()},
-          {HostArg::Out, op.getData()},
-          {HostArg::Out, op.getScales()}});
+  finish(op, kernel, quantizeHostArgs(op));
 }
 
 //===----------------------------------------------------------------------===//
@@ -758,17 +764,11 @@ LogicalResult KernelGen::genDequantize(DequantizeOp op) {
   RankedTensorType out = op.getResult().getType();
   RankedTensorType data = op.getData().getType();
   RankedTensorType scales = op.getScales().getType();
-  FailureOr<MXElementKind> kindOr =
-      getSupportedKind(op, data.getElementType());
-  if (failed(kindOr))
+  auto shape = getMXKernelShape(op, out, data, scales, op.getAxis());
+  if (failed(shape))
     return failure();
-  FailureOr<MXGeometry> gOr = getGeometry(op, out, data, op.getAxis());
-  if (failed(gOr))
-    return failure();
-  if (!scales.hasStaticShape())
-    return op.emitOpError("GPU lowering needs static shapes");
-  MXElementKind kind = *kindOr;
-  MXGeometry geo = *gOr;
+  MXElementKind kind = shape->first;
+  MXGeometry geo = shape->second;
   bool blocked = isBlockedScales(scales);
   Type outElem = out.getElementType();
   Type f32 = Float32Type::get(op.getContext());
