@@ -154,18 +154,32 @@ def MXMoETileMLP : Pass<"mxmoe-tile-mlp", "::mlir::ModuleOp"> {
     expert weights) is hoisted out of the loop (loop-invariant code
     motion), so one buffer serves every shard.
 
-    Not implemented yet: the backward loop (recompute per shard, parameter
-    gradients summed over shards, accumulator in the parameter type or f32).
+    Backward (option `backward`, on by default): for every op a function
+    `@"<fqn>.backward"(x, params..., dys...) -> (dx, dparams...)` loops over
+    the same shards, recomputes each shard's body and propagates that
+    shard's slice of the cotangents back through it (reverse mode with
+    rules for arith.addf/subf/mulf/divf/negf, math.exp,
+    tensor.extract_slice and mxmoe.linear, whose gradients are mxmoe.linear
+    ops `<fqn>.input_grad` / `<fqn>.weight_grad` of the same precision);
+    dx slices are written in place, parameter gradients are summed over
+    shards (never averaged) in `grad_accumulator` (default: the parameter's
+    type) and returned in the parameter's type. Gradients are returned for
+    the bf16/f16/f32 tensor parameters; quantized (frozen) weights get none.
+    A body op without a rule fails the pass naming it.
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];
   let options = [
     Option<"rule", "rule", "std::string", /*default=*/"\"tokens\"",
            "auto shard-count rule: tokens (ceil(T / tokens-per-shard)) or "
            "square (ceil(T / hidden))">,
     Option<"tokensPerShard", "tokens-per-shard", "int64_t",
-           /*default=*/"32768", "tokens per shard of the `tokens` rule">
+           /*default=*/"32768", "tokens per shard of the `tokens` rule">,
+    Option<"backward", "backward", "bool", /*default=*/"true",
+           "also emit the <fqn>.backward function">
   ];
 }
 

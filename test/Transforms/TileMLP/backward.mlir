@@ -1,0 +1,55 @@
+// RUN: mxmoe-opt %s --mxmoe-tile-mlp --split-input-file --verify-diagnostics | FileCheck %s
+// RUN: mxmoe-opt %s --mxmoe-tile-mlp="backward=false" --split-input-file --verify-diagnostics 2>&1 | FileCheck %s --check-prefix=NOBWD
+
+// A linear with bias inside the shard body: per shard, dx = dy W (a linear
+// with W^T), dW = dy^T x (a linear contracting over the shard's tokens),
+// db = sum over tokens; both gradient linears keep the op's precision, so
+// the MX expansion quantizes each along its own contraction axis. dW and
+// db are summed over shards in f32 (grad_accumulator) and returned in bf16.
+// CHECK-LABEL: func.func @layers.0.mlp.backward(%{{.*}}: tensor<300x64xbf16>, %{{.*}}: tensor<96x64xbf16>, %{{.*}}: tensor<96xbf16>, %{{.*}}: tensor<300x96xbf16>) -> (tensor<300x64xbf16>, tensor<96x64xbf16>, tensor<96xbf16>)
+// CHECK-SAME: mxmoe.fqn = "layers.0.mlp", mxmoe.pass = "backward"
+// CHECK: %[[WT:.*]] = linalg.transpose ins(%arg1 : tensor<96x64xbf16>)
+// CHECK: scf.for {{.*}} iter_args(%[[DX:.*]] = %{{.*}}, %[[DW:.*]] = %{{.*}}, %[[DB:.*]] = %{{.*}}) -> (tensor<300x64xbf16>, tensor<96x64xf32>, tensor<96xf32>)
+// CHECK:   %[[XS:.*]] = tensor.extract_slice %arg0
+// CHECK:   %[[DYS:.*]] = tensor.extract_slice %arg3
+// CHECK:   %[[GX:.*]] = mxmoe.linear %[[DYS]], %[[WT]] {fqn = "layers.0.mlp.w1.input_grad", precision = #mxmoe.precision<mxfp8>}
+// CHECK:   %[[DYT:.*]] = linalg.transpose ins(%[[DYS]]
+// CHECK:   %[[XT:.*]] = linalg.transpose ins(%[[XS]]
+// CHECK:   %[[GW:.*]] = mxmoe.linear %[[DYT]], %[[XT]] {fqn = "layers.0.mlp.w1.weight_grad", precision = #mxmoe.precision<mxfp8>} : (tensor<96x?xbf16>, tensor<64x?xbf16>) -> tensor<96x64xbf16>
+// CHECK:   %[[GB:.*]] = linalg.reduce ins(%[[DYS]] : tensor<?x96xbf16>)
+// CHECK:   tensor.insert_slice %[[GX]] into %[[DX]]
+// CHECK:   %[[GW32:.*]] = arith.extf %[[GW]] : tensor<96x64xbf16> to tensor<96x64xf32>
+// CHECK:   arith.addf %[[DW]], %[[GW32]] : tensor<96x64xf32>
+// CHECK:   %[[GB32:.*]] = arith.extf %[[GB]]
+// CHECK:   arith.addf %[[DB]], %[[GB32]] : tensor<96xf32>
+// CHECK: } {mxmoe.tiled_mlp_backward = "layers.0.mlp"}
+// CHECK: arith.truncf %{{.*}} : tensor<96x64xf32> to tensor<96x64xbf16>
+// CHECK: arith.truncf %{{.*}} : tensor<96xf32> to tensor<96xbf16>
+// NOBWD-NOT: backward
+func.func @mlp(%x: tensor<300x64xbf16>, %w: tensor<96x64xbf16>, %b: tensor<96xbf16>) -> tensor<300x96xbf16> {
+  %y = mxmoe.tiled_mlp shards = 7 (%x, %w, %b) {fqn = "layers.0.mlp", grad_accumulator = f32}
+      : (tensor<300x64xbf16>, tensor<96x64xbf16>, tensor<96xbf16>) -> tensor<300x96xbf16> {
+  ^bb0(%xs: tensor<?x64xbf16>, %ww: tensor<96x64xbf16>, %bb: tensor<96xbf16>):
+    %o = mxmoe.linear %xs, %ww bias %bb {fqn = "layers.0.mlp.w1", precision = #mxmoe.precision<mxfp8>}
+        : (tensor<?x64xbf16>, tensor<96x64xbf16>, tensor<96xbf16>) -> tensor<?x96xbf16>
+    mxmoe.yield %o : tensor<?x96xbf16>
+  }
+  return %y : tensor<300x96xbf16>
+}
+
+// -----
+
+// Without grad_accumulator the parameter's own type accumulates.
+// CHECK-LABEL: func.func @plain.backward
+// CHECK: scf.for {{.*}} -> (tensor<64x32xbf16>, tensor<32x32xbf16>)
+// CHECK-NOT: arith.extf
+// CHECK-NOT: arith.truncf
+// CHECK: return
+func.func @plain(%x: tensor<64x32xbf16>, %w: tensor<32x32xbf16>) -> tensor<64x32xbf16> {
+  %y = mxmoe.tiled_mlp shards = 2 (%x, %w) {fqn = "plain"} : (tensor<64x32xbf16>, tensor<32x32xbf16>) -> tensor<64x32xbf16> {
+  ^bb0(%xs: tensor<?x32xbf16>, %ww: tensor<32x32xbf16>):
+    %o = mxmoe.linear %xs, %ww {fqn = "plain.w"} : (tensor<?x32xbf16>, tensor<32x32xbf16>) -> tensor<?x32xbf16>
+    mxmoe.yield %o : tensor<?x32xbf16>
+  }
+  return %y : tensor<64x32xbf16>
+}
