@@ -183,4 +183,19 @@ def MXMoETileMLP : Pass<"mxmoe-tile-mlp", "::mlir::ModuleOp"> {
   ];
 }
 
+def MXMoELinearToLinalg : Pass<"mxmoe-linear-to-linalg", "::mlir::ModuleOp"> {
+  let summary = "Lower high-precision mxmoe.linear to linalg (reference "
+                "path)";
+  let description = [{
+    Rewrites every `mxmoe.linear` whose precision is bf16 (or unset) into
+    `linalg.matmul` on the weight's transpose (accumulating in the result
+    type) plus a broadcast bias add, so that host-level IR (e.g. a tiled MLP
+    and its backward) can run on any backend, the CPU included. MX linears
+    are left for `mxmoe-expand-scaled-matmul`.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // MXMOE_TRANSFORMS_PASSES
