@@ -73,29 +73,30 @@ struct Expander {
         b, loc, t(blockedShape, e8m0(), blocked(perKGroup)), scales, offsets);
   }
 
-  /// y[M, N] = x[M, K] . w[g, N, K]^T per group (2D x 3D).
-  Value forward(Value x, Value w, Value offs, Type outElem) {
-    int64_t c = d.k / kMXBlockSize;
-    auto [xq, xs] = quantize(x, 1, Value(), {d.m, d.k});
-    Value xb = swizzle(xs, offs,
+  /// The 2D x 3D GEMM of forward and input gradient: lhs [M, C] quantized
+  /// rowwise (M-grouped blocked scales), w [G, N, K] quantized along
+  /// `wAxis` (2: K for the forward; 1: N, 32x1, for the input gradient) so
+  /// that its data is [G, R, C] with C the contraction; result [M, R].
+  Value mGroupedGemm(Value lhs, int64_t contraction, Value w, int64_t wAxis,
+                     int64_t rows, Value offs, Type outElem) {
+    int64_t c = contraction / kMXBlockSize;
+    auto [lq, ls] = quantize(lhs, 1, Value(), {d.m, contraction});
+    Value lb = swizzle(ls, offs,
                        {getGroupPaddedExtent(d.m, d.g, 128), roundUp(c, 4)});
-    auto [wq, ws] = quantize(w, 2, Value(), {d.g, d.n, d.k});
-    Value wb = swizzle(ws, Value(), {d.g, roundUp(d.n, 128), roundUp(c, 4)});
-    return GroupedMatmulOp::create(b, loc, t({d.m, d.n}, outElem), xq, xb, wq,
+    auto [wq, ws] = quantize(w, wAxis, Value(), {d.g, rows, contraction});
+    Value wb = swizzle(ws, Value(), {d.g, roundUp(rows, 128), roundUp(c, 4)});
+    return GroupedMatmulOp::create(b, loc, t({d.m, rows}, outElem), lq, lb, wq,
                                    wb, offs);
   }
 
-  /// dx[M, K] = dy[M, N] . w[g, N, K] per group: contraction over N.
+  /// y[M, N] = x[M, K] . w[g, N, K]^T per group: x and w along K.
+  Value forward(Value x, Value w, Value offs, Type outElem) {
+    return mGroupedGemm(x, d.k, w, 2, d.n, offs, outElem);
+  }
+
+  /// dx[M, K] = dy[M, N] . w[g, N, K] per group: dy and w along N.
   Value inputGrad(Value dy, Value w, Value offs, Type outElem) {
-    int64_t c = d.n / kMXBlockSize;
-    auto [gq, gs] = quantize(dy, 1, Value(), {d.m, d.n});
-    Value gb = swizzle(gs, offs,
-                       {getGroupPaddedExtent(d.m, d.g, 128), roundUp(c, 4)});
-    // w along N (32x1): data written as [G, K, N], contraction-contiguous.
-    auto [wq, ws] = quantize(w, 1, Value(), {d.g, d.k, d.n});
-    Value wb = swizzle(ws, Value(), {d.g, roundUp(d.k, 128), roundUp(c, 4)});
-    return GroupedMatmulOp::create(b, loc, t({d.m, d.k}, outElem), gq, gb, wq,
-                                   wb, offs);
+    return mGroupedGemm(dy, d.n, w, 1, d.k, offs, outElem);
   }
 
   /// dw[g, N, K] = dy[g]^T . x[g]: contraction over the group's tokens.

@@ -427,53 +427,28 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
   void lower(TiledMLPOp op) {
     OpBuilder b(op);
     Location loc = op.getLoc();
-    RankedTensorType xt = op.getInput().getType();
-    int64_t rank = xt.getRank();
-    int64_t hidden = xt.getShape().back();
+    int64_t rank = op.getInput().getType().getRank();
     auto cst = [&](int64_t v) -> Value {
       return arith::ConstantIndexOp::create(b, loc, v);
     };
+    // The same partition as the backward function (makePartition).
+    Partition p = makePartition(b, loc, op, op.getInput(), rule,
+                                tokensPerShard);
 
-    // Flatten [B, S, H] -> [T, H].
-    SmallVector<ReassociationIndices> flat;
-    Value x = op.getInput();
-    if (rank == 3) {
-      flat = {{0, 1}, {2}};
-      x = tensor::CollapseShapeOp::create(b, loc, x, flat);
-    }
-    Value tokens = tensor::DimOp::create(b, loc, x, 0);
-    int64_t staticTokens = cast<RankedTensorType>(x.getType()).getDimSize(0);
-
-    // Shard count.
-    Value shards;
-    if (std::optional<int64_t> n = op.getNumShards()) {
-      shards = cst(*n);
-    } else {
-      int64_t per = rule == "square" ? hidden : int64_t(tokensPerShard);
-      Value count = arith::CeilDivUIOp::create(b, loc, tokens, cst(per));
-      count = arith::MinUIOp::create(b, loc, count, tokens); // at most T
-      shards = arith::MaxUIOp::create(b, loc, count, cst(1)); // at least 1
-    }
-    Value q = arith::DivUIOp::create(b, loc, tokens, shards);
-    Value r = arith::RemUIOp::create(b, loc, tokens, shards);
-
-    // Flattened result accumulators [T, ...].
+    // Flattened result accumulators [T, ...]; every row is written once.
     SmallVector<Value> inits;
-    SmallVector<RankedTensorType> flatResults;
     for (Type t : op.getResultTypes()) {
       auto rt = cast<RankedTensorType>(t);
-      SmallVector<int64_t> shape{staticTokens};
+      SmallVector<int64_t> shape{p.staticTokens};
       llvm::append_range(shape, rt.getShape().drop_front(rank - 1));
-      auto ft = RankedTensorType::get(shape, rt.getElementType());
-      flatResults.push_back(ft);
       SmallVector<Value> dyn;
-      if (ShapedType::isDynamic(staticTokens))
-        dyn.push_back(tokens);
-      inits.push_back(tensor::EmptyOp::create(b, loc, ft.getShape(),
-                                              ft.getElementType(), dyn));
+      if (ShapedType::isDynamic(p.staticTokens))
+        dyn.push_back(p.tokens);
+      inits.push_back(
+          tensor::EmptyOp::create(b, loc, shape, rt.getElementType(), dyn));
     }
 
-    auto loop = scf::ForOp::create(b, loc, cst(0), shards, cst(1), inits);
+    auto loop = scf::ForOp::create(b, loc, cst(0), p.shards, cst(1), inits);
     loop->setAttr("mxmoe.tiled_mlp",
                   op.getFqnAttr() ? Attribute(op.getFqnAttr())
                                   : Attribute(b.getUnitAttr()));
@@ -484,28 +459,10 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
-      Value i = loop.getInductionVar();
-      // offset = i*q + min(i, r); size = q + (i < r)
-      Value offset = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, i, q),
-          arith::MinUIOp::create(b, loc, i, r));
-      Value extra = arith::IndexCastOp::create(
-          b, loc, b.getIndexType(),
-          arith::ExtUIOp::create(
-              b, loc, b.getI64Type(),
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, i, r)));
-      Value size = arith::AddIOp::create(b, loc, q, extra);
-      SmallVector<OpFoldResult> offs{offset, b.getIndexAttr(0)};
-      SmallVector<OpFoldResult> sizes{size, b.getIndexAttr(hidden)};
-      SmallVector<OpFoldResult> strides(2, b.getIndexAttr(1));
-      Value shard = tensor::ExtractSliceOp::create(
-          b, loc,
-          RankedTensorType::get({ShapedType::kDynamic, hidden},
-                                xt.getElementType()),
-          x, offs, sizes, strides);
+      auto [offset, size] = shardBounds(b, loc, p, loop.getInductionVar());
       IRMapping map;
       Block &body = op.getBody().front();
-      map.map(body.getArgument(0), shard);
+      map.map(body.getArgument(0), sliceRows(b, loc, p.x, offset, size));
       for (auto [arg, param] :
            llvm::zip(body.getArguments().drop_front(), op.getParams()))
         map.map(arg, param);
@@ -513,17 +470,9 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
         b.clone(inner, map);
       auto yield = cast<YieldOp>(body.getTerminator());
       SmallVector<Value> updated;
-      for (auto [j, v] : llvm::enumerate(yield.getValues())) {
-        auto ft = flatResults[j];
-        SmallVector<OpFoldResult> o{offset}, sz{size}, st{b.getIndexAttr(1)};
-        for (int64_t d : ft.getShape().drop_front()) {
-          o.push_back(b.getIndexAttr(0));
-          sz.push_back(b.getIndexAttr(d));
-          st.push_back(b.getIndexAttr(1));
-        }
-        updated.push_back(tensor::InsertSliceOp::create(
-            b, loc, map.lookup(v), loop.getRegionIterArg(j), o, sz, st));
-      }
+      for (auto [j, v] : llvm::enumerate(yield.getValues()))
+        updated.push_back(insertRows(b, loc, map.lookup(v),
+                                     loop.getRegionIterArg(j), offset, size));
       scf::YieldOp::create(b, loc, updated);
     }
 
