@@ -646,14 +646,19 @@ void KernelGen::genQuantizeRowwiseBlocked(QuantizeOp op, const MXGeometry &geo,
 
 // A CTA of 256 threads quantizes a tile of 128 tokens x 64 columns of a
 // row-major [M, K] input (per batch for 3-D inputs): coalesced 16-byte
-// loads along K into shared memory (fp32, rows padded by one word plus an
-// 8-word shift per 32-row block so that column reads are bank-conflict
-// free), a barrier, then one thread per (column, 32-token block) with the
-// four blocks of a column in adjacent lanes, so each output row [K, M]
-// receives 128 contiguous bytes per tile.
+// loads along K (128-byte row segments) into shared memory (fp32, rows
+// padded by one word plus a per-32-row shift so that column reads are
+// bank-conflict free), a barrier, then one thread per (column, 32-token
+// block) with the four blocks of a column in adjacent lanes, so each
+// output row [K, M] receives 128 contiguous bytes per tile. (256 x 32 and
+// 64 x 128 tiles measured slower on the H200: bench/RESULTS.md.)
 void KernelGen::genQuantizeColwiseTiled(QuantizeOp op, const MXGeometry &geo,
                                         MXElementKind kind) {
   constexpr int64_t TM = 128, TK = 64, kThreads = 256, kStride = TK + 1;
+  // A warp covers 32/(TM/32) columns c x TM/32 blocks b; shifting each
+  // 32-row block by kShift words puts element i of lane (c, b) in bank
+  // (i + c + kShift*b) mod 32: distinct for all 32 lanes.
+  constexpr int64_t kShift = 32 / (TM / 32);
   RankedTensorType in = op.getInput().getType();
   RankedTensorType data = op.getData().getType();
   RankedTensorType scales = op.getScales().getType();
@@ -669,7 +674,7 @@ void KernelGen::genQuantizeColwiseTiled(QuantizeOp op, const MXGeometry &geo,
   int64_t padWork = blocked ? scales.getNumElements() : 0;
   int64_t perLoad = 16 / (elem.getIntOrFloatBitWidth() / 8);
   int64_t chunksPerRow = TK / perLoad, rowsPerPass = kThreads / chunksPerRow;
-  int64_t smemWords = TM * kStride + (TM / 32) * 8;
+  int64_t smemWords = TM * kStride + (TM / 32) * kShift;
 
   auto kernel = createKernel(
       module, name("quantize", op),
@@ -688,7 +693,7 @@ void KernelGen::genQuantizeColwiseTiled(QuantizeOp op, const MXGeometry &geo,
                                        "llvm.align", b.getI64IntegerAttr(16));
         auto sIndex = [&](Value row, Value col) {
           return b.add(b.add(b.mulc(row, kStride), col),
-                       b.mulc(b.div(row, 32), 8));
+                       b.mulc(b.div(row, 32), kShift));
         };
         splitWork(
             b, t, tileWork, tileWork + padWork,
