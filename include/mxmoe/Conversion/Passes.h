@@ -22,9 +22,14 @@ namespace mlir::mxmoe {
 #define GEN_PASS_REGISTRATION
 #include "mxmoe/Conversion/Passes.h.inc"
 
-/// Registers the named pipelines `mxmoe-to-nvvm` (lowering to NVVM with a
-/// chip option) .
+/// Registers the named pipeline `mxmoe-to-nvvm{chip=sm_90a|sm_100a
+/// block-size=N}`: convert-mxmoe-to-gpu followed by buildNVVMKernelPipeline.
 void registerMXMoEPipelines();
+
+/// The kernel half of mxmoe-to-nvvm: attaches `#nvvm.target<chip>` (PTX 8.0
+/// for sm_90a, 8.8 for sm_100a) and lowers every gpu.module to NVVM/LLVM
+/// with bare-pointer kernel parameters, ready for gpu-module-to-binary.
+void buildNVVMKernelPipeline(OpPassManager &pm, llvm::StringRef chip);
 
 } // namespace mlir::mxmoe
 

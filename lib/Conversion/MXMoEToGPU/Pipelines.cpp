@@ -26,6 +26,24 @@ struct ToNVVMOptions : public PassPipelineOptions<ToNVVMOptions> {
 };
 } // namespace
 
+void mlir::mxmoe::buildNVVMKernelPipeline(OpPassManager &pm, StringRef chip) {
+  GpuNVVMAttachTargetOptions target;
+  target.chip = chip.str();
+  target.features = chip == "sm_100a" ? "+ptx88" : "+ptx80";
+  target.optLevel = 3;
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  OpPassManager &gpuPm = pm.nest<gpu::GPUModuleOp>();
+  gpuPm.addPass(createCanonicalizerPass());
+  gpuPm.addPass(createSCFToControlFlowPass());
+  ConvertGpuOpsToNVVMOpsOptions toNVVM;
+  toNVVM.useBarePtrCallConv = true;
+  gpuPm.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
+  gpuPm.addPass(createCanonicalizerPass());
+  gpuPm.addPass(createCSEPass());
+  pm.addPass(createConvertNVVMToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
 void mlir::mxmoe::registerMXMoEPipelines() {
   PassPipelineRegistration<ToNVVMOptions>(
       "mxmoe-to-nvvm",
@@ -35,20 +53,6 @@ void mlir::mxmoe::registerMXMoEPipelines() {
         ConvertMXMoEToGPUOptions convert;
         convert.blockSize = opts.blockSize;
         pm.addPass(createConvertMXMoEToGPU(convert));
-        GpuNVVMAttachTargetOptions target;
-        target.chip = opts.chip;
-        target.features = opts.chip == "sm_100a" ? "+ptx88" : "+ptx80";
-        target.optLevel = 3;
-        pm.addPass(createGpuNVVMAttachTarget(target));
-        OpPassManager &gpuPm = pm.nest<gpu::GPUModuleOp>();
-        gpuPm.addPass(createCanonicalizerPass());
-        gpuPm.addPass(createSCFToControlFlowPass());
-        ConvertGpuOpsToNVVMOpsOptions toNVVM;
-        toNVVM.useBarePtrCallConv = true;
-        gpuPm.addPass(createConvertGpuOpsToNVVMOps(toNVVM));
-        gpuPm.addPass(createCanonicalizerPass());
-        gpuPm.addPass(createCSEPass());
-        pm.addPass(createConvertNVVMToLLVMPass());
-        pm.addPass(createReconcileUnrealizedCastsPass());
+        buildNVVMKernelPipeline(pm, opts.chip);
       });
 }

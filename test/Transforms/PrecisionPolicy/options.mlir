@@ -1,9 +1,9 @@
-// RUN: mxmoe-opt %s --mxmoe-precision-policy="exclude=" --verify-diagnostics --split-input-file | FileCheck %s --check-prefix=LEGAL
-// RUN: mxmoe-opt %s --mxmoe-precision-policy="include=experts exclude=" --split-input-file 2>/dev/null | FileCheck %s --check-prefix=INCLUDE
-// RUN: mxmoe-opt %s --mxmoe-precision-policy="min-dim=128 exclude=" --split-input-file 2>/dev/null | FileCheck %s --check-prefix=MINDIM
-// RUN: mxmoe-opt %s --mxmoe-precision-policy="min-dim=128 exclude=" --split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=MINDIM-REMARK
-// RUN: mxmoe-opt %s --mxmoe-precision-policy="precision=mxfp4 rounding=floor exclude=layers.*.moe.router" --split-input-file 2>/dev/null | FileCheck %s --check-prefix=FP4
-// RUN: mxmoe-opt %s --mxmoe-precision-policy="precision=mxfp4 exclude=layers.*.moe.router" --split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=FP4-REMARK
+// RUN: mxmoe-opt %s --mxmoe-precision-policy="default-excludes=false" --verify-diagnostics --split-input-file | FileCheck %s --check-prefix=LEGAL
+// RUN: mxmoe-opt %s --mxmoe-precision-policy="include=experts default-excludes=false" --split-input-file 2>/dev/null | FileCheck %s --check-prefix=INCLUDE
+// RUN: mxmoe-opt %s --mxmoe-precision-policy="min-dim=128 default-excludes=false" --split-input-file 2>/dev/null | FileCheck %s --check-prefix=MINDIM
+// RUN: mxmoe-opt %s --mxmoe-precision-policy="min-dim=128 default-excludes=false" --split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=MINDIM-REMARK
+// RUN: mxmoe-opt %s --mxmoe-precision-policy="precision=mxfp4 rounding=floor default-excludes=false exclude=layers.*.moe.router" --split-input-file 2>/dev/null | FileCheck %s --check-prefix=FP4
+// RUN: mxmoe-opt %s --mxmoe-precision-policy="precision=mxfp4 default-excludes=false exclude=layers.*.moe.router" --split-input-file 2>&1 >/dev/null | FileCheck %s --check-prefix=FP4-REMARK
 
 // With the excludes cleared, legality still keeps the 16-expert router gate
 // in bf16 (N = 16 is not a multiple of 32) instead of failing.

@@ -103,10 +103,11 @@ struct PrecisionPolicyPass
           << static_cast<int64_t>(minDim);
       return signalPassFailure();
     }
-    std::vector<std::string> excludes =
-        exclude.hasValue() ? std::vector<std::string>(exclude.begin(),
-                                                      exclude.end())
-                           : getDefaultPrecisionExcludes();
+    // The user's patterns first (they name the rule), then the defaults.
+    std::vector<std::string> excludes(exclude.begin(), exclude.end());
+    if (defaultExcludes)
+      for (const std::string &d : getDefaultPrecisionExcludes())
+        excludes.push_back(d);
     llvm::erase_if(excludes, [](const std::string &s) { return s.empty(); });
     std::vector<std::string> includes(include.begin(), include.end());
     llvm::erase_if(includes, [](const std::string &s) { return s.empty(); });

@@ -17,9 +17,11 @@ def MXMoEPrecisionPolicy : Pass<"mxmoe-precision-policy", "::mlir::ModuleOp"> {
     2. `include`: with a non-empty include list, an op whose fqn matches no
        include pattern stays bf16 (TorchTitan's `fqns` include list).
     3. `exclude`: an op whose fqn matches an exclude pattern stays bf16.
-       Default: `output`, `lm_head`, `router.gate`, `attention.wk`,
-       `attention.wv` (the TorchAO/TorchTitan MXFP8 MoE recipe: the output
-       projection is too sensitive, wk/wv too small to gain).
+       The user's `exclude` patterns come first, then (unless
+       `default-excludes=false`) `output`, `lm_head`, `router.gate`,
+       `attention.wk`, `attention.wv` (the TorchAO/TorchTitan MXFP8 MoE
+       recipe: the output projection is too sensitive, wk/wv too small to
+       gain).
     4. `legality`: every GEMM of the op (forward over K, input gradient over
        N) must contract over a multiple of 32; otherwise bf16 (e.g. a router
        gate with 16 experts), never an error.
@@ -39,9 +41,10 @@ def MXMoEPrecisionPolicy : Pass<"mxmoe-precision-policy", "::mlir::ModuleOp"> {
   }];
   let options = [
     ListOption<"exclude", "exclude", "std::string",
-               "fqn patterns kept in bf16 (default: output, lm_head, "
-               "router.gate, attention.wk, attention.wv; pass an empty "
-               "string to clear)">,
+               "fqn patterns kept in bf16, checked before the default ones">,
+    Option<"defaultExcludes", "default-excludes", "bool", /*default=*/"true",
+           "also keep the default patterns in bf16: output, lm_head, "
+           "router.gate, attention.wk, attention.wv">,
     ListOption<"include", "include", "std::string",
                "if set, only fqns matching one of these patterns may use MX "
                "precision">,

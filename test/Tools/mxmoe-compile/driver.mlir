@@ -1,0 +1,38 @@
+// RUN: rm -rf %t && mxmoe-compile %s -o %t --chip sm_90a,sm_100a | FileCheck %s --check-prefix=LOG
+// RUN: FileCheck %s --check-prefix=MANIFEST < %t/manifest.json
+// RUN: FileCheck %s --check-prefix=PTX90 < %t/sm_90a/kernels.ptx
+// RUN: FileCheck %s --check-prefix=PTX100 < %t/sm_100a/kernels.ptx
+// RUN: FileCheck %s --check-prefix=HEADER < %t/mxmoe_kernels.h
+// RUN: FileCheck %s --check-prefix=REPORT < %t/policy-report.json
+// RUN: %if ptxas %{ test -s %t/sm_90a/kernels.cubin && test -s %t/sm_100a/kernels.cubin %}
+// RUN: not mxmoe-compile %s -o %t --chip sm_80 2>&1 | FileCheck %s --check-prefix=CHIP
+// RUN: not mxmoe-compile %t/does-not-exist.mlir -o %t 2>&1 | FileCheck %s --check-prefix=NOFILE
+
+// LOG: mxmoe-compile: {{.*}}driver.mlir -> {{.*}} (sm_90a, sm_100a) in {{[0-9.]+}} s
+// MANIFEST: "chips": [
+// MANIFEST-NEXT: "sm_90a",
+// MANIFEST-NEXT: "sm_100a"
+// MANIFEST: "fqn": "layers.0.moe.experts.w13",
+// MANIFEST-NEXT: "function": "layers.0.moe.experts.w13.forward",
+// MANIFEST: "name": "layers_0_moe_experts_w13_forward__quantize_0",
+// MANIFEST-NEXT: "op": "mxmoe.quantize",
+// MANIFEST: "element_type": "bf16",
+// MANIFEST-NEXT: "elements": 131072,
+// MANIFEST: "pass": "forward",
+// MANIFEST: "name": "layers_0_moe_experts_w13_weight_grad__quantize_1",
+// MANIFEST: "pass": "weight_grad",
+// PTX90: .target sm_90a
+// PTX90: .visible .entry layers_0_moe_experts_w13_forward__quantize_0(
+// PTX100: .target sm_100a
+// HEADER: static const char mxmoe_ptx_sm_90a[] =
+// HEADER: static const char mxmoe_ptx_sm_100a[] =
+// REPORT: "fqn": "layers.0.moe.experts.w13",
+// REPORT: "precision": "mxfp8",
+// CHIP: mxmoe-compile: unsupported chip 'sm_80'; supported: sm_90a, sm_100a
+// NOFILE: mxmoe-compile: cannot parse '{{.*}}does-not-exist.mlir'
+
+func.func @moe(%x: tensor<256x512xbf16>, %w: tensor<4x1024x512xbf16>, %o: tensor<4xi32>) -> tensor<256x1024xbf16> {
+  %y = mxmoe.scaled_grouped_matmul %x, %w, %o {fqn = "layers.0.moe.experts.w13"}
+      : (tensor<256x512xbf16>, tensor<4x1024x512xbf16>, tensor<4xi32>) -> tensor<256x1024xbf16>
+  return %y : tensor<256x1024xbf16>
+}

@@ -1,0 +1,331 @@
+//===- mxmoe-compile.cpp - the mxmoe driver: IR file -> kernels -----------===//
+//
+// mxmoe-compile [model.mlir] [--chip sm_90a,sm_100a] [-o OUTDIR]
+//
+// Runs the default pipeline (precision policy, scaled-matmul expansion,
+// scale packing, tiled-MLP lowering, MX kernel generation) and writes, per
+// chip, OUTDIR/<chip>/kernels.ptx, kernels.cubin (when ptxas is found) and
+// OUTDIR/manifest.json (every kernel: name, chip, the op and fqn it
+// implements, forward/input_grad/weight_grad, parameters with shapes and
+// element types, grid and block), plus OUTDIR/mxmoe_kernels.h embedding the
+// PTX, OUTDIR/policy-report.json and OUTDIR/model.mlir (the host IR after
+// the model-level passes). With no input it compiles the bundled Llama 4
+// Scout layer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxmoe/Conversion/Passes.h"
+#include "mxmoe/Dialect/MXMoE/IR/MXMoEOps.h"
+#include "mxmoe/Dialect/MXMoE/Transforms/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <chrono>
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional,
+                                      cl::desc("<model.mlir>"),
+                                      cl::init(MXMOE_DEFAULT_INPUT));
+static cl::opt<std::string> outDir("o", cl::desc("output directory"),
+                                   cl::init("mxmoe-out"));
+static cl::list<std::string> chips("chip", cl::desc("target chips"),
+                                   cl::CommaSeparated);
+static cl::opt<std::string> toolkit("toolkit",
+                                    cl::desc("CUDA toolkit root (ptxas)"),
+                                    cl::init("/usr/local/cuda"));
+static cl::list<std::string> excludes(
+    "exclude", cl::desc("extra precision-policy exclude patterns (checked "
+                        "before the defaults)"),
+    cl::CommaSeparated);
+static cl::opt<std::string> rounding("rounding",
+                                     cl::desc("MX scale rounding"),
+                                     cl::init("rceil"));
+static cl::opt<int64_t> tokensPerShard("tokens-per-shard",
+                                       cl::desc("tiled-MLP auto shard size"),
+                                       cl::init(32768));
+static cl::opt<std::string> dumpIRAfter(
+    "dump-ir-after", cl::desc("print the IR after the pass with this name"),
+    cl::init(""));
+static cl::opt<bool> timing("timing", cl::desc("print pass timings"),
+                            cl::init(false));
+
+namespace {
+
+/// Writes `text` to `path`; prints an error and returns false on failure.
+bool writeFile(StringRef path, StringRef text) {
+  std::string err;
+  auto out = openOutputFile(path, &err);
+  if (!out) {
+    llvm::errs() << "mxmoe-compile: " << err << "\n";
+    return false;
+  }
+  out->os() << text;
+  out->keep();
+  return true;
+}
+
+std::string typeString(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  t.print(os);
+  return s;
+}
+
+void configure(PassManager &pm) {
+  if (timing)
+    pm.enableTiming();
+  if (!dumpIRAfter.empty())
+    pm.enableIRPrinting(
+        [](Pass *, Operation *) { return false; },
+        [](Pass *p, Operation *) { return p->getArgument() == dumpIRAfter; },
+        /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
+}
+
+/// Manifest rows for the kernels of the (just converted) module.
+llvm::json::Array describeKernels(ModuleOp module, StringRef chip) {
+  // Which op (and which function / fqn / pass) each kernel implements.
+  llvm::StringMap<llvm::json::Object> origin;
+  module.walk([&](Operation *op) {
+    auto ref = op->getAttrOfType<SymbolRefAttr>("mxmoe.kernel");
+    if (!ref)
+      return;
+    llvm::json::Object o{{"op", op->getName().getStringRef()}};
+    if (auto fn = op->getParentOfType<FunctionOpInterface>()) {
+      o["function"] = fn.getName();
+      if (auto fqn = fn->getAttrOfType<StringAttr>("mxmoe.fqn"))
+        o["fqn"] = fqn.getValue();
+      if (auto pass = fn->getAttrOfType<StringAttr>("mxmoe.pass"))
+        o["pass"] = pass.getValue();
+    }
+    if (auto axis = op->getAttrOfType<IntegerAttr>("axis"))
+      o["axis"] = axis.getInt();
+    origin[ref.getLeafReference().getValue()] = std::move(o);
+  });
+  llvm::json::Array rows;
+  module.walk([&](gpu::GPUFuncOp fn) {
+    if (!fn.isKernel())
+      return;
+    llvm::json::Object row{{"name", fn.getName()}, {"chip", chip}};
+    auto it = origin.find(fn.getName());
+    if (it != origin.end())
+      for (auto &kv : it->second)
+        row[kv.first] = kv.second;
+    llvm::json::Array params;
+    for (auto [i, t] : llvm::enumerate(fn.getArgumentTypes())) {
+      auto m = cast<MemRefType>(t);
+      params.push_back(llvm::json::Object{
+          {"index", static_cast<int64_t>(i)},
+          {"kind", "device pointer (noalias)"},
+          {"elements", m.getNumElements()},
+          {"element_type", typeString(m.getElementType())},
+          {"bytes", m.getNumElements() *
+                        std::max<int64_t>(
+                            1, m.getElementType().getIntOrFloatBitWidth() / 8)}});
+    }
+    row["params"] = std::move(params);
+    auto grid = fn->getAttrOfType<DenseI64ArrayAttr>("mxmoe.grid");
+    auto block = fn->getAttrOfType<DenseI64ArrayAttr>("mxmoe.block");
+    if (grid && block) {
+      row["grid"] = llvm::json::Array{grid[0], grid[1], grid[2]};
+      row["block"] = llvm::json::Array{block[0], block[1], block[2]};
+    }
+    row["dynamic_shared_memory"] = 0;
+    row["alignment"] = "16-byte aligned buffers; parameters must not alias";
+    rows.push_back(std::move(row));
+  });
+  return rows;
+}
+
+std::string cString(StringRef text) {
+  std::string s = "\"";
+  for (char c : text) {
+    switch (c) {
+    case '\n':
+      s += "\\n\"\n\"";
+      break;
+    case '"':
+      s += "\\\"";
+      break;
+    case '\\':
+      s += "\\\\";
+      break;
+    default:
+      s += c;
+    }
+  }
+  return s + "\"";
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "mxmoe driver: IR file -> kernels\n");
+  auto start = std::chrono::steady_clock::now();
+  if (chips.empty()) {
+    chips.push_back("sm_90a");
+    chips.push_back("sm_100a");
+  }
+  for (const std::string &chip : chips)
+    if (chip != "sm_90a" && chip != "sm_100a") {
+      llvm::errs() << "mxmoe-compile: unsupported chip '" << chip
+                   << "'; supported: sm_90a, sm_100a\n";
+      return 1;
+    }
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+  registry.insert<mlir::mxmoe::MXMoEDialect>();
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diag(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(inputFile.getValue(), sourceMgr, &context);
+  if (!module) {
+    llvm::errs() << "mxmoe-compile: cannot parse '" << inputFile << "'\n";
+    return 1;
+  }
+  if (std::error_code ec = llvm::sys::fs::create_directories(outDir)) {
+    llvm::errs() << "mxmoe-compile: cannot create '" << outDir
+                 << "': " << ec.message() << "\n";
+    return 1;
+  }
+
+  // Model level -> MX level.
+  PassManager model(&context);
+  configure(model);
+  mlir::mxmoe::MXMoEPrecisionPolicyOptions policy;
+  policy.report = outDir + "/policy-report.json";
+  policy.rounding = rounding;
+  if (!excludes.empty())
+    policy.exclude = SmallVector<std::string>(excludes.begin(), excludes.end());
+  model.addPass(mlir::mxmoe::createMXMoEPrecisionPolicy(policy));
+  // Expansion runs before tiling: ops inside a tiled MLP body (dynamic
+  // shard token counts) are not expanded yet and produce no kernels.
+  model.addPass(mlir::mxmoe::createMXMoEExpandScaledMatmul());
+  model.addPass(mlir::mxmoe::createMXMoEPackScales());
+  mlir::mxmoe::MXMoETileMLPOptions tile;
+  tile.tokensPerShard = tokensPerShard;
+  model.addPass(mlir::mxmoe::createMXMoETileMLP(tile));
+  // Remarks of the policy go to the report, not the terminal.
+  ScopedDiagnosticHandler quiet(&context, [](Diagnostic &d) {
+    return success(d.getSeverity() == DiagnosticSeverity::Remark);
+  });
+  if (failed(model.run(*module)))
+    return 1;
+
+  llvm::json::Array manifest;
+  std::string header = "/* Generated by mxmoe-compile: PTX of the kernels "
+                       "listed in manifest.json. */\n#pragma once\n";
+  for (const std::string &chip : chips) {
+    OwningOpRef<ModuleOp> clone = module->clone();
+    PassManager convert(&context);
+    configure(convert);
+    mlir::mxmoe::ConvertMXMoEToGPUOptions conv;
+    conv.hostLaunch = false;
+    convert.addPass(mlir::mxmoe::createConvertMXMoEToGPU(conv));
+    if (failed(convert.run(*clone)))
+      return 1;
+    if (chip == chips.front() &&
+        !writeFile(outDir + "/model.mlir", [&] {
+          std::string s;
+          llvm::raw_string_ostream os(s);
+          clone->print(os);
+          return s;
+        }()))
+      return 1;
+    llvm::json::Array rows = describeKernels(*clone, chip);
+    if (rows.empty()) {
+      llvm::errs() << "mxmoe-compile: no MX kernels for " << chip << "\n";
+      continue;
+    }
+    PassManager lower(&context);
+    configure(lower);
+    mlir::mxmoe::buildNVVMKernelPipeline(lower, chip);
+    GpuModuleToBinaryPassOptions bin;
+    bin.compilationTarget = "isa";
+    lower.addPass(createGpuModuleToBinaryPass(bin));
+    if (failed(lower.run(*clone)))
+      return 1;
+    std::string ptx;
+    clone->walk([&](gpu::BinaryOp op) {
+      for (Attribute a : op.getObjects())
+        if (auto obj = dyn_cast<gpu::ObjectAttr>(a))
+          ptx = obj.getObject().getValue().str();
+    });
+    std::string dir = outDir + "/" + chip;
+    llvm::sys::fs::create_directories(dir);
+    if (!writeFile(dir + "/kernels.ptx", ptx))
+      return 1;
+    std::string ptxas = toolkit + "/bin/ptxas";
+    std::string cubin = "not built: ptxas not found at " + ptxas;
+    if (llvm::sys::fs::can_execute(ptxas)) {
+      std::string arch = "-arch=" + chip;
+      std::string outFile = dir + "/kernels.cubin";
+      std::string inFile = dir + "/kernels.ptx";
+      StringRef args[] = {ptxas, arch, inFile, "-o", outFile};
+      std::string err;
+      int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, {}, 0, 0,
+                                         &err);
+      if (rc != 0) {
+        llvm::errs() << "mxmoe-compile: ptxas failed for " << chip << ": "
+                     << err << "\n";
+        return 1;
+      }
+      cubin = chip + "/kernels.cubin";
+    }
+    for (llvm::json::Value &row : rows) {
+      auto *o = row.getAsObject();
+      (*o)["ptx"] = chip + "/kernels.ptx";
+      (*o)["cubin"] = cubin;
+      manifest.push_back(std::move(row));
+    }
+    header += "static const char mxmoe_ptx_" + chip + "[] =\n" +
+              cString(ptx) + ";\n";
+  }
+  llvm::json::Array chipList;
+  for (const std::string &chip : chips)
+    chipList.push_back(chip);
+  llvm::json::Value doc = llvm::json::Object{
+      {"input", inputFile.getValue()},
+      {"chips", std::move(chipList)},
+      {"kernels", std::move(manifest)}};
+  std::string json;
+  llvm::raw_string_ostream js(json);
+  js << llvm::formatv("{0:2}", doc) << "\n";
+  if (!writeFile(outDir + "/manifest.json", json) ||
+      !writeFile(outDir + "/mxmoe_kernels.h", header))
+    return 1;
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                              start)
+                    .count();
+  llvm::outs() << "mxmoe-compile: " << inputFile << " -> " << outDir << " ("
+               << llvm::join(chips, ", ") << ") in "
+               << llvm::format("%.2f", secs) << " s\n";
+  return 0;
+}
