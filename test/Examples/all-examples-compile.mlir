@@ -1,0 +1,20 @@
+// Every bundled example verifies and compiles to PTX for both chips.
+// RUN: rm -rf %t
+// RUN: mxmoe-compile %mxmoe_src_root/examples/qwen3_30b_a3b_moe.mlir -o %t/qwen --toolkit %t/none | FileCheck %s --check-prefix=LOG
+// RUN: FileCheck %s --check-prefix=QWEN < %t/qwen/manifest.json
+// RUN: mxmoe-compile %mxmoe_src_root/examples/gpt_oss_20b_moe.mlir -o %t/gptoss --toolkit %t/none | FileCheck %s --check-prefix=LOG
+// RUN: FileCheck %s --check-prefix=GPTOSS < %t/gptoss/manifest.json
+// RUN: FileCheck %s --check-prefix=GPTOSS-POLICY < %t/gptoss/policy-report.json
+// RUN: mxmoe-compile %mxmoe_src_root/examples/deepseek_v3_moe.mlir -o %t/dsv3 --toolkit %t/none | FileCheck %s --check-prefix=LOG
+
+// LOG: mxmoe-compile: {{.*}} (sm_90a, sm_100a) in {{[0-9.]+}} s
+// QWEN: "cubin": "not built: ptxas not found at {{.*}}/none/bin/ptxas",
+// QWEN: "name": "layers_0_mlp_experts_down_proj_forward__quantize_0",
+// The MXFP4 weight dequantization is a kernel of its own (4 bits per element:
+// 32*5760*2880/2 bytes).
+// GPTOSS: "bytes": 265420800,
+// GPTOSS: "element_type": "i8",
+// GPTOSS: "name": "mlp1__dequantize_0",
+// GPTOSS: "op": "mxmoe.dequantize",
+// GPTOSS-POLICY: "fqn": "block.0.mlp.router.gate",
+// GPTOSS-POLICY: "precision": "bf16",
