@@ -57,67 +57,54 @@ BLOCKED = ", #mxmoe.scale_layout<blocked_128x4>"
 def build_cases():
     cases, funcs = [], []
     n = 0
+
+    def add_quantize(shape, axis, elem, hp, mode, blocked):
+        nonlocal n
+        ds = data_shape(shape, axis)
+        ss = scale_shape(ds, blocked)
+        enc = BLOCKED if blocked else ""
+        name = f"case{n}"
+        funcs.append(
+            f"func.func @{name}(%x: {shape_str(shape, hp)}) {{\n"
+            f"  %q, %s = mxmoe.quantize %x {{axis = {axis} : i64, rounding = #mxmoe.rounding<{mode}>}}"
+            f" : {shape_str(shape, hp)} -> {shape_str(ds, elem)}, {shape_str(ss, 'f8E8M0FNU', enc)}\n"
+            f"  return\n}}")
+        cases.append(dict(op="quantize", kernel=f"{name}__quantize_0", shape=list(shape),
+                          axis=axis, elem=elem, hp=hp, mode=mode, blocked=blocked,
+                          data_shape=ds, scale_shape=ss))
+        n += 1
+
+    def add_dequantize(shape, axis, elem, hp, blocked):
+        nonlocal n
+        ds = data_shape(shape, axis)
+        ss = scale_shape(ds, blocked)
+        enc = BLOCKED if blocked else ""
+        name = f"case{n}"
+        funcs.append(
+            f"func.func @{name}(%q: {shape_str(ds, elem)}, %s: {shape_str(ss, 'f8E8M0FNU', enc)}) {{\n"
+            f"  %x = mxmoe.dequantize %q, %s {{axis = {axis} : i64}}"
+            f" : {shape_str(ds, elem)}, {shape_str(ss, 'f8E8M0FNU', enc)} -> {shape_str(shape, hp)}\n"
+            f"  return\n}}")
+        cases.append(dict(op="dequantize", kernel=f"{name}__dequantize_0", shape=list(shape),
+                          axis=axis, elem=elem, hp=hp, blocked=blocked, data_shape=ds,
+                          scale_shape=ss))
+        n += 1
+
+    # FP8: every geometry x element x input dtype x layout x rounding mode,
+    # each followed by the dequantization back to the input dtype.
     for shape, axis in GEOMS:
         for elem in ELEMS:
             for hp in HP:
                 for blocked in (False, True):
-                    modes = MODES
-                    for mode in modes:
-                        ds = data_shape(shape, axis)
-                        ss = scale_shape(ds, blocked)
-                        enc = BLOCKED if blocked else ""
-                        name = f"case{n}"
-                        funcs.append(
-                            f"func.func @{name}(%x: {shape_str(shape, hp)}) {{\n"
-                            f"  %q, %s = mxmoe.quantize %x {{axis = {axis} : i64, rounding = #mxmoe.rounding<{mode}>}}"
-                            f" : {shape_str(shape, hp)} -> {shape_str(ds, elem)}, {shape_str(ss, 'f8E8M0FNU', enc)}\n"
-                            f"  return\n}}")
-                        cases.append(dict(op="quantize", kernel=f"{name}__quantize_0", shape=list(shape),
-                                          axis=axis, elem=elem, hp=hp, mode=mode, blocked=blocked,
-                                          data_shape=ds, scale_shape=ss))
-                        n += 1
-                    ds = data_shape(shape, axis)
-                    ss = scale_shape(ds, blocked)
-                    enc = BLOCKED if blocked else ""
-                    name = f"case{n}"
-                    funcs.append(
-                        f"func.func @{name}(%q: {shape_str(ds, elem)}, %s: {shape_str(ss, 'f8E8M0FNU', enc)}) {{\n"
-                        f"  %x = mxmoe.dequantize %q, %s {{axis = {axis} : i64}}"
-                        f" : {shape_str(ds, elem)}, {shape_str(ss, 'f8E8M0FNU', enc)} -> {shape_str(shape, hp)}\n"
-                        f"  return\n}}")
-                    cases.append(dict(op="dequantize", kernel=f"{name}__dequantize_0", shape=list(shape),
-                                      axis=axis, elem=elem, hp=hp, blocked=blocked, data_shape=ds,
-                                      scale_shape=ss))
-                    n += 1
+                    for mode in MODES:
+                        add_quantize(shape, axis, elem, hp, mode, blocked)
+                    add_dequantize(shape, axis, elem, hp, blocked)
     # MXFP4 (E2M1, two codes per byte): rowwise, columnwise, 3-D.
     for shape, axis in GEOMS:
         for blocked in (False, True):
             for fhp, mode in itertools.product(HP, MODES):
-                ds = data_shape(shape, axis)
-                ss = scale_shape(ds, blocked)
-                enc = BLOCKED if blocked else ""
-                name = f"case{n}"
-                funcs.append(
-                    f"func.func @{name}(%x: {shape_str(shape, fhp)}) {{\n"
-                    f"  %q, %s = mxmoe.quantize %x {{axis = {axis} : i64, rounding = #mxmoe.rounding<{mode}>}}"
-                    f" : {shape_str(shape, fhp)} -> {shape_str(ds, 'f4E2M1FN')}, {shape_str(ss, 'f8E8M0FNU', enc)}\n"
-                    f"  return\n}}")
-                cases.append(dict(op="quantize", kernel=f"{name}__quantize_0", shape=list(shape), axis=axis,
-                                  elem="f4E2M1FN", hp=fhp, mode=mode, blocked=blocked, data_shape=ds,
-                                  scale_shape=ss))
-                n += 1
-            ds = data_shape(shape, axis)
-            ss = scale_shape(ds, blocked)
-            enc = BLOCKED if blocked else ""
-            name = f"case{n}"
-            funcs.append(
-                f"func.func @{name}(%q: {shape_str(ds, 'f4E2M1FN')}, %s: {shape_str(ss, 'f8E8M0FNU', enc)}) {{\n"
-                f"  %x = mxmoe.dequantize %q, %s {{axis = {axis} : i64}}"
-                f" : {shape_str(ds, 'f4E2M1FN')}, {shape_str(ss, 'f8E8M0FNU', enc)} -> {shape_str(shape, 'f32')}\n"
-                f"  return\n}}")
-            cases.append(dict(op="dequantize", kernel=f"{name}__dequantize_0", shape=list(shape), axis=axis,
-                              elem="f4E2M1FN", hp="f32", blocked=blocked, data_shape=ds, scale_shape=ss))
-            n += 1
+                add_quantize(shape, axis, "f4E2M1FN", fhp, mode, blocked)
+            add_dequantize(shape, axis, "f4E2M1FN", "f32", blocked)
 
     # Token groups. Offsets are drawn on the device (skewed, empty groups,
     # last offset < T); the static shapes use the always-fitting bounds.

@@ -132,32 +132,28 @@ struct ExpandScaledMatmulPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // Inside a tiled MLP the shard's token count is only known once
+    // mxmoe-tile-mlp has materialised the shard loop.
+    auto deferred = [](Operation *op, StringRef fqn) {
+      if (!op->getParentOfType<TiledMLPOp>())
+        return false;
+      op->emitRemark() << "mxmoe-expand-scaled-matmul: " << fqn
+                       << " is inside mxmoe.tiled_mlp; it is expanded after "
+                          "mxmoe-tile-mlp";
+      return true;
+    };
     SmallVector<ScaledGroupedMatmulOp> ops;
     module.walk([&](ScaledGroupedMatmulOp op) {
-      if (auto p = op.getPrecisionAttr(); p && p.getValue() == Precision::bf16)
-        return;
-      if (op->getParentOfType<TiledMLPOp>()) {
-        op.emitRemark() << "mxmoe-expand-scaled-matmul: " << op.getFqn()
-                        << " is inside mxmoe.tiled_mlp; it is expanded after "
-                           "mxmoe-tile-mlp";
-        return;
-      }
-      ops.push_back(op);
+      auto p = op.getPrecisionAttr();
+      if ((!p || p.getValue() != Precision::bf16) &&
+          !deferred(op, op.getFqn()))
+        ops.push_back(op);
     });
     SmallVector<LinearOp> linears;
     module.walk([&](LinearOp op) {
       auto p = op.getPrecisionAttr();
-      if (!p || p.getValue() == Precision::bf16)
-        return;
-      // Inside a tiled MLP the shard's token count is only known once
-      // mxmoe-tile-mlp has materialised the shard loop.
-      if (op->getParentOfType<TiledMLPOp>()) {
-        op.emitRemark() << "mxmoe-expand-scaled-matmul: " << op.getFqn()
-                        << " is inside mxmoe.tiled_mlp; it is expanded after "
-                           "mxmoe-tile-mlp";
-        return;
-      }
-      linears.push_back(op);
+      if (p && p.getValue() != Precision::bf16 && !deferred(op, op.getFqn()))
+        linears.push_back(op);
     });
     SymbolTable symbols(module);
     for (ScaledGroupedMatmulOp op : ops)
@@ -305,17 +301,8 @@ struct ExpandScaledMatmulPass
     Dims d{x.getDimSize(0), w.getDimSize(1), w.getDimSize(2), w.getDimSize(0)};
     MXRecipeAttr recipe = op.getRecipeOrDefault();
     Type offsT = op.getOffsets().getType();
-    StringRef fqn = op.getFqn();
-
-    auto makeFunc = [&](StringRef kind, TypeRange ins,
-                        Type out) -> func::FuncOp {
-      auto fn = func::FuncOp::create(op.getLoc(), (fqn + "." + kind).str(),
-                                     FunctionType::get(&getContext(), ins, out));
-      fn->setAttr("mxmoe.fqn", op.getFqnAttr());
-      fn->setAttr("mxmoe.pass", StringAttr::get(&getContext(), kind));
-      symbols.insert(fn);
-      fn.addEntryBlock();
-      return fn;
+    auto makeFunc = [&](StringRef kind, TypeRange ins, Type out) {
+      return this->makeFunc(op, op.getFqnAttr(), symbols, kind, ins, out);
     };
     auto body = [&](func::FuncOp fn, function_ref<Value(Expander &,
                                                         ValueRange)> gen) {
