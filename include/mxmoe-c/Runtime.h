@@ -53,7 +53,8 @@ MxmoeRtStatus mxmoeRtModuleLoad(const void *image, size_t size,
 void mxmoeRtModuleUnload(MxmoeRtModule module);
 
 /** Launches `kernel` with a grid of grid[0..2] CTAs of block[0..2] threads,
- *  `sharedBytes` of dynamic shared memory, on `stream` (NULL: the default
+ *  `sharedBytes` of dynamic shared memory (above 48 KiB the function is
+ *  opted in with cuFuncSetAttribute first), on `stream` (NULL: the default
  *  stream). `pointers` holds the kernel's `numPointers` device-pointer
  *  parameters in order (at most 64). Asynchronous: errors of the kernel
  *  itself surface at the next synchronization. */
@@ -61,6 +62,22 @@ MxmoeRtStatus mxmoeRtLaunch(MxmoeRtModule module, const char *kernel,
                             const uint32_t grid[3], const uint32_t block[3],
                             uint32_t sharedBytes, void *stream,
                             void *const *pointers, size_t numPointers);
+
+/** Encodes a 2-D TMA descriptor (CUtensorMap, 128 bytes, written to the
+ *  host buffer `tensorMap`, which must be 64-byte aligned) of a row-major
+ *  uint8 tensor at device address `globalAddress`: `rows` rows of
+ *  `innerElements` bytes, `rowStrideBytes` apart (a multiple of 16), read
+ *  in boxes of `boxRows` x `boxInner` (each <= 256), with a shared-memory
+ *  swizzle of `swizzleBytes` (0, 32, 64 or 128; the inner box must not
+ *  exceed it). Out-of-bounds box elements read as zero. The grouped-GEMM
+ *  kernels take such maps (copied to device memory) as described by their
+ *  manifest's "tensor_map" parameters. Calls cuTensorMapEncodeTiled. */
+MxmoeRtStatus mxmoeRtEncodeTensorMap2D(void *tensorMap,
+                                       const void *globalAddress,
+                                       uint64_t innerElements, uint64_t rows,
+                                       uint64_t rowStrideBytes,
+                                       uint32_t boxInner, uint32_t boxRows,
+                                       uint32_t swizzleBytes);
 
 /** Waits for `stream` (NULL: the whole context) and reports asynchronous
  *  kernel errors (e.g. CUDA_ERROR_MISALIGNED_ADDRESS). */

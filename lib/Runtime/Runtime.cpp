@@ -49,6 +49,14 @@ struct Driver {
   CUresult (*cuStreamSynchronize)(CUstream) = nullptr;
   CUresult (*cuCtxSynchronize)() = nullptr;
   CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t) = nullptr;
+  CUresult (*cuFuncSetAttribute)(CUfunction, int, int) = nullptr;
+  // cuTensorMapEncodeTiled (CUDA 12.0+): CUtensorMap*, dataType, rank,
+  // globalAddress, globalDim, globalStrides, boxDim, elementStrides,
+  // interleave, swizzle, l2Promotion, oobFill.
+  CUresult (*cuTensorMapEncodeTiled)(void *, int, uint32_t, void *,
+                                     const uint64_t *, const uint64_t *,
+                                     const uint32_t *, const uint32_t *, int,
+                                     int, int, int) = nullptr;
   std::string loadError;
 };
 
@@ -93,7 +101,10 @@ Driver &driver() {
               resolve(d.handle, "cuStreamSynchronize",
                       d.cuStreamSynchronize) &&
               resolve(d.handle, "cuCtxSynchronize", d.cuCtxSynchronize) &&
-              resolve(d.handle, "cuMemcpyDtoH_v2", d.cuMemcpyDtoH);
+              resolve(d.handle, "cuMemcpyDtoH_v2", d.cuMemcpyDtoH) &&
+              resolve(d.handle, "cuFuncSetAttribute", d.cuFuncSetAttribute) &&
+              resolve(d.handle, "cuTensorMapEncodeTiled",
+                      d.cuTensorMapEncodeTiled);
     if (!ok) {
       d.loadError = "libcuda.so.1 lacks a driver API entry point";
       d.handle = nullptr;
@@ -218,6 +229,16 @@ MxmoeRtStatus mxmoeRtLaunch(MxmoeRtModule module, const char *kernel,
     return fail(MXMOE_RT_ERROR_NOT_FOUND,
                 std::string("kernel '") + kernel +
                     "' not found in the module: " + cudaErrorText(*d, rc));
+  // Above 48 KiB, dynamic shared memory must be opted into per function
+  // (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8).
+  if (sharedBytes > 48 * 1024)
+    if (CUresult rc = d->cuFuncSetAttribute(fn, 8, static_cast<int>(sharedBytes));
+        rc != 0)
+      return fail(MXMOE_RT_ERROR_CUDA,
+                  std::string("cuFuncSetAttribute(") + kernel +
+                      ", max dynamic shared memory = " +
+                      std::to_string(sharedBytes) +
+                      "): " + cudaErrorText(*d, rc));
   void *values[64];
   void *params[64];
   for (size_t i = 0; i < numPointers; ++i) {
@@ -230,6 +251,60 @@ MxmoeRtStatus mxmoeRtLaunch(MxmoeRtModule module, const char *kernel,
       rc != 0)
     return fail(MXMOE_RT_ERROR_CUDA, std::string("cuLaunchKernel(") + kernel +
                                          "): " + cudaErrorText(*d, rc));
+  return MXMOE_RT_SUCCESS;
+}
+
+MxmoeRtStatus mxmoeRtEncodeTensorMap2D(void *tensorMap,
+                                       const void *globalAddress,
+                                       uint64_t innerElements, uint64_t rows,
+                                       uint64_t rowStrideBytes,
+                                       uint32_t boxInner, uint32_t boxRows,
+                                       uint32_t swizzleBytes) {
+  std::string where = "mxmoeRtEncodeTensorMap2D(dims {" +
+                      std::to_string(innerElements) + ", " +
+                      std::to_string(rows) + "}, box {" +
+                      std::to_string(boxInner) + ", " +
+                      std::to_string(boxRows) + "})";
+  if (!tensorMap || !globalAddress)
+    return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
+                where + ": null tensor map or global address");
+  if (reinterpret_cast<uintptr_t>(globalAddress) % 16 != 0 ||
+      rowStrideBytes % 16 != 0)
+    return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
+                where + ": the global address and the row stride must be "
+                        "multiples of 16 bytes");
+  if (innerElements == 0 || rows == 0 || boxInner == 0 || boxRows == 0 ||
+      boxInner > 256 || boxRows > 256)
+    return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
+                where + ": dimensions must be >= 1 and box sizes <= 256");
+  int swizzle = 0; // CU_TENSOR_MAP_SWIZZLE_NONE / 32B / 64B / 128B = 0..3
+  switch (swizzleBytes) {
+  case 0: swizzle = 0; break;
+  case 32: swizzle = 1; break;
+  case 64: swizzle = 2; break;
+  case 128: swizzle = 3; break;
+  default:
+    return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
+                where + ": swizzle must be 0, 32, 64 or 128 bytes");
+  }
+  if (swizzleBytes != 0 && boxInner > swizzleBytes)
+    return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
+                where + ": the inner box (bytes) must not exceed the swizzle");
+  Driver *d = nullptr;
+  if (MxmoeRtStatus s = requireDriver(d); s != MXMOE_RT_SUCCESS)
+    return s;
+  uint64_t dims[2] = {innerElements, rows};
+  uint64_t strides[1] = {rowStrideBytes};
+  uint32_t box[2] = {boxInner, boxRows};
+  uint32_t elementStrides[2] = {1, 1};
+  // CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0, INTERLEAVE_NONE = 0,
+  // L2_PROMOTION_L2_256B = 3, FLOAT_OOB_FILL_NONE = 0 (zeros).
+  if (CUresult rc = d->cuTensorMapEncodeTiled(
+          tensorMap, 0, 2, const_cast<void *>(globalAddress), dims, strides,
+          box, elementStrides, 0, swizzle, 3, 0);
+      rc != 0)
+    return fail(MXMOE_RT_ERROR_CUDA,
+                where + ": cuTensorMapEncodeTiled: " + cudaErrorText(*d, rc));
   return MXMOE_RT_SUCCESS;
 }
 

@@ -57,6 +57,9 @@ def _load():
         lib.mxmoeRtSynchronize.argtypes = [ctypes.c_void_p]
         lib.mxmoeRtCheckStatus.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
         lib.mxmoeRtLastError.restype = ctypes.c_char_p
+        lib.mxmoeRtEncodeTensorMap2D.argtypes = [
+            ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64,
+            ctypes.c_uint64, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32]
         _lib = lib
     return _lib
 
@@ -75,6 +78,29 @@ def synchronize(stream: int = 0) -> None:
 def check_status(status_ptr: int, kernel: str) -> None:
     """Raises KernelRejectedInput if the grouped kernel's status is nonzero."""
     _check(_load().mxmoeRtCheckStatus(ctypes.c_void_p(status_ptr), kernel.encode()))
+
+
+def encode_tensor_map_2d(address: int, inner: int, rows: int, row_stride: int,
+                         box_inner: int, box_rows: int, swizzle: int = 128) -> bytes:
+    """128-byte CUtensorMap of a row-major uint8 [rows, inner] tensor at
+    device `address` (see mxmoeRtEncodeTensorMap2D); copy it to device
+    memory for a kernel's "tensor_map" parameter."""
+    buf = (ctypes.c_uint8 * 192)()
+    base = ctypes.addressof(buf)
+    aligned = (base + 63) // 64 * 64
+    _check(_load().mxmoeRtEncodeTensorMap2D(
+        ctypes.c_void_p(aligned), ctypes.c_void_p(address), inner, rows,
+        row_stride, box_inner, box_rows, swizzle))
+    return bytes(buf[aligned - base:aligned - base + 128])
+
+
+def tensor_map_for(param: dict, address: int) -> bytes:
+    """Tensor map of a manifest/kernel parameter's "tensor_map" record."""
+    inner, rows = param["dims"]
+    box_inner, box_rows = param["box"]
+    swz = {"none": 0, "32B": 32, "64B": 64, "128B": 128}[param["swizzle"]]
+    return encode_tensor_map_2d(address, inner, rows, param["row_stride_bytes"],
+                                box_inner, box_rows, swz)
 
 
 class Module:

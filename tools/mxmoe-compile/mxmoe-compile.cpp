@@ -67,6 +67,16 @@ static cl::opt<int64_t> tokensPerShard("tokens-per-shard",
 static cl::opt<std::string> dumpIRAfter(
     "dump-ir-after", cl::desc("print the IR after the pass with this name"),
     cl::init(""));
+static cl::opt<int64_t> gemmTileN(
+    "gemm-tile-n", cl::desc("N of the grouped-GEMM tile (64 or 128)"),
+    cl::init(128));
+static cl::opt<int64_t> gemmStages(
+    "gemm-stages", cl::desc("pipeline stages of the grouped GEMM (2..8)"),
+    cl::init(4));
+static cl::opt<int64_t> gemmCTAs(
+    "gemm-ctas",
+    cl::desc("persistent CTAs of the grouped GEMM (the GPU's SM count)"),
+    cl::init(132));
 static cl::opt<bool> timing("timing", cl::desc("print pass timings"),
                             cl::init(false));
 
@@ -134,6 +144,29 @@ llvm::json::Array describeKernels(ModuleOp module, StringRef chip) {
     llvm::json::Array params;
     for (auto [i, t] : llvm::enumerate(fn.getArgumentTypes())) {
       auto m = cast<MemRefType>(t);
+      if (auto tmap = fn.getArgAttrOfType<DictionaryAttr>(i, "mxmoe.tensor_map")) {
+        // A TMA descriptor the launcher builds (mxmoeRtEncodeTensorMap2D)
+        // over the operand's data and copies to device memory.
+        auto arr = [&](StringRef key) {
+          llvm::json::Array a;
+          for (int64_t v : cast<DenseI64ArrayAttr>(tmap.get(key)).asArrayRef())
+            a.push_back(v);
+          return a;
+        };
+        params.push_back(llvm::json::Object{
+            {"index", static_cast<int64_t>(i)},
+            {"kind", "tensor_map"},
+            {"bytes", 128},
+            {"operand", cast<StringAttr>(tmap.get("operand")).getValue()},
+            {"data_type", cast<StringAttr>(tmap.get("data_type")).getValue()},
+            {"dims", arr("dims")},
+            {"box", arr("box")},
+            {"row_stride_bytes",
+             cast<IntegerAttr>(tmap.get("row_stride_bytes")).getInt()},
+            {"swizzle", cast<StringAttr>(tmap.get("swizzle")).getValue()},
+            {"oob_fill", cast<StringAttr>(tmap.get("oob_fill")).getValue()}});
+        continue;
+      }
       params.push_back(llvm::json::Object{
           {"index", static_cast<int64_t>(i)},
           {"kind", "device pointer (noalias)"},
@@ -150,7 +183,8 @@ llvm::json::Array describeKernels(ModuleOp module, StringRef chip) {
       row["grid"] = llvm::json::Array{grid[0], grid[1], grid[2]};
       row["block"] = llvm::json::Array{block[0], block[1], block[2]};
     }
-    row["dynamic_shared_memory"] = 0;
+    auto smem = fn->getAttrOfType<IntegerAttr>("mxmoe.dynamic_smem");
+    row["dynamic_shared_memory"] = smem ? smem.getInt() : 0;
     row["alignment"] = "16-byte aligned buffers; parameters must not alias";
     rows.push_back(std::move(row));
   });
@@ -248,6 +282,10 @@ int main(int argc, char **argv) {
     configure(convert);
     mlir::mxmoe::ConvertMXMoEToGPUOptions conv;
     conv.hostLaunch = false;
+    conv.chip = chip;
+    conv.gemmTileN = gemmTileN;
+    conv.gemmStages = gemmStages;
+    conv.gemmCTAs = gemmCTAs;
     convert.addPass(mlir::mxmoe::createConvertMXMoEToGPU(conv));
     if (failed(convert.run(*clone)))
       return 1;

@@ -7,7 +7,7 @@ include "mlir/Pass/PassBase.td"
 
 def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
   let summary = "Lower MX-level mxmoe ops (quantize, dequantize, "
-                "swizzle_scales) to SIMT GPU kernels";
+                "swizzle_scales, grouped_matmul on sm_90a) to GPU kernels";
   let description = [{
     Every `mxmoe.quantize`, `mxmoe.dequantize` and `mxmoe.swizzle_scales` in
     a function becomes a `gpu.func` kernel in the module's
@@ -46,6 +46,24 @@ def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
     swizzles in both directions (2-D, 3-D, M-groups, K-groups). FP6 data and
     dynamic shapes fail the pass with a diagnostic naming what is
     unsupported.
+
+    `mxmoe.grouped_matmul` with MXFP8 operands (f8E4M3FN/f8E5M2 data,
+    blocked_128x4 scales as mxmoe-pack-scales leaves them) becomes, for
+    `chip=sm_90a`, a persistent warp-specialized wgmma kernel (see
+    lib/Conversion/MXMoEToGPU/GroupedMatmulSm90.h): TMA loads of A/B tiles
+    into 128B-swizzled shared memory, bulk copies of the blocked scale
+    atoms, an mbarrier ring of `gemm-stages` stages, one fp8 wgmma
+    m64nNk32 per MX block with the block's two scales applied to the fp32
+    partial on the CUDA cores. Kernel ABI: (tensor map of lhs, lhs scales,
+    tensor map of rhs, rhs scales, i32 offsets, output, i32 status); the
+    two tensor maps are 128-byte CUtensorMaps in device memory described
+    by the `mxmoe.tensor_map` argument attributes (mxmoeRtEncodeTensorMap2D
+    builds them), the grid is `gemm-ctas` CTAs of 384 threads with
+    `mxmoe.dynamic_smem` bytes of dynamic shared memory. Because the tensor
+    maps are built by the runtime, grouped_matmul ops are always annotated
+    with `mxmoe.kernel` (never replaced by a launch, even with
+    host-launch). FP4/FP6 operands, bf16 operands and row-major scales fail
+    with a diagnostic.
   }];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
@@ -58,6 +76,20 @@ def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
            "threads per CTA of the generated kernels (32..1024, a multiple "
            "of 32)">,
+    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
+           "target chip of the grouped-GEMM kernels: sm_90a lowers "
+           "mxmoe.grouped_matmul to the wgmma kernel; sm_100a leaves it for "
+           "the tcgen05 lowering">,
+    Option<"gemmTileN", "gemm-tile-n", "int64_t", /*default=*/"128",
+           "N of the grouped-GEMM tile (64 or 128; M is 128, K 128 per "
+           "stage)">,
+    Option<"gemmStages", "gemm-stages", "int64_t", /*default=*/"4",
+           "pipeline stages of the grouped-GEMM kernel (2..8), each "
+           "128 x 128 (A) + N x 128 (B) fp8 bytes + two 512-byte scale "
+           "atoms of shared memory">,
+    Option<"gemmCTAs", "gemm-ctas", "int64_t", /*default=*/"132",
+           "CTAs of the persistent grouped-GEMM grid (the SM count of the "
+           "target GPU: 132 on H100/H200 SXM)">,
     Option<"hostLaunch", "host-launch", "bool", /*default=*/"true",
            "replace each op by a gpu.launch_func on buffers (false: keep "
            "the op and annotate it with mxmoe.kernel, for drivers that "

@@ -62,11 +62,13 @@ Value KB::andi(Value a, Value b) { return arith::AndIOp::create(*this, a, b); }
 Value KB::ori(Value a, Value b) { return arith::OrIOp::create(*this, a, b); }
 Value KB::shrui(Value a, int64_t s) {
   return arith::ShRUIOp::create(
-      *this, a, arith::ConstantIntOp::create(*this, a.getType(), s));
+      *this, a,
+      arith::ConstantOp::create(*this, getIntegerAttr(a.getType(), s)));
 }
 Value KB::shli(Value a, int64_t s) {
   return arith::ShLIOp::create(
-      *this, a, arith::ConstantIntOp::create(*this, a.getType(), s));
+      *this, a,
+      arith::ConstantOp::create(*this, getIntegerAttr(a.getType(), s)));
 }
 Value KB::maxsi(Value a, Value b) { return arith::MaxSIOp::create(*this, a, b); }
 Value KB::minsi(Value a, Value b) { return arith::MinSIOp::create(*this, a, b); }

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GroupedMatmulSm90.h"
 #include "KernelBuilder.h"
 
 #include "mxmoe/Conversion/Passes.h"
@@ -247,6 +248,7 @@ struct KernelGen {
   gpu::GPUModuleOp module;
   int64_t blockSize;
   bool hostLaunch;
+  Sm90GemmConfig gemm;
   /// Kernels generated so far per enclosing function (names are
   /// `<function>__<op>_<n>`, n counting that function's MX ops).
   llvm::StringMap<unsigned> counters;
@@ -365,7 +367,73 @@ struct KernelGen {
                                  ::mxmoe::MXElementKind kind);
   LogicalResult genDequantize(DequantizeOp op);
   LogicalResult genSwizzle(SwizzleScalesOp op);
+  LogicalResult genGroupedMatmulSm90(GroupedMatmulOp op);
 };
+
+//===----------------------------------------------------------------------===//
+// grouped_matmul (sm_90a)
+//===----------------------------------------------------------------------===//
+
+LogicalResult KernelGen::genGroupedMatmulSm90(GroupedMatmulOp op) {
+  RankedTensorType lhs = op.getLhs().getType(), rhs = op.getRhs().getType(),
+                   res = op.getResult().getType();
+  if (!op.isMX())
+    return op.emitOpError(
+        "sm_90a lowering needs MX operands (bf16 grouped GEMMs are left to "
+        "torch._grouped_mm / cuBLAS)");
+  auto elemOk = [](Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); };
+  if (!elemOk(lhs.getElementType()) || !elemOk(rhs.getElementType()))
+    return op.emitOpError("sm_90a lowering supports f8E4M3FN and f8E5M2 "
+                          "operands (wgmma has no FP6/FP4 inputs), got ")
+           << lhs.getElementType() << " x " << rhs.getElementType();
+  RankedTensorType as = op.getLhsScales().getType(),
+                   bs = op.getRhsScales().getType();
+  for (RankedTensorType t : {lhs, rhs, res, as, bs,
+                             cast<RankedTensorType>(op.getOffsets().getType())})
+    if (!t.hasStaticShape())
+      return op.emitOpError("GPU lowering needs static shapes, got ") << t;
+  if (!isBlockedScales(as) || !isBlockedScales(bs))
+    return op.emitOpError("sm_90a lowering reads blocked_128x4 scales (one "
+                          "512-byte atom per 128 rows x 128 K); run "
+                          "mxmoe-pack-scales or swizzle the scales first");
+  Sm90GemmProblem p;
+  p.kGrouped = op.isKGrouped();
+  p.m = lhs.getDimSize(0);
+  p.k = lhs.getDimSize(1);
+  p.n = p.kGrouped ? rhs.getDimSize(0) : rhs.getDimSize(1);
+  p.groups = cast<RankedTensorType>(op.getOffsets().getType()).getDimSize(0);
+  p.aScaleRows = as.getDimSize(0);
+  p.aScaleCols = as.getDimSize(1);
+  p.bScaleRows = bs.getDimSize(bs.getRank() - 2);
+  p.bScaleCols = bs.getDimSize(bs.getRank() - 1);
+  p.aE5M2 = isa<Float8E5M2Type>(lhs.getElementType());
+  p.bE5M2 = isa<Float8E5M2Type>(rhs.getElementType());
+  p.outF32 = res.getElementType().isF32();
+  if (p.groups < 1)
+    return op.emitOpError("needs at least one group");
+  if (p.m == 0 || p.n == 0 || p.k == 0)
+    return op.emitOpError("GPU lowering of an empty GEMM (M, N or K = 0) is "
+                          "not supported");
+  if (p.kGrouped ? p.k % 32 : p.k % 32)
+    return op.emitOpError("contraction extent must be a multiple of 32");
+  if (p.kGrouped && as.getDimSize(1) != bs.getDimSize(1))
+    return op.emitOpError("2D x 2D lowering needs both per_k_group scale "
+                          "tensors to have the same number of columns");
+  // 32-bit TMA coordinates and in-kernel element offsets are 64-bit.
+  int64_t rows = p.kGrouped ? std::max(p.m, p.n) : std::max(p.m, p.groups * p.n);
+  if (rows >= (int64_t{1} << 31) || p.k >= (int64_t{1} << 31))
+    return op.emitOpError("TMA coordinates exceed 2^31");
+  auto argType = [&](RankedTensorType t) { return flatMemRef(t); };
+  auto i32 = IntegerType::get(op.getContext(), 32);
+  auto tmap = MemRefType::get({16}, IntegerType::get(op.getContext(), 64));
+  SmallVector<Type> args{tmap, argType(as), tmap, argType(bs),
+                         argType(cast<RankedTensorType>(op.getOffsets().getType())),
+                         argType(res), MemRefType::get({1}, i32)};
+  gpu::GPUFuncOp kernel =
+      buildGroupedMatmulSm90(module, name("grouped_matmul", op), p, gemm, args);
+  annotate(op, kernel);
+  return success();
+}
 
 //===----------------------------------------------------------------------===//
 // quantize
@@ -1045,6 +1113,9 @@ struct ConvertMXMoEToGPUPass
       if (isa<QuantizeOp, DequantizeOp, SwizzleScalesOp>(op) &&
           !op->hasAttr("mxmoe.kernel"))
         ops.push_back(op);
+      if (isa<GroupedMatmulOp>(op) && chip == "sm_90a" &&
+          !op->hasAttr("mxmoe.kernel"))
+        ops.push_back(op);
     });
     if (ops.empty())
       return;
@@ -1058,7 +1129,32 @@ struct ConvertMXMoEToGPUPass
       kernels =
           gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModuleName);
     }
-    KernelGen gen{kernels, blockSize, hostLaunch, {}};
+    if (chip != "sm_90a" && chip != "sm_100a") {
+      module.emitError() << "convert-mxmoe-to-gpu: unsupported chip '" << chip
+                         << "' (supported: sm_90a, sm_100a)";
+      return signalPassFailure();
+    }
+    if (gemmTileN != 64 && gemmTileN != 128) {
+      module.emitError() << "convert-mxmoe-to-gpu: gemm-tile-n must be 64 or "
+                            "128, got "
+                         << static_cast<int64_t>(gemmTileN);
+      return signalPassFailure();
+    }
+    if (gemmStages < 2 || gemmStages > 8 || gemmCTAs < 1) {
+      module.emitError() << "convert-mxmoe-to-gpu: gemm-stages must be in "
+                            "[2, 8] and gemm-ctas >= 1";
+      return signalPassFailure();
+    }
+    Sm90GemmConfig gemm{gemmTileN, gemmStages, gemmCTAs};
+    if (int64_t bytes = getSm90GemmSharedBytes(gemm); bytes > 227 * 1024) {
+      module.emitError() << "convert-mxmoe-to-gpu: the grouped-GEMM "
+                            "configuration needs "
+                         << bytes
+                         << " bytes of shared memory, over the 232448 of "
+                            "sm_90a; lower gemm-stages";
+      return signalPassFailure();
+    }
+    KernelGen gen{kernels, blockSize, hostLaunch, gemm, {}};
     for (Operation *op : ops) {
       LogicalResult r =
           llvm::TypeSwitch<Operation *, LogicalResult>(op)
@@ -1066,7 +1162,9 @@ struct ConvertMXMoEToGPUPass
               .Case<DequantizeOp>(
                   [&](auto d) { return gen.genDequantize(d); })
               .Case<SwizzleScalesOp>(
-                  [&](auto s) { return gen.genSwizzle(s); });
+                  [&](auto s) { return gen.genSwizzle(s); })
+              .Case<GroupedMatmulOp>(
+                  [&](auto m) { return gen.genGroupedMatmulSm90(m); });
       if (failed(r))
         return signalPassFailure();
     }

@@ -52,6 +52,7 @@ void mlir::mxmoe::registerMXMoEPipelines() {
       [](OpPassManager &pm, const ToNVVMOptions &opts) {
         ConvertMXMoEToGPUOptions convert;
         convert.blockSize = opts.blockSize;
+        convert.chip = opts.chip;
         pm.addPass(createConvertMXMoEToGPU(convert));
         buildNVVMKernelPipeline(pm, opts.chip);
       });

@@ -1,0 +1,651 @@
+//===- GroupedMatmulSm90.cpp - MX grouped GEMM kernel for sm_90a ----------===//
+//
+// See GroupedMatmulSm90.h for the strategy. PTX references: wgmma (PTX ISA
+// 9.7.15: m64nNk32 e4m3/e5m2 -> f32, shared-memory matrix descriptor
+// 9.7.15.5.1, D fragment layout 9.7.15.5.2), cp.async.bulk.tensor and
+// cp.async.bulk (9.7.9.25), mbarrier (9.7.13.15). MX math: OCP MX v1.0
+// (value = q * 2^(b - 127); shared/reference/mx-formats.md). Layouts:
+// shared/reference/scale-layout.md (blocked 128x4 atoms of 512 bytes).
+//
+//===----------------------------------------------------------------------===//
+
+#include "GroupedMatmulSm90.h"
+#include "KernelBuilder.h"
+
+#include "mxmoe/Dialect/MXMoE/Utils/MMADescriptors.h"
+#include "mxmoe/Dialect/MXMoE/Utils/ScaleLayout.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/SymbolTable.h"
+
+using namespace mlir;
+using namespace mlir::mxmoe;
+using namespace mlir::mxmoe::kernels;
+
+namespace {
+
+constexpr int64_t kBM = 128;           // rows per tile (2 x wgmma m64)
+constexpr int64_t kBK = 128;           // K per stage = 4 MX blocks
+constexpr int64_t kBlocksPerStage = 4; // MX blocks (k32 wgmmas) per stage
+constexpr int64_t kThreads = 384;      // producer + 2 consumer warpgroups
+constexpr int64_t kAtom = 512;         // one blocked 128x4 scale atom
+constexpr int64_t kConsumerWarps = 8;  // arrivals on an "empty" mbarrier
+constexpr StringLiteral kSmemGlobal = "__mxmoe_dynamic_smem";
+
+/// Shared-memory map (byte offsets from the 1024-aligned base).
+struct SmemMap {
+  int64_t tileN, stages;
+  int64_t aBytes() const { return kBM * kBK; }
+  int64_t bBytes() const { return tileN * kBK; }
+  int64_t stageBytes() const {
+    return ::mxmoe::roundUp(aBytes() + bBytes() + 2 * kAtom, 1024);
+  }
+  int64_t aOff() const { return 0; }
+  int64_t bOff() const { return aBytes(); }
+  int64_t saOff() const { return aBytes() + bBytes(); }
+  int64_t sbOff() const { return saOff() + kAtom; }
+  /// Decoded fp32 scales of one consumer warpgroup, one of two buffers:
+  /// sa[kb][64] then sb[kb][tileN].
+  int64_t tableBytes() const { return 4 * (kBlocksPerStage * 64) +
+                                      4 * (kBlocksPerStage * tileN); }
+  int64_t tablesOff() const { return stages * stageBytes(); }
+  int64_t barOff() const { return tablesOff() + 4 * tableBytes(); }
+  int64_t fullBar(int64_t s) const { return barOff() + 8 * s; }
+  int64_t emptyBarBase() const { return barOff() + 64; }
+  int64_t flagOff() const { return barOff() + 128; }
+  int64_t total() const { return barOff() + 256 + 1024; /* align slack */ }
+};
+
+/// KB plus the LLVM-pointer and shared-memory helpers of this kernel.
+struct GB : KB {
+  using KB::KB;
+  Type ptr(unsigned as) { return LLVM::LLVMPointerType::get(getContext(), as); }
+  Value i64(Value idx) {
+    return arith::IndexCastOp::create(*this, getI64Type(), idx);
+  }
+  Value toI32(Value idx) {
+    return arith::IndexCastOp::create(*this, getI32Type(), idx);
+  }
+  Value fromI32(Value v) {
+    return arith::IndexCastOp::create(*this, getIndexType(), v);
+  }
+  /// Shared-window address (index) -> !llvm.ptr<3>.
+  Value sptr(Value addr) {
+    return LLVM::IntToPtrOp::create(*this, ptr(3), i64(addr));
+  }
+  /// Generic pointer of a memref kernel argument.
+  Value genericPtr(Value memref) {
+    Value p = memref::ExtractAlignedPointerAsIndexOp::create(*this, memref);
+    return LLVM::IntToPtrOp::create(*this, ptr(0), i64(p));
+  }
+  Value globalPtr(Value memref) {
+    return LLVM::AddrSpaceCastOp::create(*this, ptr(1), genericPtr(memref));
+  }
+  Value gep8(Value base, Value offIdx) {
+    return LLVM::GEPOp::create(*this, base.getType(), getI8Type(), base,
+                               ArrayRef<LLVM::GEPArg>{LLVM::GEPArg(i64(offIdx))});
+  }
+  Value lds(Type t, Value addr) { return LLVM::LoadOp::create(*this, t, sptr(addr)); }
+  void sts(Value v, Value addr) { LLVM::StoreOp::create(*this, v, sptr(addr)); }
+  Value i32c(int64_t v) { return i32(v); }
+  Value idxOr(Value a, Value b) { return ori(a, b); }
+  Value ceilDivc(Value a, int64_t c) { return div(add(a, idx(c - 1)), c); }
+  Value roundUpc(Value a, int64_t c) { return mulc(ceilDivc(a, c), c); }
+  Value slt(Value a, Value b) {
+    return arith::CmpIOp::create(*this, arith::CmpIPredicate::slt, a, b);
+  }
+  Value sge(Value a, Value b) {
+    return arith::CmpIOp::create(*this, arith::CmpIPredicate::sge, a, b);
+  }
+  Value land(Value a, Value b) { return arith::AndIOp::create(*this, a, b); }
+  Value lor(Value a, Value b) { return arith::OrIOp::create(*this, a, b); }
+  Value remui(Value a, Value c) { return arith::RemUIOp::create(*this, a, c); }
+  Value divui(Value a, Value c) { return arith::DivUIOp::create(*this, a, c); }
+  Value xori(Value a, Value c) { return arith::XOrIOp::create(*this, a, c); }
+  Value boolc(bool v) {
+    return arith::ConstantIntOp::create(*this, getI1Type(), v ? 1 : 0);
+  }
+};
+
+void ifThen(GB &b, Value cond, function_ref<void()> then) {
+  auto op = scf::IfOp::create(b, cond, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(&op.getThenRegion().front());
+  then();
+}
+
+/// scf.if yielding `then()` or `otherwise` values.
+SmallVector<Value> ifYield(GB &b, Value cond, ValueRange otherwise,
+                           function_ref<SmallVector<Value>()> then) {
+  auto op = scf::IfOp::create(b, otherwise.getTypes(), cond, true);
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&op.getThenRegion().front());
+    scf::YieldOp::create(b, then());
+    b.setInsertionPointToStart(&op.getElseRegion().front());
+    scf::YieldOp::create(b, otherwise);
+  }
+  return SmallVector<Value>(op.getResults());
+}
+
+/// fp32 2^(byte - 127) from an i32 byte: byte 0 -> 2^-127 (subnormal
+/// 0x00400000, never 0), 255 -> NaN (OCP MX v1.0 E8M0).
+Value decodeE8M0(GB &b, Value byte) {
+  Value bits = b.shli(byte, 23);
+  bits = b.select(b.eq(byte, b.i32(0)), b.i32(0x00400000), bits);
+  bits = b.select(b.eq(byte, b.i32(255)), b.i32(0x7fc00000), bits);
+  return b.bitcast(b.getF32Type(), bits);
+}
+
+/// The state of the persistent tile walk (all index values).
+struct Walk {
+  Value t, g, gBase, gStart, padStart, sStart;
+  SmallVector<Value> asRange() const {
+    return {t, g, gBase, gStart, padStart, sStart};
+  }
+  static Walk from(ValueRange v) {
+    return {v[0], v[1], v[2], v[3], v[4], v[5]};
+  }
+};
+
+/// One output tile of the walk.
+struct Tile {
+  Value rowsValid, colsValid; ///< predicates of the epilogue
+  Value outBase;              ///< flat index of out(tile row 0, col 0)
+  int64_t outStride;          ///< elements between output rows
+  Value aRow, bRow, kCoord0;  ///< TMA coordinates of stage 0
+  Value kStages, kBlocks;     ///< pipeline stages and valid MX blocks
+  Value aAtom0, bAtom0;       ///< byte offsets of the stage-0 scale atoms
+  Value bAtomRow;             ///< first row of this tile inside the B atom
+};
+
+struct Generator {
+  GB &b;
+  const Sm90GemmProblem &p;
+  const Sm90GemmConfig &cfg;
+  SmemMap map;
+  Value offsets;
+  int64_t nTiles; ///< tiles along N (2D x 3D) or N' (2D x 2D)
+  int64_t mTiles; ///< tiles along M' (2D x 2D only)
+
+  Generator(GB &b, const Sm90GemmProblem &p, const Sm90GemmConfig &cfg,
+            Value offsets)
+      : b(b), p(p), cfg(cfg), map{cfg.tileN, cfg.stages}, offsets(offsets) {
+    nTiles = ::mxmoe::ceilDiv(p.n, cfg.tileN);
+    mTiles = ::mxmoe::ceilDiv(p.m, kBM);
+  }
+
+  Value offsetAt(Value g) {
+    Value safe = b.minui(g, b.idx(p.groups - 1));
+    return b.fromI32(b.load(offsets, safe));
+  }
+
+  /// Tiles of group g (size `size`).
+  Value groupTiles(Value size) {
+    if (p.kGrouped)
+      return b.idx(mTiles * nTiles);
+    return b.mulc(b.ceilDivc(size, kBM), nTiles);
+  }
+
+  /// Advances (g, gBase, gStart, padStart, sStart) past every group whose
+  /// tiles all lie before tile t.
+  Walk advance(Walk w) {
+    SmallVector<Value> init = w.asRange();
+    SmallVector<Type> types(init.size(), b.getIndexType());
+    auto loop = scf::WhileOp::create(b, types, init);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      Block *before = b.createBlock(&loop.getBefore(), {}, types,
+                                    SmallVector<Location>(types.size(), b.getLoc()));
+      Walk s = Walk::from(before->getArguments());
+      Value inGroups = b.ult(s.g, b.idx(p.groups));
+      Value size = b.sub(offsetAt(s.g), s.gStart);
+      Value past = b.ule(b.add(s.gBase, groupTiles(size)), s.t);
+      scf::ConditionOp::create(b, b.land(inGroups, past),
+                               before->getArguments());
+      Block *after = b.createBlock(&loop.getAfter(), {}, types,
+                                   SmallVector<Location>(types.size(), b.getLoc()));
+      Walk a = Walk::from(after->getArguments());
+      Value end = offsetAt(a.g);
+      Value sz = b.sub(end, a.gStart);
+      Walk n = a;
+      n.g = b.add(a.g, b.idx(1));
+      n.gBase = b.add(a.gBase, groupTiles(sz));
+      n.gStart = end;
+      if (p.kGrouped) {
+        n.padStart = b.add(a.padStart, b.roundUpc(sz, 32));
+        n.sStart = b.add(a.sStart, b.roundUpc(b.ceilDivc(sz, 32), 4));
+      } else {
+        n.padStart = b.add(a.padStart, b.roundUpc(sz, kBM));
+      }
+      scf::YieldOp::create(b, n.asRange());
+    }
+    return Walk::from(loop.getResults());
+  }
+
+  /// True while tile t exists: inside a group, or (2D x 3D) one of the
+  /// zero tiles covering rows [offsets[G-1], M).
+  Value exists(const Walk &w) {
+    Value inGroups = b.ult(w.g, b.idx(p.groups));
+    if (p.kGrouped)
+      return inGroups;
+    Value tail = b.sub(b.idx(p.m), w.gStart);
+    Value tailTiles = b.mulc(b.ceilDivc(tail, kBM), nTiles);
+    return b.lor(inGroups, b.ult(b.sub(w.t, w.gBase), tailTiles));
+  }
+
+  Tile tile(const Walk &w) {
+    Tile T;
+    Value local = b.sub(w.t, w.gBase);
+    Value inGroups = b.ult(w.g, b.idx(p.groups));
+    if (!p.kGrouped) {
+      int64_t cpA = p.aScaleCols / 4, cpB = p.bScaleCols / 4;
+      // Rows of the group, or of the zero tail past the last offset.
+      Value end = b.select(inGroups, offsetAt(w.g), b.idx(p.m));
+      Value size = b.sub(end, w.gStart);
+      Value mt_count = b.maxsi(b.ceilDivc(size, kBM), b.idx(1));
+      Value mt = b.remui(local, mt_count), nt = b.divui(local, mt_count);
+      Value row0 = b.add(w.gStart, b.mulc(mt, kBM));
+      T.rowsValid = b.minsi(b.sub(size, b.mulc(mt, kBM)), b.idx(kBM));
+      T.colsValid = b.minsi(b.sub(b.idx(p.n), b.mulc(nt, cfg.tileN)),
+                            b.idx(cfg.tileN));
+      T.outStride = p.n;
+      T.outBase = b.add(b.mulc(row0, p.n), b.mulc(nt, cfg.tileN));
+      T.aRow = row0;
+      Value gSafe = b.minui(w.g, b.idx(p.groups - 1));
+      T.bRow = b.add(b.mulc(gSafe, p.n), b.mulc(nt, cfg.tileN));
+      T.kCoord0 = b.idx(0);
+      int64_t kb = p.k / 32;
+      T.kBlocks = b.select(inGroups, b.idx(kb), b.idx(0));
+      T.kStages = b.ceilDivc(T.kBlocks, kBlocksPerStage);
+      Value aTileRow = b.add(b.div(w.padStart, kBM), mt);
+      T.aAtom0 = b.mulc(b.mulc(aTileRow, cpA), kAtom);
+      Value nRow = b.mulc(nt, cfg.tileN);
+      Value bTileRow = b.add(b.mulc(gSafe, p.bScaleRows / kBM), b.div(nRow, kBM));
+      T.bAtom0 = b.mulc(b.mulc(bTileRow, cpB), kAtom);
+      T.bAtomRow = b.rem(nRow, kBM);
+    } else {
+      Value mt = b.rem(local, mTiles), nt = b.div(local, mTiles);
+      Value size = b.sub(offsetAt(w.g), w.gStart);
+      T.rowsValid = b.minsi(b.sub(b.idx(p.m), b.mulc(mt, kBM)), b.idx(kBM));
+      T.colsValid = b.minsi(b.sub(b.idx(p.n), b.mulc(nt, cfg.tileN)),
+                            b.idx(cfg.tileN));
+      T.outStride = p.n;
+      T.outBase = b.add(b.mulc(w.g, p.m * p.n),
+                        b.add(b.mulc(b.mulc(mt, kBM), p.n),
+                              b.mulc(nt, cfg.tileN)));
+      T.aRow = b.mulc(mt, kBM);
+      Value nRow = b.mulc(nt, cfg.tileN);
+      T.bRow = nRow;
+      T.kCoord0 = w.padStart;
+      T.kBlocks = b.ceilDivc(size, 32);
+      T.kStages = b.ceilDivc(T.kBlocks, kBlocksPerStage);
+      // per_k_group blocked scales (torchao's K-group layout,
+      // scale-layout.md): group g's columns form their own blocked matrix
+      // [Rp, kgp_g] (kgp_g = roundUp(ceil(m_g/32), 4)) stored at byte
+      // S_g * Rp, S_g = sum_{h<g} kgp_h.
+      Value kgpAtoms = b.div(b.roundUpc(T.kBlocks, 4), 4);
+      T.aAtom0 = b.add(b.mulc(w.sStart, p.aScaleRows),
+                       b.mulc(b.mul(mt, kgpAtoms), kAtom));
+      T.bAtom0 = b.add(b.mulc(w.sStart, p.bScaleRows),
+                       b.mulc(b.mul(b.div(nRow, kBM), kgpAtoms), kAtom));
+      T.bAtomRow = b.rem(nRow, kBM);
+    }
+    return T;
+  }
+
+  /// Emits the persistent loop: body(tile, it) -> it'. `it` counts pipeline
+  /// stages consumed so far (index).
+  void forEachTile(Value firstTile, Value step,
+                   function_ref<Value(const Tile &, Value)> body) {
+    SmallVector<Value> init{firstTile, b.idx(0), b.idx(0), b.idx(0), b.idx(0),
+                            b.idx(0), b.idx(0)};
+    SmallVector<Type> types(init.size(), b.getIndexType());
+    auto loop = scf::WhileOp::create(b, types, init);
+    OpBuilder::InsertionGuard guard(b);
+    SmallVector<Location> locs(types.size(), b.getLoc());
+    Block *before = b.createBlock(&loop.getBefore(), {}, types, locs);
+    Walk w = advance(Walk::from(before->getArguments().take_front(6)));
+    SmallVector<Value> fwd = w.asRange();
+    fwd.push_back(before->getArgument(6));
+    scf::ConditionOp::create(b, exists(w), fwd);
+    Block *after = b.createBlock(&loop.getAfter(), {}, types, locs);
+    Walk a = Walk::from(after->getArguments().take_front(6));
+    Value it = body(tile(a), after->getArgument(6));
+    Walk n = a;
+    n.t = b.add(a.t, step);
+    SmallVector<Value> next = n.asRange();
+    next.push_back(it);
+    scf::YieldOp::create(b, next);
+  }
+};
+
+} // namespace
+
+int64_t mlir::mxmoe::kernels::getSm90GemmSharedBytes(const Sm90GemmConfig &cfg) {
+  return SmemMap{cfg.tileN, cfg.stages}.total();
+}
+
+gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
+    gpu::GPUModuleOp module, StringRef name, const Sm90GemmProblem &p,
+    const Sm90GemmConfig &cfg, TypeRange argTypes) {
+  MLIRContext *ctx = module.getContext();
+  OpBuilder ob(module.getBodyRegion());
+  ob.setInsertionPointToEnd(&module.getBodyRegion().front());
+  Location loc = module.getLoc();
+  SmemMap map{cfg.tileN, cfg.stages};
+
+  // The dynamic shared memory window, declared once per module.
+  if (!SymbolTable::lookupSymbolIn(module, kSmemGlobal)) {
+    OpBuilder gb(module.getBodyRegion());
+    gb.setInsertionPointToStart(&module.getBodyRegion().front());
+    LLVM::GlobalOp::create(gb, loc, LLVM::LLVMArrayType::get(gb.getI8Type(), 0),
+                           /*isConstant=*/false, LLVM::Linkage::External,
+                           kSmemGlobal, Attribute(), /*alignment=*/1024,
+                           /*addrSpace=*/3);
+  }
+
+  auto fn = gpu::GPUFuncOp::create(ob, loc, name, ob.getFunctionType(argTypes, {}));
+  fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), ob.getUnitAttr());
+  fn.setKnownBlockSizeAttr(ob.getDenseI32ArrayAttr({kThreads, 1, 1}));
+  fn->setAttr("mxmoe.block", ob.getDenseI64ArrayAttr({kThreads, 1, 1}));
+  fn->setAttr("mxmoe.grid", ob.getDenseI64ArrayAttr({cfg.numCTAs, 1, 1}));
+  fn->setAttr("mxmoe.dynamic_smem", ob.getI64IntegerAttr(map.total()));
+  SymbolTable(module).insert(fn);
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+    fn.setArgAttr(i, "llvm.noalias", ob.getUnitAttr());
+  auto tmapAttr = [&](StringRef operand, int64_t inner, int64_t rows) {
+    return ob.getDictionaryAttr({
+        ob.getNamedAttr("operand", ob.getStringAttr(operand)),
+        ob.getNamedAttr("data_type", ob.getStringAttr("uint8")),
+        ob.getNamedAttr("dims", ob.getDenseI64ArrayAttr({inner, rows})),
+        ob.getNamedAttr("row_stride_bytes", ob.getI64IntegerAttr(inner)),
+        ob.getNamedAttr("box", ob.getDenseI64ArrayAttr(
+                                   {kBK, operand == "lhs" ? kBM : cfg.tileN})),
+        ob.getNamedAttr("swizzle", ob.getStringAttr("128B")),
+        ob.getNamedAttr("oob_fill", ob.getStringAttr("zero"))});
+  };
+  int64_t bRows = p.kGrouped ? p.n : p.groups * p.n;
+  fn.setArgAttr(0, "mxmoe.tensor_map", tmapAttr("lhs", p.k, p.m));
+  fn.setArgAttr(2, "mxmoe.tensor_map", tmapAttr("rhs", p.k, bRows));
+
+  GB b(loc, ob);
+  b.setInsertionPointToStart(&fn.getBody().front());
+  Value tmapA = fn.getArgument(0), aScales = fn.getArgument(1);
+  Value tmapB = fn.getArgument(2), bScales = fn.getArgument(3);
+  Value offsets = fn.getArgument(4), out = fn.getArgument(5);
+  Value status = fn.getArgument(6);
+  Generator gen(b, p, cfg, offsets);
+
+  Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
+  Value bid = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+  Value grid = gpu::GridDimOp::create(b, gpu::Dimension::x);
+
+  // 1024-aligned base of the dynamic shared memory (SWIZZLE_128B atoms).
+  Value smem = LLVM::AddressOfOp::create(b, b.ptr(3), kSmemGlobal);
+  Value raw = arith::IndexCastOp::create(
+      b, b.getIndexType(),
+      LLVM::PtrToIntOp::create(b, b.getI64Type(), smem).getResult());
+  Value base = b.andi(b.add(raw, b.idx(1023)), b.idx(~int64_t{1023}));
+  auto at = [&](int64_t off) { return b.add(base, b.idx(off)); };
+
+  // Prologue (thread 0): validate the offsets, init the mbarriers.
+  ifThen(b, b.eq(tid, b.idx(0)), [&] {
+    SmallVector<Value> init{b.idx(0), b.boolc(true), b.idx(0), b.idx(0)};
+    auto loop = scf::ForOp::create(b, b.idx(0), b.idx(p.groups), b.idx(1), init);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(loop.getBody());
+      Value g = loop.getInductionVar();
+      Value prev = loop.getRegionIterArg(0), ok = loop.getRegionIterArg(1);
+      Value pad = loop.getRegionIterArg(2), scol = loop.getRegionIterArg(3);
+      Value o = b.fromI32(b.load(offsets, g));
+      int64_t total = p.kGrouped ? p.k : p.m; // token axis (padded for 2Dx2D)
+      ok = b.land(ok, b.land(b.sge(o, prev), b.ule(o, b.idx(total))));
+      Value size = b.maxsi(b.sub(o, prev), b.idx(0));
+      if (p.kGrouped) {
+        pad = b.add(pad, b.roundUpc(size, 32));
+        scol = b.add(scol, b.roundUpc(b.ceilDivc(size, 32), 4));
+      } else {
+        pad = b.add(pad, b.roundUpc(size, kBM));
+      }
+      scf::YieldOp::create(b, ValueRange{b.maxsi(o, prev), ok, pad, scol});
+    }
+    Value ok = loop.getResult(1), pad = loop.getResult(2), scol = loop.getResult(3);
+    if (p.kGrouped) {
+      // Padded token columns and K-group scale columns must fit.
+      ok = b.land(ok, b.ule(pad, b.idx(p.k)));
+      ok = b.land(ok, b.ule(scol, b.idx(std::min(p.aScaleCols, p.bScaleCols))));
+    } else {
+      ok = b.land(ok, b.ule(pad, b.idx(p.aScaleRows)));
+    }
+    b.sts(b.select(ok, b.i32(0), b.i32(1)), at(map.flagOff()));
+    for (int64_t s = 0; s < cfg.stages; ++s) {
+      NVVM::MBarrierInitOp::create(b, b.sptr(at(map.fullBar(s))), b.i32(1),
+                                   Value());
+      NVVM::MBarrierInitOp::create(b, b.sptr(at(map.emptyBarBase() + 8 * s)),
+                                   b.i32(kConsumerWarps), Value());
+    }
+    // Make the initialized barriers visible to the async (TMA) proxy.
+    NVVM::FenceMbarrierInitOp::create(b);
+    NVVM::FenceProxyOp::create(b, NVVM::ProxyKind::async_shared,
+                               NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+  });
+  gpu::BarrierOp::create(b);
+  Value flag = b.lds(b.getI32Type(), at(map.flagOff()));
+  ifThen(b, b.land(b.eq(bid, b.idx(0)), b.eq(tid, b.idx(0))),
+         [&] { b.store(flag, status, b.idx(0)); });
+  Value valid = b.eq(flag, b.i32(0));
+
+  ifThen(b, valid, [&] {
+    Value wg = b.div(tid, 128);
+    auto branch = scf::IfOp::create(b, b.eq(wg, b.idx(0)), true);
+    // ---------------- producer: thread 0 ----------------
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&branch.getThenRegion().front());
+      ifThen(b, b.eq(tid, b.idx(0)), [&] {
+        Value descA = b.genericPtr(tmapA), descB = b.genericPtr(tmapB);
+        Value saG = b.globalPtr(aScales), sbG = b.globalPtr(bScales);
+        int64_t txBytes = map.aBytes() + map.bBytes() + 2 * kAtom;
+        gen.forEachTile(bid, grid, [&](const Tile &T, Value it0) {
+          auto loop = scf::ForOp::create(b, b.idx(0), T.kStages, b.idx(1),
+                                         ValueRange{it0});
+          OpBuilder::InsertionGuard g2(b);
+          b.setInsertionPointToStart(loop.getBody());
+          Value s = loop.getInductionVar(), it = loop.getRegionIterArg(0);
+          Value st = b.rem(it, cfg.stages);
+          Value phase = b.rem(b.div(it, cfg.stages), 2);
+          Value stage = b.add(base, b.mulc(st, map.stageBytes()));
+          Value full = b.sptr(b.add(at(map.barOff()), b.mulc(st, 8)));
+          Value empty = b.sptr(b.add(at(map.emptyBarBase()), b.mulc(st, 8)));
+          // Wait until the consumers released this slot (parity trick: the
+          // first pass over the ring waits on the "previous" phase, which
+          // counts as complete).
+          NVVM::MBarrierTryWaitParityOp::create(
+              b, empty, b.toI32(b.xori(phase, b.idx(1))), b.i32(0x989680));
+          NVVM::MBarrierArriveExpectTxOp::create(
+              b, Type(), full, b.i32(txBytes), NVVM::MemScopeKind::CTA, false,
+              Value());
+          Value kc = b.toI32(b.add(T.kCoord0, b.mulc(s, kBK)));
+          auto tma = [&](int64_t off, Value desc, Value row) {
+            // A shared::cta address is valid in the shared::cluster window
+            // (the PTX 8.0 form of the instruction takes the latter).
+            Value dst = LLVM::AddrSpaceCastOp::create(
+                b, b.ptr(7), b.sptr(b.add(stage, b.idx(off))));
+            NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+                b, dst, desc,
+                ValueRange{kc, b.toI32(row)}, full, ValueRange{}, Value(),
+                Value(), NVVM::TMALoadMode::TILE, false, nullptr, Value());
+          };
+          tma(map.aOff(), descA, T.aRow);
+          tma(map.bOff(), descB, T.bRow);
+          Value sOff = b.mulc(s, kAtom);
+          auto cluster = [&](Value addr) {
+            return LLVM::AddrSpaceCastOp::create(b, b.ptr(7), b.sptr(addr));
+          };
+          NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
+              b, cluster(b.add(stage, b.idx(map.saOff()))),
+              b.gep8(saG, b.add(T.aAtom0, sOff)), full, b.i32(kAtom), Value(),
+              Value());
+          NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
+              b, cluster(b.add(stage, b.idx(map.sbOff()))),
+              b.gep8(sbG, b.add(T.bAtom0, sOff)), full, b.i32(kAtom), Value(),
+              Value());
+          scf::YieldOp::create(b, ValueRange{b.add(it, b.idx(1))});
+          return loop.getResult(0);
+        });
+      });
+    }
+    // ---------------- consumers: warpgroups 1 and 2 ----------------
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&branch.getElseRegion().front());
+      Value w = b.sub(wg, b.idx(1));          // 0 or 1: rows 64w..64w+63
+      Value t = b.rem(tid, 128);
+      Value warp = b.div(t, 32), lane = b.rem(t, 32);
+      Value fragRow = b.add(b.mulc(warp, 16), b.div(lane, 4)); // + 8 for i%4>=2
+      Value fragCol = b.mulc(b.rem(lane, 4), 2);
+      int64_t nFrag = cfg.tileN / 2; // f32 registers per thread
+      auto f32 = b.getF32Type();
+      auto accTy = LLVM::LLVMStructType::getLiteral(
+          ctx, SmallVector<Type>(nFrag, f32));
+      // Hopper smem descriptor, K-major SWIZZLE_128B: layout 1 at bits
+      // 62-63, SBO = 1024 B (8 rows x 128 B) >> 4 at 32-45, LBO 16 B >> 4
+      // (unused for swizzled K-major) at 16-29 (PTX ISA 9.7.15.5.1).
+      int64_t descConst = static_cast<int64_t>(::mxmoe::wgmmaSmemDescConstantPart(
+          /*lboBytes=*/16, /*sboBytes=*/1024, ::mxmoe::WgmmaSwizzle::Swizzle128B));
+      auto descOf = [&](Value addr) {
+        Value enc = b.shrui(b.andi(addr, b.idx(0x3FFFF)), 4);
+        return b.i64(b.ori(enc, b.idx(descConst)));
+      };
+      Value tables = b.add(at(map.tablesOff()), b.mulc(w, 2 * map.tableBytes()));
+      auto typeOf = [](bool e5m2) {
+        return e5m2 ? NVVM::WGMMATypes::e5m2 : NVVM::WGMMATypes::e4m3;
+      };
+
+      gen.forEachTile(bid, grid, [&](const Tile &T, Value it0) {
+        SmallVector<Value> init(nFrag, b.f32(0.0f));
+        init.push_back(it0);
+        auto loop = scf::ForOp::create(b, b.idx(0), T.kStages, b.idx(1), init);
+        {
+          OpBuilder::InsertionGuard g2(b);
+          b.setInsertionPointToStart(loop.getBody());
+          Value s = loop.getInductionVar();
+          Value it = loop.getRegionIterArgs().back();
+          SmallVector<Value> acc(loop.getRegionIterArgs().drop_back());
+          Value st = b.rem(it, cfg.stages);
+          Value phase = b.rem(b.div(it, cfg.stages), 2);
+          Value stage = b.add(base, b.mulc(st, map.stageBytes()));
+          Value full = b.sptr(b.add(at(map.barOff()), b.mulc(st, 8)));
+          Value empty = b.sptr(b.add(at(map.emptyBarBase()), b.mulc(st, 8)));
+          NVVM::MBarrierTryWaitParityOp::create(b, full, b.toI32(phase),
+                                                b.i32(0x989680));
+          // Decode this warpgroup's scales of the stage to fp32 tables
+          // (double-buffered by stage parity): sa[kb][r] for its 64 rows,
+          // sb[kb][c] for the tile's columns; 6 (tileN=128) per thread.
+          Value table = b.add(tables, b.mulc(b.rem(it, 2), map.tableBytes()));
+          Value saTab = table, sbTab = b.add(table, b.idx(4 * 4 * 64));
+          int64_t items = kBlocksPerStage * (64 + cfg.tileN);
+          for (int64_t i = 0; i * 128 < items; ++i) {
+            int64_t first = i * 128;
+            Value item = b.add(t, b.idx(first));
+            bool isA = first < 4 * 64;
+            Value x = isA ? item : b.sub(item, b.idx(4 * 64));
+            int64_t width = isA ? 64 : cfg.tileN;
+            Value kb = b.div(x, width), r = b.rem(x, width);
+            // Row of the blocked atom: the consumer's 64 rows (A) or the
+            // tile's columns inside the B atom.
+            Value row = isA ? b.add(b.mulc(w, 64), r) : b.add(T.bAtomRow, r);
+            Value src = b.add(b.add(stage, b.idx(isA ? map.saOff() : map.sbOff())),
+                              b.add(b.add(b.mulc(b.rem(row, 32), 16),
+                                          b.mulc(b.div(row, 32), 4)),
+                                    kb));
+            Value byte = arith::ExtUIOp::create(b, b.getI32Type(),
+                                                b.lds(b.getI8Type(), src));
+            Value dst = b.add(isA ? saTab : sbTab,
+                              b.mulc(b.add(b.mulc(kb, width), r), 4));
+            ifThen(b, b.ult(item, b.idx(isA ? 4 * 64 : items)),
+                   [&] { b.sts(decodeE8M0(b, byte), dst); });
+          }
+          NVVM::BarrierOp::create(b, Type(), b.toI32(b.add(w, b.idx(1))),
+                                  b.i32(128), nullptr, Value());
+          Value aTile = b.add(b.add(stage, b.idx(map.aOff())), b.mulc(w, 64 * 128));
+          Value bTile = b.add(stage, b.idx(map.bOff()));
+          for (int64_t kb = 0; kb < kBlocksPerStage; ++kb) {
+            Value live = b.ult(b.add(b.mulc(s, kBlocksPerStage), b.idx(kb)),
+                               T.kBlocks);
+            acc = ifYield(b, live, acc, [&]() -> SmallVector<Value> {
+              NVVM::WgmmaFenceAlignedOp::create(b);
+              Value undef = LLVM::UndefOp::create(b, accTy);
+              Value P = NVVM::WgmmaMmaAsyncOp::create(
+                  b, accTy, undef, descOf(b.add(aTile, b.idx(32 * kb))),
+                  descOf(b.add(bTile, b.idx(32 * kb))),
+                  NVVM::MMAShapeAttr::get(ctx, 64, cfg.tileN, 32),
+                  NVVM::WGMMATypesAttr::get(ctx, typeOf(p.aE5M2)),
+                  NVVM::WGMMATypesAttr::get(ctx, typeOf(p.bE5M2)),
+                  NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+                  NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::zero),
+                  NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+                  NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+                  NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+                  NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col),
+                  nullptr);
+              NVVM::WgmmaGroupSyncAlignedOp::create(b);
+              NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
+              // D fragment (PTX 9.7.15.5.2): element i of thread (warp,
+              // lane) is row 16*warp + lane/4 + 8*((i/2)%2), column
+              // 8*(i/4) + 2*(lane%4) + i%2.
+              Value sa0 = b.lds(f32, b.add(saTab, b.mulc(b.add(b.idx(kb * 64), fragRow), 4)));
+              Value sa1 = b.lds(f32, b.add(saTab, b.mulc(b.add(b.idx(kb * 64 + 8), fragRow), 4)));
+              SmallVector<Value> next;
+              for (int64_t j = 0; j < nFrag / 4; ++j) {
+                Value colAddr = b.add(sbTab, b.mulc(b.add(b.idx(kb * cfg.tileN + 8 * j), fragCol), 4));
+                auto v2 = VectorType::get({2}, f32);
+                Value pair = LLVM::LoadOp::create(b, v2, b.sptr(colAddr), 8);
+                Value sb[2] = {
+                    LLVM::ExtractElementOp::create(b, pair, b.i32(0)),
+                    LLVM::ExtractElementOp::create(b, pair, b.i32(1))};
+                for (int64_t e = 0; e < 4; ++e) {
+                  int64_t i = 4 * j + e;
+                  Value pi = LLVM::ExtractValueOp::create(b, P, ArrayRef<int64_t>{i});
+                  Value sc = arith::MulFOp::create(b, e < 2 ? sa0 : sa1, sb[e % 2]);
+                  next.push_back(LLVM::FMAOp::create(b, pi, sc, acc[i]));
+                }
+              }
+              return next;
+            });
+          }
+          // Release the slot: every consumer warp arrives once.
+          NVVM::SyncWarpOp::create(b, b.i32(-1));
+          ifThen(b, b.eq(lane, b.idx(0)), [&] {
+            NVVM::MBarrierArriveOp::create(b, Type(), empty, Value(),
+                                           NVVM::MemScopeKind::CTA, false);
+          });
+          SmallVector<Value> yield(acc);
+          yield.push_back(b.add(it, b.idx(1)));
+          scf::YieldOp::create(b, yield);
+        }
+        // Epilogue: predicated stores of this thread's fragment.
+        Type outTy = p.outF32 ? Type(f32) : Type(b.getBF16Type());
+        for (int64_t i = 0; i < nFrag; ++i) {
+          int64_t j = i / 4, e = i % 4;
+          Value r = b.add(b.add(b.mulc(w, 64), fragRow), b.idx(e < 2 ? 0 : 8));
+          Value c = b.add(fragCol, b.idx(8 * j + e % 2));
+          Value ok = b.land(b.ult(r, T.rowsValid), b.ult(c, T.colsValid));
+          Value v = loop.getResult(i);
+          ifThen(b, ok, [&] {
+            Value o = p.outF32 ? v : arith::TruncFOp::create(b, outTy, v).getResult();
+            b.store(o, out, b.add(T.outBase, b.add(b.mulc(r, T.outStride), c)));
+          });
+        }
+        return loop.getResults().back();
+      });
+    }
+  });
+  gpu::ReturnOp::create(b);
+  return fn;
+}

@@ -1,0 +1,72 @@
+//===- GroupedMatmulSm90.h - MX grouped GEMM kernel for sm_90a --*- C++ -*-===//
+//
+// Generator of the Hopper (sm_90a) persistent MX grouped-GEMM kernel that
+// implements mxmoe.grouped_matmul on MXFP8 operands (e4m3/e5m2 data with
+// e8m0 scales in the blocked 128x4 layouts chosen by mxmoe-pack-scales).
+//
+// Strategy (shared/reference/hopper.md, option B): one fp8 wgmma
+// m64nNk32 per 32-wide K block (= one MX block) into a fresh fp32 partial P
+// (scale-d = 0), then acc += P * 2^(ea-127) * 2^(eb-127) on the CUDA cores,
+// so the result is the fp32-accumulated product of the dequantized operands
+// up to the fp8 MMA's internal rounding of one 32-term block.
+//
+// CTA = 3 warpgroups: warpgroup 0 (one thread) issues the loads: A and B
+// tiles by TMA (cp.async.bulk.tensor, SWIZZLE_128B, K-major) and the two
+// 512-byte blocked scale atoms of the stage by cp.async.bulk, all completing
+// on the stage's "full" mbarrier; warpgroups 1 and 2 each own 64 rows of the
+// 128-row tile, decode the stage's scales to fp32 in shared memory, run the
+// wgmmas and the promotion, release the stage on its "empty" mbarrier and
+// store their fragment (bf16 or f32) with row/column predication. Tiles
+// are scheduled persistently (tile t = blockIdx.x + i * gridDim.x) over the
+// groups read from the device offsets.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXMOE_LIB_CONVERSION_MXMOETOGPU_GROUPEDMATMULSM90_H
+#define MXMOE_LIB_CONVERSION_MXMOETOGPU_GROUPEDMATMULSM90_H
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+namespace mlir::mxmoe::kernels {
+
+/// Static description of one grouped GEMM (shapes in elements).
+///  * 2D x 3D (kGrouped = false): A = lhs [M, K], B = rhs [G, N, K] viewed
+///    as [G*N, K]; out [M, N]. lhs scales M-grouped blocked [aScaleRows,
+///    aScaleCols]; rhs scales per-expert blocked [G, bScaleRows, bScaleCols].
+///  * 2D x 2D (kGrouped = true): A = lhs [M, K] (K = padded token axis
+///    Tp), B = rhs [N, K]; out [G, M, N]. Both scales per_k_group blocked
+///    [*ScaleRows, *ScaleCols].
+struct Sm90GemmProblem {
+  bool kGrouped = false;
+  int64_t m = 0, n = 0, k = 0, groups = 0;
+  int64_t aScaleRows = 0, aScaleCols = 0, bScaleRows = 0, bScaleCols = 0;
+  bool aE5M2 = false, bE5M2 = false; ///< else e4m3
+  bool outF32 = false;               ///< else bf16
+};
+
+/// Tile configuration: BM = 128 (two consumer warpgroups of 64 rows),
+/// BN = `tileN` (wgmma m64nNk32; 64..128, a multiple of 16... validated by
+/// the caller), BK = 128 (four MX blocks, one 128-byte swizzle row).
+struct Sm90GemmConfig {
+  int64_t tileN = 128;
+  int64_t stages = 4;
+  int64_t numCTAs = 132;
+};
+
+/// Dynamic shared memory (bytes) the kernel needs for `cfg`.
+int64_t getSm90GemmSharedBytes(const Sm90GemmConfig &cfg);
+
+/// Builds `gpu.func @name` in `module`. Parameters (all device pointers):
+///   0 tensor map of A (128 B, CUtensorMap: uint8, dims {K, rows},
+///     box {128, 128}, SWIZZLE_128B), 1 A scales, 2 tensor map of B,
+///   3 B scales, 4 i32 offsets [G], 5 output, 6 i32 status [1].
+/// The function carries mxmoe.grid / mxmoe.block / mxmoe.dynamic_smem and
+/// per-argument `mxmoe.tensor_map` dictionaries describing the maps.
+gpu::GPUFuncOp buildGroupedMatmulSm90(gpu::GPUModuleOp module, StringRef name,
+                                      const Sm90GemmProblem &p,
+                                      const Sm90GemmConfig &cfg,
+                                      TypeRange argTypes);
+
+} // namespace mlir::mxmoe::kernels
+
+#endif // MXMOE_LIB_CONVERSION_MXMOETOGPU_GROUPEDMATMULSM90_H

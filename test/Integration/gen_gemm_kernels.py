@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""Builds the sm_90a MX grouped-GEMM kernels the GPU test and benchmark run.
+
+Runs on the build machine: writes one MLIR module with one function per
+case (an `mxmoe.grouped_matmul` on MXFP8 operands with blocked scales, the
+IR mxmoe-pack-scales leaves), compiles it with `mxmoe-compile --chip
+sm_90a` (PTX, cubin via ptxas when present, manifest.json) and writes
+<out>/cases.json: per case the kind (2Dx3D / 2Dx2D), shapes, dtypes, the
+routing to draw on the device, and the kernel's manifest entry.
+
+Usage: gen_gemm_kernels.py [--build build] [--out .device/gemm] [--bench]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+BLK = ", #mxmoe.scale_layout<blocked_128x4>"
+KGRP = ", #mxmoe.scale_layout<blocked_128x4, per_k_group>"
+
+
+def t(shape, elem, enc=""):
+    return "tensor<" + "x".join(map(str, shape)) + "x" + elem + enc + ">"
+
+
+def ru(x, m):
+    return -(-x // m) * m
+
+
+def fwd_case(name, G, M, N, K, out="bf16", a="f8E4M3FN", b="f8E4M3FN",
+             routing="balanced", **extra):
+    Mp = (M + 127 * G) // 128 * 128
+    Cp = ru(K // 32, 4)
+    Np = ru(N, 128)
+    types = [t([M, K], a), t([Mp, Cp], "f8E8M0FNU", BLK), t([G, N, K], b),
+             t([G, Np, Cp], "f8E8M0FNU", BLK), t([G], "i32")]
+    return dict(name=name, kind="2Dx3D", G=G, M=M, N=N, K=K, out=out, a=a, b=b,
+                routing=routing, Mp=Mp, Cp=Cp, Np=Np, types=types,
+                result=t([M, N], out), **extra)
+
+
+def wgrad_case(name, G, T, M, N, out="f32", a="f8E4M3FN", b="f8E4M3FN",
+               routing="balanced", **extra):
+    Tp = (T + 31 * G) // 32 * 32
+    Qp = ru(Tp // 32 + 3 * G, 4)
+    types = [t([M, Tp], a), t([ru(M, 128), Qp], "f8E8M0FNU", KGRP),
+             t([N, Tp], b), t([ru(N, 128), Qp], "f8E8M0FNU", KGRP),
+             t([G], "i32")]
+    return dict(name=name, kind="2Dx2D", G=G, T=T, M=M, N=N, K=Tp, Tp=Tp,
+                Qp=Qp, out=out, a=a, b=b, routing=routing, types=types,
+                result=t([G, M, N], out), **extra)
+
+
+def correctness_cases():
+    return [
+        fwd_case("fwd_g1", 1, 200, 256, 256),
+        fwd_case("fwd_gptoss_k2880", 4, 1000, 320, 2880),
+        fwd_case("fwd_empty_f32", 8, 777, 256, 512, out="f32", routing="empty"),
+        fwd_case("fwd_zipf_e256", 256, 4096, 128, 256, routing="zipf"),
+        fwd_case("fwd_e5m2_f32", 3, 300, 192, 128, out="f32", a="f8E5M2"),
+        fwd_case("fwd_tail_rows", 5, 650, 136, 384, routing="short"),
+        wgrad_case("wgrad_f32", 4, 1000, 256, 384, routing="empty"),
+        wgrad_case("wgrad_zipf_bf16", 16, 3000, 320, 2880, out="bf16",
+                   routing="zipf"),
+        wgrad_case("wgrad_g1_ragged", 1, 77, 130, 200),
+        wgrad_case("wgrad_e5m2", 6, 500, 128, 256, b="f8E5M2", routing="empty"),
+    ]
+
+
+# (model, experts per GPU, hidden, expert dim)
+MODELS = [("llama4_scout", 16, 5120, 8192), ("deepseek_v3_e8", 8, 7168, 2048),
+          ("deepseek_v3_e32", 32, 7168, 2048), ("qwen3_30b_a3b", 128, 2048, 768),
+          ("gpt_oss_20b", 32, 2880, 2880)]
+
+
+def bench_cases():
+    cases = []
+    for model, E, H, I in MODELS:
+        for T in (16384, 65536):
+            tag = f"{model}_t{T // 1024}k"
+            cases.append(fwd_case(f"bench_{tag}_fwd", E, T, I, H, bench=(model, T, "fwd")))
+            cases.append(fwd_case(f"bench_{tag}_dgrad", E, T, H, I, bench=(model, T, "dgrad")))
+            cases.append(wgrad_case(f"bench_{tag}_wgrad", E, T, I, H, out="bf16",
+                                    bench=(model, T, "wgrad")))
+    return cases
+
+
+def module_text(cases):
+    out = []
+    for c in cases:
+        args = ", ".join(f"%a{i}: {ty}" for i, ty in enumerate(c["types"]))
+        out.append(
+            f"func.func @{c['name']}({args}) -> {c['result']} {{\n"
+            f"  %o = mxmoe.grouped_matmul %a0 scales %a1, %a2 scales %a3 offsets %a4"
+            f" : ({', '.join(c['types'])}) -> {c['result']}\n"
+            f"  return %o : {c['result']}\n}}\n")
+    return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--out", default=".device/gemm")
+    ap.add_argument("--bench", action="store_true", help="also the benchmark shapes")
+    ap.add_argument("--extra", nargs="*", default=[],
+                    help="extra mxmoe-compile options (e.g. --gemm-stages=5)")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    cases = correctness_cases() + (bench_cases() if args.bench else [])
+    src = os.path.join(args.out, "gemm_cases.mlir")
+    with open(src, "w") as f:
+        f.write(module_text(cases))
+    cmd = [os.path.join(args.build, "bin", "mxmoe-compile"), src, "--chip", "sm_90a",
+           "-o", args.out] + args.extra
+    subprocess.run(cmd, check=True)
+    manifest = json.load(open(os.path.join(args.out, "manifest.json")))
+    by_fn = {k["function"]: k for k in manifest["kernels"]}
+    for c in cases:
+        c["kernel"] = by_fn[c["name"]]
+        del c["types"]
+    with open(os.path.join(args.out, "cases.json"), "w") as f:
+        json.dump(cases, f, indent=1)
+    print(f"{len(cases)} cases -> {args.out}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
