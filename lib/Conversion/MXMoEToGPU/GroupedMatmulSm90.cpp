@@ -447,6 +447,10 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
     {
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(&branch.getThenRegion().front());
+      // Register rebalancing (PTX setmaxnreg, per warpgroup): the loader
+      // needs few registers, the consumers hold two fp32 partials and the
+      // accumulator (3 x tileN/2 registers). 128*40 + 256*232 <= 64K.
+      NVVM::SetMaxRegisterOp::create(b, 40, NVVM::SetMaxRegisterAction::decrease);
       ifThen(b, b.eq(tid, b.idx(0)), [&] {
         Value descA = b.genericPtr(tmapA), descB = b.genericPtr(tmapB);
         Value saG = b.globalPtr(aScales), sbG = b.globalPtr(bScales);
@@ -504,6 +508,7 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
     {
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(&branch.getElseRegion().front());
+      NVVM::SetMaxRegisterOp::create(b, 232, NVVM::SetMaxRegisterAction::increase);
       Value w = b.sub(wg, b.idx(1));          // 0 or 1: rows 64w..64w+63
       Value t = b.rem(tid, 128);
       Value warp = b.div(t, 32), lane = b.rem(t, 32);
@@ -575,50 +580,88 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
                                   b.i32(128), nullptr, Value());
           Value aTile = b.add(b.add(stage, b.idx(map.aOff())), b.mulc(w, 64 * 128));
           Value bTile = b.add(stage, b.idx(map.bOff()));
-          for (int64_t kb = 0; kb < kBlocksPerStage; ++kb) {
-            Value live = b.ult(b.add(b.mulc(s, kBlocksPerStage), b.idx(kb)),
-                               T.kBlocks);
-            acc = ifYield(b, live, acc, [&]() -> SmallVector<Value> {
-              NVVM::WgmmaFenceAlignedOp::create(b);
-              Value undef = LLVM::UndefOp::create(b, accTy);
-              Value P = NVVM::WgmmaMmaAsyncOp::create(
-                  b, accTy, undef, descOf(b.add(aTile, b.idx(32 * kb))),
-                  descOf(b.add(bTile, b.idx(32 * kb))),
-                  NVVM::MMAShapeAttr::get(ctx, 64, cfg.tileN, 32),
-                  NVVM::WGMMATypesAttr::get(ctx, typeOf(p.aE5M2)),
-                  NVVM::WGMMATypesAttr::get(ctx, typeOf(p.bE5M2)),
-                  NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
-                  NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::zero),
-                  NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
-                  NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
-                  NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
-                  NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col),
-                  nullptr);
-              NVVM::WgmmaGroupSyncAlignedOp::create(b);
-              NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
-              // D fragment (PTX 9.7.15.5.2): element i of thread (warp,
-              // lane) is row 16*warp + lane/4 + 8*((i/2)%2), column
-              // 8*(i/4) + 2*(lane%4) + i%2.
-              Value sa0 = b.lds(f32, b.add(saTab, b.mulc(b.add(b.idx(kb * 64), fragRow), 4)));
-              Value sa1 = b.lds(f32, b.add(saTab, b.mulc(b.add(b.idx(kb * 64 + 8), fragRow), 4)));
-              SmallVector<Value> next;
-              for (int64_t j = 0; j < nFrag / 4; ++j) {
-                Value colAddr = b.add(sbTab, b.mulc(b.add(b.idx(kb * cfg.tileN + 8 * j), fragCol), 4));
-                auto v2 = VectorType::get({2}, f32);
-                Value pair = LLVM::LoadOp::create(b, v2, b.sptr(colAddr), 8);
-                Value sb[2] = {
-                    LLVM::ExtractElementOp::create(b, pair, b.i32(0)),
-                    LLVM::ExtractElementOp::create(b, pair, b.i32(1))};
-                for (int64_t e = 0; e < 4; ++e) {
-                  int64_t i = 4 * j + e;
-                  Value pi = LLVM::ExtractValueOp::create(b, P, ArrayRef<int64_t>{i});
-                  Value sc = arith::MulFOp::create(b, e < 2 ? sa0 : sa1, sb[e % 2]);
-                  next.push_back(LLVM::FMAOp::create(b, pi, sc, acc[i]));
-                }
+          // Software pipeline over the stage's four MX blocks: the wgmma of
+          // block kb+1 runs on the tensor cores while block kb's partial is
+          // promoted (wait_group 1), two partial register sets in flight.
+          // Blocks past the group's end (2D x 2D, K % 128 != 0) are skipped
+          // with uniform branches; liveness only decreases along kb.
+          bool allLive = !p.kGrouped && p.k % kBK == 0;
+          auto live = [&](int64_t kb) -> Value {
+            return b.ult(b.add(b.mulc(s, kBlocksPerStage), b.idx(kb)),
+                         T.kBlocks);
+          };
+          auto issue = [&](int64_t kb) -> Value {
+            NVVM::WgmmaFenceAlignedOp::create(b);
+            Value undef = LLVM::UndefOp::create(b, accTy);
+            Value P = NVVM::WgmmaMmaAsyncOp::create(
+                b, accTy, undef, descOf(b.add(aTile, b.idx(32 * kb))),
+                descOf(b.add(bTile, b.idx(32 * kb))),
+                NVVM::MMAShapeAttr::get(ctx, 64, cfg.tileN, 32),
+                NVVM::WGMMATypesAttr::get(ctx, typeOf(p.aE5M2)),
+                NVVM::WGMMATypesAttr::get(ctx, typeOf(p.bE5M2)),
+                NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+                NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::zero),
+                NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+                NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+                NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+                NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col), nullptr);
+            NVVM::WgmmaGroupSyncAlignedOp::create(b);
+            return P;
+          };
+          // D fragment (PTX 9.7.15.5.2): element i of thread (warp, lane)
+          // is row 16*warp + lane/4 + 8*((i/2)%2), column 8*(i/4) +
+          // 2*(lane%4) + i%2.
+          auto promote = [&](int64_t kb, Value P) -> SmallVector<Value> {
+            Value sa0 = b.lds(f32, b.add(saTab, b.mulc(b.add(b.idx(kb * 64), fragRow), 4)));
+            Value sa1 = b.lds(f32, b.add(saTab, b.mulc(b.add(b.idx(kb * 64 + 8), fragRow), 4)));
+            SmallVector<Value> next;
+            for (int64_t j = 0; j < nFrag / 4; ++j) {
+              Value colAddr = b.add(sbTab, b.mulc(b.add(b.idx(kb * cfg.tileN + 8 * j), fragCol), 4));
+              auto v2 = VectorType::get({2}, f32);
+              Value pair = LLVM::LoadOp::create(b, v2, b.sptr(colAddr), 8);
+              Value sb[2] = {LLVM::ExtractElementOp::create(b, pair, b.i32(0)),
+                             LLVM::ExtractElementOp::create(b, pair, b.i32(1))};
+              for (int64_t e = 0; e < 4; ++e) {
+                int64_t i = 4 * j + e;
+                Value pi = LLVM::ExtractValueOp::create(b, P, ArrayRef<int64_t>{i});
+                Value sc = arith::MulFOp::create(b, e < 2 ? sa0 : sa1, sb[e % 2]);
+                next.push_back(LLVM::FMAOp::create(b, pi, sc, acc[i]));
               }
-              return next;
-            });
-          }
+            }
+            return next;
+          };
+          // Two forms of a stage: the software pipeline (all four blocks
+          // live) and one block at a time behind uniform branches (the
+          // partial stage a tile can end with: 2D x 2D groups, K % 128).
+          auto pipelined = [&]() -> SmallVector<Value> {
+            Value P = issue(0);
+            for (int64_t kb = 0; kb < kBlocksPerStage; ++kb) {
+              Value next;
+              if (kb + 1 < kBlocksPerStage) {
+                next = issue(kb + 1);
+                NVVM::WgmmaWaitGroupSyncOp::create(b, 1);
+              } else {
+                NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
+              }
+              acc = promote(kb, P);
+              P = next;
+            }
+            return acc;
+          };
+          auto partial = [&]() -> SmallVector<Value> {
+            for (int64_t kb = 0; kb < kBlocksPerStage; ++kb)
+              acc = ifYield(b, live(kb), acc, [&]() -> SmallVector<Value> {
+                Value P = issue(kb);
+                NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
+                return promote(kb, P);
+              });
+            return acc;
+          };
+          // Measured on the H200: the pipelined form wins only where every
+          // stage is full (static K % 128 == 0, 2D x 3D); with the
+          // conditional partial stage it spills, so those kernels issue one
+          // block at a time.
+          acc = allLive ? pipelined() : partial();
           // Release the slot: every consumer warp arrives once.
           NVVM::SyncWarpOp::create(b, b.i32(-1));
           ifThen(b, b.eq(lane, b.idx(0)), [&] {

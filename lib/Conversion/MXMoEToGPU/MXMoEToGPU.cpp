@@ -1108,6 +1108,22 @@ struct ConvertMXMoEToGPUPass
                          << static_cast<int64_t>(blockSize);
       return signalPassFailure();
     }
+    if (chip != "sm_90a" && chip != "sm_100a") {
+      module.emitError() << "convert-mxmoe-to-gpu: unsupported chip '" << chip
+                         << "' (supported: sm_90a, sm_100a)";
+      return signalPassFailure();
+    }
+    if (gemmTileN != 64 && gemmTileN != 128) {
+      module.emitError() << "convert-mxmoe-to-gpu: gemm-tile-n must be 64 or "
+                            "128, got "
+                         << static_cast<int64_t>(gemmTileN);
+      return signalPassFailure();
+    }
+    if (gemmStages < 2 || gemmStages > 8 || gemmCTAs < 1) {
+      module.emitError() << "convert-mxmoe-to-gpu: gemm-stages must be in "
+                            "[2, 8] and gemm-ctas >= 1";
+      return signalPassFailure();
+    }
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {
       if (isa<QuantizeOp, DequantizeOp, SwizzleScalesOp>(op) &&
@@ -1128,22 +1144,6 @@ struct ConvertMXMoEToGPUPass
       b.setInsertionPointToEnd(module.getBody());
       kernels =
           gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModuleName);
-    }
-    if (chip != "sm_90a" && chip != "sm_100a") {
-      module.emitError() << "convert-mxmoe-to-gpu: unsupported chip '" << chip
-                         << "' (supported: sm_90a, sm_100a)";
-      return signalPassFailure();
-    }
-    if (gemmTileN != 64 && gemmTileN != 128) {
-      module.emitError() << "convert-mxmoe-to-gpu: gemm-tile-n must be 64 or "
-                            "128, got "
-                         << static_cast<int64_t>(gemmTileN);
-      return signalPassFailure();
-    }
-    if (gemmStages < 2 || gemmStages > 8 || gemmCTAs < 1) {
-      module.emitError() << "convert-mxmoe-to-gpu: gemm-stages must be in "
-                            "[2, 8] and gemm-ctas >= 1";
-      return signalPassFailure();
     }
     Sm90GemmConfig gemm{gemmTileN, gemmStages, gemmCTAs};
     if (int64_t bytes = getSm90GemmSharedBytes(gemm); bytes > 227 * 1024) {

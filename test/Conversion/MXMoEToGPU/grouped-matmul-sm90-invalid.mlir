@@ -1,0 +1,56 @@
+// Operands and options the sm_90a grouped-GEMM lowering rejects, each with a
+// diagnostic naming the rule.
+// RUN: mxmoe-opt %s --convert-mxmoe-to-gpu=chip=sm_90a --split-input-file --verify-diagnostics
+// RUN: not mxmoe-opt %s --split-input-file --convert-mxmoe-to-gpu="chip=sm_90a gemm-tile-n=96" 2>&1 | FileCheck %s --check-prefix=TILE
+// RUN: not mxmoe-opt %s --split-input-file --convert-mxmoe-to-gpu="chip=sm_90a gemm-stages=8" 2>&1 | FileCheck %s --check-prefix=SMEM
+// RUN: not mxmoe-opt %s --split-input-file --convert-mxmoe-to-gpu="chip=sm_80" 2>&1 | FileCheck %s --check-prefix=CHIP
+// TILE: gemm-tile-n must be 64 or 128, got 96
+// SMEM: the grouped-GEMM configuration needs 283904 bytes of shared memory, over the 232448 of sm_90a; lower gemm-stages
+// CHIP: unsupported chip 'sm_80' (supported: sm_90a, sm_100a)
+
+func.func @fp4(%a: tensor<256x256xf4E2M1FN>, %as: tensor<512x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,
+               %w: tensor<2x128x256xf4E2M1FN>, %ws: tensor<2x128x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,
+               %offs: tensor<2xi32>) -> tensor<256x128xbf16> {
+  // expected-error @+1 {{sm_90a lowering supports f8E4M3FN and f8E5M2 operands (wgmma has no FP6/FP4 inputs), got 'f4E2M1FN' x 'f4E2M1FN'}}
+  %o = mxmoe.grouped_matmul %a scales %as, %w scales %ws offsets %offs
+      : (tensor<256x256xf4E2M1FN>, tensor<512x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,
+         tensor<2x128x256xf4E2M1FN>, tensor<2x128x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,
+         tensor<2xi32>) -> tensor<256x128xbf16>
+  return %o : tensor<256x128xbf16>
+}
+
+// -----
+
+func.func @row_major_scales(%a: tensor<256x256xf8E4M3FN>, %as: tensor<256x8xf8E8M0FNU>,
+                            %w: tensor<2x128x256xf8E4M3FN>, %ws: tensor<2x128x8xf8E8M0FNU>,
+                            %offs: tensor<2xi32>) -> tensor<256x128xbf16> {
+  // expected-error @+1 {{sm_90a lowering reads blocked_128x4 scales (one 512-byte atom per 128 rows x 128 K); run mxmoe-pack-scales or swizzle the scales first}}
+  %o = mxmoe.grouped_matmul %a scales %as, %w scales %ws offsets %offs
+      : (tensor<256x256xf8E4M3FN>, tensor<256x8xf8E8M0FNU>,
+         tensor<2x128x256xf8E4M3FN>, tensor<2x128x8xf8E8M0FNU>,
+         tensor<2xi32>) -> tensor<256x128xbf16>
+  return %o : tensor<256x128xbf16>
+}
+
+// -----
+
+func.func @bf16(%a: tensor<256x256xbf16>, %w: tensor<2x128x256xbf16>,
+                %offs: tensor<2xi32>) -> tensor<256x128xbf16> {
+  // expected-error @+1 {{sm_90a lowering needs MX operands (bf16 grouped GEMMs are left to torch._grouped_mm / cuBLAS)}}
+  %o = mxmoe.grouped_matmul %a, %w offsets %offs
+      : (tensor<256x256xbf16>, tensor<2x128x256xbf16>, tensor<2xi32>) -> tensor<256x128xbf16>
+  return %o : tensor<256x128xbf16>
+}
+
+// -----
+
+func.func @dynamic(%a: tensor<?x256xf8E4M3FN>, %as: tensor<?x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,
+                   %w: tensor<2x128x256xf8E4M3FN>, %ws: tensor<2x128x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,
+                   %offs: tensor<2xi32>) -> tensor<?x128xbf16> {
+  // expected-error @+1 {{GPU lowering needs static shapes, got 'tensor<?x256xf8E4M3FN>'}}
+  %o = mxmoe.grouped_matmul %a scales %as, %w scales %ws offsets %offs
+      : (tensor<?x256xf8E4M3FN>, tensor<?x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,
+         tensor<2x128x256xf8E4M3FN>, tensor<2x128x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,
+         tensor<2xi32>) -> tensor<?x128xbf16>
+  return %o : tensor<?x128xbf16>
+}

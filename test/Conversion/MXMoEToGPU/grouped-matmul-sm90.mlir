@@ -1,0 +1,112 @@
+// sm_90a lowering of mxmoe.grouped_matmul (MXFP8, blocked scales): one
+// persistent warp-specialized wgmma kernel per op, the op annotated (the
+// launcher builds the TMA descriptors), never replaced by a launch.
+// RUN: mxmoe-opt %s --convert-mxmoe-to-gpu=chip=sm_90a | FileCheck %s
+// RUN: mxmoe-opt %s --convert-mxmoe-to-gpu="chip=sm_90a gemm-tile-n=64 gemm-stages=6 gemm-ctas=114" | FileCheck %s --check-prefix=CFG
+// RUN: mxmoe-opt %s --convert-mxmoe-to-gpu=chip=sm_100a | FileCheck %s --check-prefix=SM100
+// RUN: mxmoe-opt %s --mxmoe-to-nvvm=chip=sm_90a | mxmoe-opt --gpu-module-to-binary=format=isa | %python %S/../../Inputs/extract_ptx.py > %t.ptx
+// RUN: FileCheck %s --check-prefix=PTX < %t.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
+
+// CHECK-LABEL: func.func @fwd(
+// CHECK: mxmoe.grouped_matmul {{.*}}mxmoe.kernel = @mxmoe_kernels::@fwd__grouped_matmul_0
+// CHECK: gpu.module @mxmoe_kernels
+// CHECK: llvm.mlir.global external @__mxmoe_dynamic_smem() {addr_space = 3 : i32, alignment = 1024 : i64}
+// CHECK: gpu.func @fwd__grouped_matmul_0(
+// CHECK-SAME: %{{.*}}: memref<16xi64> {llvm.noalias, mxmoe.tensor_map = {box = array<i64: 128, 128>, data_type = "uint8", dims = array<i64: 2880, 1000>, oob_fill = "zero", operand = "lhs", row_stride_bytes = 2880 : i64, swizzle = "128B"}}
+// CHECK-SAME: mxmoe.tensor_map = {box = array<i64: 128, 128>, data_type = "uint8", dims = array<i64: 2880, 1280>, oob_fill = "zero", operand = "rhs"
+// CHECK-SAME: memref<4xi32>
+// CHECK-SAME: memref<320000xbf16>
+// CHECK-SAME: memref<1xi32>
+// CHECK-SAME: known_block_size = array<i32: 384, 1, 1>
+// CHECK-SAME: mxmoe.block = array<i64: 384, 1, 1>, mxmoe.dynamic_smem = 148736 : i64, mxmoe.grid = array<i64: 132, 1, 1>
+// Thread 0 validates the offsets and initializes the mbarrier ring.
+// CHECK: nvvm.mbarrier.init
+// CHECK: nvvm.fence.mbarrier.init
+// Loader warpgroup: TMA tiles and the scale atoms on the stage's barrier.
+// CHECK: nvvm.setmaxregister decrease 40
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.mbarrier.arrive.expect_tx
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
+// CHECK: nvvm.cp.async.bulk.shared.cluster.global
+// CHECK: nvvm.cp.async.bulk.shared.cluster.global
+// Consumers: fp8 wgmma per MX block into a fresh partial (K = 2880 is not
+// a multiple of 128, so blocks are issued one at a time behind branches).
+// CHECK: nvvm.setmaxregister increase 232
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+// CHECK: llvm.intr.fma
+// CHECK: nvvm.mbarrier.arrive
+// CHECK: gpu.func @wgrad__grouped_matmul_0(
+// CHECK-SAME: dims = array<i64: 1056, 256>
+// CHECK-SAME: dims = array<i64: 1056, 384>
+// CHECK-SAME: memref<393216xf32>
+// CHECK: nvvm.wgmma.mma_async {{.*}} A[<e4m3>, <one>, <row>], B[<e5m2>, <one>, <col>]
+// CHECK: gpu.func @scout__grouped_matmul_0(
+// The Scout shape (K = 5120 = 40 full stages) runs the software pipeline:
+// the next block's wgmma is in flight while a partial is promoted.
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+
+// CFG: mxmoe.dynamic_smem = 163072 : i64, mxmoe.grid = array<i64: 114, 1, 1>
+// CFG: <m = 64, n = 64, k = 32>, D[<f32>, <zero>]
+
+// sm_100a: left for the tcgen05 lowering (no kernel, no annotation).
+// SM100-NOT: wgmma
+// SM100-NOT: mxmoe.kernel = @mxmoe_kernels::@fwd__grouped_matmul
+
+// PTX: .extern .shared .align 1024 .b8 __mxmoe_dynamic_smem[];
+// PTX-LABEL: .visible .entry fwd__grouped_matmul_0(
+// PTX-DAG: .maxntid 384, 1, 1
+// PTX-DAG: mbarrier.init.shared.b64
+// PTX-DAG: setmaxnreg.dec.sync.aligned.u32 40
+// PTX-DAG: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// PTX-DAG: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
+// PTX-DAG: setmaxnreg.inc.sync.aligned.u32 232
+// PTX-DAG: wgmma.fence.sync.aligned
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
+// PTX-DAG: wgmma.commit_group.sync.aligned
+// PTX-DAG: wgmma.wait_group.sync.aligned 0
+// PTX-LABEL: .visible .entry wgrad__grouped_matmul_0(
+// PTX: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e5m2
+// PTX-LABEL: .visible .entry scout__grouped_matmul_0(
+// PTX: wgmma.wait_group.sync.aligned 1
+
+// ptxas accepts every kernel without serializing the wgmmas; the report
+// (registers, spills) of the pipelined Scout kernel is recorded in
+// bench/RESULTS.md (168 registers, 32 bytes of spill stores today).
+// PTXAS-NOT: wgmma.mma_async instructions are serialized
+// PTXAS: Compiling entry function 'scout__grouped_matmul_0' for 'sm_90a'
+// PTXAS-NEXT: Function properties for scout__grouped_matmul_0
+// PTXAS-NEXT: bytes stack frame, {{[0-9]+}} bytes spill stores
+// PTXAS-NEXT: Used {{[0-9]+}} registers
+
+func.func @fwd(%a: tensor<1000x2880xf8E4M3FN>, %as: tensor<1536x92xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,
+               %w: tensor<4x320x2880xf8E4M3FN>, %ws: tensor<4x384x92xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,
+               %offs: tensor<4xi32>) -> tensor<1000x320xbf16> {
+  %o = mxmoe.grouped_matmul %a scales %as, %w scales %ws offsets %offs
+      : (tensor<1000x2880xf8E4M3FN>, tensor<1536x92xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,
+         tensor<4x320x2880xf8E4M3FN>, tensor<4x384x92xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,
+         tensor<4xi32>) -> tensor<1000x320xbf16>
+  return %o : tensor<1000x320xbf16>
+}
+
+func.func @wgrad(%g: tensor<256x1056xf8E4M3FN>, %gs: tensor<256x48xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, per_k_group>>,
+                 %x: tensor<384x1056xf8E5M2>, %xs: tensor<384x48xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, per_k_group>>,
+                 %offs: tensor<4xi32>) -> tensor<4x256x384xf32> {
+  %o = mxmoe.grouped_matmul %g scales %gs, %x scales %xs offsets %offs
+      : (tensor<256x1056xf8E4M3FN>, tensor<256x48xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, per_k_group>>,
+         tensor<384x1056xf8E5M2>, tensor<384x48xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, per_k_group>>,
+         tensor<4xi32>) -> tensor<4x256x384xf32>
+  return %o : tensor<4x256x384xf32>
+}
+
+func.func @scout(%a: tensor<16384x5120xf8E4M3FN>, %as: tensor<18432x160xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,
+                 %w: tensor<16x8192x5120xf8E4M3FN>, %ws: tensor<16x8192x160xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,
+                 %offs: tensor<16xi32>) -> tensor<16384x8192xbf16> {
+  %o = mxmoe.grouped_matmul %a scales %as, %w scales %ws offsets %offs
+      : (tensor<16384x5120xf8E4M3FN>, tensor<18432x160xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,
+         tensor<16x8192x5120xf8E4M3FN>, tensor<16x8192x160xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,
+         tensor<16xi32>) -> tensor<16384x8192xbf16>
+  return %o : tensor<16384x8192xbf16>
+}
