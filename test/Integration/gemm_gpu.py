@@ -331,7 +331,8 @@ def main():
             passed += ok
             failed += not ok
     if args.bench:
-        bench(L, [c for c in cases if "bench" in c])
+        only = set(filter(None, args.only.split(",")))
+        bench(L, [c for c in cases if "bench" in c and (not only or c["name"] in only)])
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

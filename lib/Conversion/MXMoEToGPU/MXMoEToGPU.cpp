@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GroupedMatmulSm90.h"
+#include "GroupedMatmul.h"
 #include "KernelBuilder.h"
 
 #include "mxmoe/Conversion/Passes.h"
@@ -248,7 +248,8 @@ struct KernelGen {
   gpu::GPUModuleOp module;
   int64_t blockSize;
   bool hostLaunch;
-  Sm90GemmConfig gemm;
+  GemmConfig gemm;
+  bool sm100; ///< grouped GEMMs use tcgen05 (else wgmma)
   /// Kernels generated so far per enclosing function (names are
   /// `<function>__<op>_<n>`, n counting that function's MX ops).
   llvm::StringMap<unsigned> counters;
@@ -367,24 +368,30 @@ struct KernelGen {
                                  ::mxmoe::MXElementKind kind);
   LogicalResult genDequantize(DequantizeOp op);
   LogicalResult genSwizzle(SwizzleScalesOp op);
-  LogicalResult genGroupedMatmulSm90(GroupedMatmulOp op);
+  LogicalResult genGroupedMatmul(GroupedMatmulOp op);
 };
 
 //===----------------------------------------------------------------------===//
 // grouped_matmul (sm_90a)
 //===----------------------------------------------------------------------===//
 
-LogicalResult KernelGen::genGroupedMatmulSm90(GroupedMatmulOp op) {
+LogicalResult KernelGen::genGroupedMatmul(GroupedMatmulOp op) {
   RankedTensorType lhs = op.getLhs().getType(), rhs = op.getRhs().getType(),
                    res = op.getResult().getType();
+  StringRef chipName = sm100 ? "sm_100a" : "sm_90a";
   if (!op.isMX())
-    return op.emitOpError(
-        "sm_90a lowering needs MX operands (bf16 grouped GEMMs are left to "
+    return op.emitOpError(chipName) << (
+        " lowering needs MX operands (bf16 grouped GEMMs are left to "
         "torch._grouped_mm / cuBLAS)");
   auto elemOk = [](Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); };
   if (!elemOk(lhs.getElementType()) || !elemOk(rhs.getElementType()))
-    return op.emitOpError("sm_90a lowering supports f8E4M3FN and f8E5M2 "
-                          "operands (wgmma has no FP6/FP4 inputs), got ")
+    return op.emitOpError(chipName)
+           << (sm100 ? " lowering supports f8E4M3FN and f8E5M2 operands (FP6/"
+                       "FP4 through kind::mxf8f6f4 needs the unpacked "
+                       "b6x16_p32/b4x16_p64 shared-memory layouts, not "
+                       "implemented yet), got "
+                     : " lowering supports f8E4M3FN and f8E5M2 operands "
+                       "(wgmma has no FP6/FP4 inputs), got ")
            << lhs.getElementType() << " x " << rhs.getElementType();
   RankedTensorType as = op.getLhsScales().getType(),
                    bs = op.getRhsScales().getType();
@@ -393,10 +400,11 @@ LogicalResult KernelGen::genGroupedMatmulSm90(GroupedMatmulOp op) {
     if (!t.hasStaticShape())
       return op.emitOpError("GPU lowering needs static shapes, got ") << t;
   if (!isBlockedScales(as) || !isBlockedScales(bs))
-    return op.emitOpError("sm_90a lowering reads blocked_128x4 scales (one "
-                          "512-byte atom per 128 rows x 128 K); run "
-                          "mxmoe-pack-scales or swizzle the scales first");
-  Sm90GemmProblem p;
+    return op.emitOpError(chipName)
+           << " lowering reads blocked_128x4 scales (one 512-byte atom per "
+              "128 rows x 128 K); run mxmoe-pack-scales or swizzle the "
+              "scales first";
+  GemmProblem p;
   p.kGrouped = op.isKGrouped();
   p.m = lhs.getDimSize(0);
   p.k = lhs.getDimSize(1);
@@ -430,7 +438,10 @@ LogicalResult KernelGen::genGroupedMatmulSm90(GroupedMatmulOp op) {
                          argType(cast<RankedTensorType>(op.getOffsets().getType())),
                          argType(res), MemRefType::get({1}, i32)};
   gpu::GPUFuncOp kernel =
-      buildGroupedMatmulSm90(module, name("grouped_matmul", op), p, gemm, args);
+      sm100 ? buildGroupedMatmulSm100(module, name("grouped_matmul", op), p,
+                                      gemm, args)
+            : buildGroupedMatmulSm90(module, name("grouped_matmul", op), p,
+                                     gemm, args);
   annotate(op, kernel);
   return success();
 }
@@ -1113,9 +1124,10 @@ struct ConvertMXMoEToGPUPass
                          << "' (supported: sm_90a, sm_100a)";
       return signalPassFailure();
     }
-    if (gemmTileN != 64 && gemmTileN != 128) {
+    bool sm100 = chip == "sm_100a";
+    if (gemmTileN != 64 && gemmTileN != 128 && !(sm100 && gemmTileN == 256)) {
       module.emitError() << "convert-mxmoe-to-gpu: gemm-tile-n must be 64 or "
-                            "128, got "
+                            "128 (sm_90a) or 64, 128 or 256 (sm_100a), got "
                          << static_cast<int64_t>(gemmTileN);
       return signalPassFailure();
     }
@@ -1124,12 +1136,28 @@ struct ConvertMXMoEToGPUPass
                             "[2, 8] and gemm-ctas >= 1";
       return signalPassFailure();
     }
+    GemmConfig gemm{gemmTileN, gemmStages, gemmCTAs};
+    int64_t bytes = sm100 ? getSm100GemmSharedBytes(gemm)
+                          : getSm90GemmSharedBytes(gemm);
+    if (bytes > 227 * 1024) {
+      module.emitError() << "convert-mxmoe-to-gpu: the grouped-GEMM "
+                            "configuration needs "
+                         << bytes << " bytes of shared memory, over the 232448 of "
+                         << chip << "; lower gemm-stages";
+      return signalPassFailure();
+    }
+    if (sm100 && getSm100GemmTmemColumns(gemm) > 512) {
+      module.emitError() << "convert-mxmoe-to-gpu: the grouped-GEMM "
+                            "configuration needs "
+                         << getSm100GemmTmemColumns(gemm)
+                         << " TMEM columns (accumulator + per-stage scales), "
+                            "over the 512 of sm_100a; lower gemm-stages or "
+                            "gemm-tile-n";
+      return signalPassFailure();
+    }
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {
-      if (isa<QuantizeOp, DequantizeOp, SwizzleScalesOp>(op) &&
-          !op->hasAttr("mxmoe.kernel"))
-        ops.push_back(op);
-      if (isa<GroupedMatmulOp>(op) && chip == "sm_90a" &&
+      if (isa<QuantizeOp, DequantizeOp, SwizzleScalesOp, GroupedMatmulOp>(op) &&
           !op->hasAttr("mxmoe.kernel"))
         ops.push_back(op);
     });
@@ -1145,16 +1173,7 @@ struct ConvertMXMoEToGPUPass
       kernels =
           gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModuleName);
     }
-    Sm90GemmConfig gemm{gemmTileN, gemmStages, gemmCTAs};
-    if (int64_t bytes = getSm90GemmSharedBytes(gemm); bytes > 227 * 1024) {
-      module.emitError() << "convert-mxmoe-to-gpu: the grouped-GEMM "
-                            "configuration needs "
-                         << bytes
-                         << " bytes of shared memory, over the 232448 of "
-                            "sm_90a; lower gemm-stages";
-      return signalPassFailure();
-    }
-    KernelGen gen{kernels, blockSize, hostLaunch, gemm, {}};
+    KernelGen gen{kernels, blockSize, hostLaunch, gemm, sm100, {}};
     for (Operation *op : ops) {
       LogicalResult r =
           llvm::TypeSwitch<Operation *, LogicalResult>(op)
@@ -1164,7 +1183,7 @@ struct ConvertMXMoEToGPUPass
               .Case<SwizzleScalesOp>(
                   [&](auto s) { return gen.genSwizzle(s); })
               .Case<GroupedMatmulOp>(
-                  [&](auto m) { return gen.genGroupedMatmulSm90(m); });
+                  [&](auto m) { return gen.genGroupedMatmul(m); });
       if (failed(r))
         return signalPassFailure();
     }

@@ -4,7 +4,7 @@
 // RUN: not mxmoe-opt %s --split-input-file --convert-mxmoe-to-gpu="chip=sm_90a gemm-tile-n=96" 2>&1 | FileCheck %s --check-prefix=TILE
 // RUN: not mxmoe-opt %s --split-input-file --convert-mxmoe-to-gpu="chip=sm_90a gemm-stages=8" 2>&1 | FileCheck %s --check-prefix=SMEM
 // RUN: not mxmoe-opt %s --split-input-file --convert-mxmoe-to-gpu="chip=sm_80" 2>&1 | FileCheck %s --check-prefix=CHIP
-// TILE: gemm-tile-n must be 64 or 128, got 96
+// TILE: gemm-tile-n must be 64 or 128 (sm_90a) or 64, 128 or 256 (sm_100a), got 96
 // SMEM: the grouped-GEMM configuration needs 283904 bytes of shared memory, over the 232448 of sm_90a; lower gemm-stages
 // CHIP: unsupported chip 'sm_80' (supported: sm_90a, sm_100a)
 

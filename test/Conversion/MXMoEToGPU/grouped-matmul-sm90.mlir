@@ -3,7 +3,6 @@
 // launcher builds the TMA descriptors), never replaced by a launch.
 // RUN: mxmoe-opt %s --convert-mxmoe-to-gpu=chip=sm_90a | FileCheck %s
 // RUN: mxmoe-opt %s --convert-mxmoe-to-gpu="chip=sm_90a gemm-tile-n=64 gemm-stages=6 gemm-ctas=114" | FileCheck %s --check-prefix=CFG
-// RUN: mxmoe-opt %s --convert-mxmoe-to-gpu=chip=sm_100a | FileCheck %s --check-prefix=SM100
 // RUN: mxmoe-opt %s --mxmoe-to-nvvm=chip=sm_90a | mxmoe-opt --gpu-module-to-binary=format=isa | %python %S/../../Inputs/extract_ptx.py > %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
@@ -50,10 +49,6 @@
 
 // CFG: mxmoe.dynamic_smem = 163072 : i64, mxmoe.grid = array<i64: 114, 1, 1>
 // CFG: <m = 64, n = 64, k = 32>, D[<f32>, <zero>]
-
-// sm_100a: left for the tcgen05 lowering (no kernel, no annotation).
-// SM100-NOT: wgmma
-// SM100-NOT: mxmoe.kernel = @mxmoe_kernels::@fwd__grouped_matmul
 
 // PTX: .extern .shared .align 1024 .b8 __mxmoe_dynamic_smem[];
 // PTX-LABEL: .visible .entry fwd__grouped_matmul_0(

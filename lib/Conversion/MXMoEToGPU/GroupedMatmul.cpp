@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "GroupedMatmulSm90.h"
+#include "GroupedMatmul.h"
 #include "KernelBuilder.h"
 
 #include "mxmoe/Dialect/MXMoE/Utils/MMADescriptors.h"
@@ -160,18 +160,19 @@ struct Tile {
   Value kStages, kBlocks;     ///< pipeline stages and valid MX blocks
   Value aAtom0, bAtom0;       ///< byte offsets of the stage-0 scale atoms
   Value bAtomRow;             ///< first row of this tile inside the B atom
+  Value bAtomStride;          ///< bytes between B atoms 128 rows apart
 };
 
 struct Generator {
   GB &b;
-  const Sm90GemmProblem &p;
-  const Sm90GemmConfig &cfg;
+  const GemmProblem &p;
+  const GemmConfig &cfg;
   SmemMap map;
   Value offsets;
   int64_t nTiles; ///< tiles along N (2D x 3D) or N' (2D x 2D)
   int64_t mTiles; ///< tiles along M' (2D x 2D only)
 
-  Generator(GB &b, const Sm90GemmProblem &p, const Sm90GemmConfig &cfg,
+  Generator(GB &b, const GemmProblem &p, const GemmConfig &cfg,
             Value offsets)
       : b(b), p(p), cfg(cfg), map{cfg.tileN, cfg.stages}, offsets(offsets) {
     nTiles = ::mxmoe::ceilDiv(p.n, cfg.tileN);
@@ -267,6 +268,7 @@ struct Generator {
       Value bTileRow = b.add(b.mulc(gSafe, p.bScaleRows / kBM), b.div(nRow, kBM));
       T.bAtom0 = b.mulc(b.mulc(bTileRow, cpB), kAtom);
       T.bAtomRow = b.rem(nRow, kBM);
+      T.bAtomStride = b.idx(cpB * kAtom);
     } else {
       Value mt = b.rem(local, mTiles), nt = b.div(local, mTiles);
       Value size = b.sub(offsetAt(w.g), w.gStart);
@@ -293,16 +295,22 @@ struct Generator {
       T.bAtom0 = b.add(b.mulc(w.sStart, p.bScaleRows),
                        b.mulc(b.mul(b.div(nRow, kBM), kgpAtoms), kAtom));
       T.bAtomRow = b.rem(nRow, kBM);
+      T.bAtomStride = b.mulc(kgpAtoms, kAtom);
     }
     return T;
   }
 
   /// Emits the persistent loop: body(tile, it) -> it'. `it` counts pipeline
   /// stages consumed so far (index).
-  void forEachTile(Value firstTile, Value step,
-                   function_ref<Value(const Tile &, Value)> body) {
+  /// Emits the persistent loop over the CTA's tiles t = first, first +
+  /// step, ...; `body(tile, carried)` returns the next carried index values
+  /// (pipeline counters), which start at `numCarried` zeros.
+  void forEachTile(Value firstTile, Value step, unsigned numCarried,
+                   function_ref<SmallVector<Value>(const Tile &, ValueRange)> body) {
     SmallVector<Value> init{firstTile, b.idx(0), b.idx(0), b.idx(0), b.idx(0),
-                            b.idx(0), b.idx(0)};
+                            b.idx(0)};
+    for (unsigned i = 0; i < numCarried; ++i)
+      init.push_back(b.idx(0));
     SmallVector<Type> types(init.size(), b.getIndexType());
     auto loop = scf::WhileOp::create(b, types, init);
     OpBuilder::InsertionGuard guard(b);
@@ -310,33 +318,48 @@ struct Generator {
     Block *before = b.createBlock(&loop.getBefore(), {}, types, locs);
     Walk w = advance(Walk::from(before->getArguments().take_front(6)));
     SmallVector<Value> fwd = w.asRange();
-    fwd.push_back(before->getArgument(6));
+    llvm::append_range(fwd, before->getArguments().drop_front(6));
     scf::ConditionOp::create(b, exists(w), fwd);
     Block *after = b.createBlock(&loop.getAfter(), {}, types, locs);
     Walk a = Walk::from(after->getArguments().take_front(6));
-    Value it = body(tile(a), after->getArgument(6));
+    SmallVector<Value> carried = body(tile(a), after->getArguments().drop_front(6));
     Walk n = a;
     n.t = b.add(a.t, step);
     SmallVector<Value> next = n.asRange();
-    next.push_back(it);
+    llvm::append_range(next, carried);
     scf::YieldOp::create(b, next);
+  }
+  /// One carried counter.
+  void forEachTile(Value firstTile, Value step,
+                   function_ref<Value(const Tile &, Value)> body) {
+    forEachTile(firstTile, step, 1,
+                [&](const Tile &T, ValueRange c) -> SmallVector<Value> {
+                  return {body(T, c[0])};
+                });
   }
 };
 
-} // namespace
+/// The kernel skeleton shared by both chips: the dynamic shared memory
+/// global, the gpu.func with its launch attributes and tensor-map argument
+/// descriptions, and the values every role uses.
+struct KernelFrame {
+  gpu::GPUFuncOp fn;
+  std::unique_ptr<OpBuilder> ob;
+  std::unique_ptr<GB> b;
+  Value tmapA, aScales, tmapB, bScales, offsets, out, status;
+  Value tid, bid, grid;
+  Value base; ///< 1024-aligned shared-window address of the dynamic smem
+};
 
-int64_t mlir::mxmoe::kernels::getSm90GemmSharedBytes(const Sm90GemmConfig &cfg) {
-  return SmemMap{cfg.tileN, cfg.stages}.total();
-}
-
-gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
-    gpu::GPUModuleOp module, StringRef name, const Sm90GemmProblem &p,
-    const Sm90GemmConfig &cfg, TypeRange argTypes) {
-  MLIRContext *ctx = module.getContext();
-  OpBuilder ob(module.getBodyRegion());
+KernelFrame createGemmKernel(gpu::GPUModuleOp module, StringRef name,
+                             const GemmProblem &p, const GemmConfig &cfg,
+                             TypeRange argTypes, int64_t threads,
+                             int64_t smemBytes) {
+  KernelFrame f;
+  f.ob = std::make_unique<OpBuilder>(module.getBodyRegion());
+  OpBuilder &ob = *f.ob;
   ob.setInsertionPointToEnd(&module.getBodyRegion().front());
   Location loc = module.getLoc();
-  SmemMap map{cfg.tileN, cfg.stages};
 
   // The dynamic shared memory window, declared once per module.
   if (!SymbolTable::lookupSymbolIn(module, kSmemGlobal)) {
@@ -349,11 +372,13 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
   }
 
   auto fn = gpu::GPUFuncOp::create(ob, loc, name, ob.getFunctionType(argTypes, {}));
+  f.fn = fn;
   fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), ob.getUnitAttr());
-  fn.setKnownBlockSizeAttr(ob.getDenseI32ArrayAttr({kThreads, 1, 1}));
-  fn->setAttr("mxmoe.block", ob.getDenseI64ArrayAttr({kThreads, 1, 1}));
+  fn.setKnownBlockSizeAttr(
+      ob.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
+  fn->setAttr("mxmoe.block", ob.getDenseI64ArrayAttr({threads, 1, 1}));
   fn->setAttr("mxmoe.grid", ob.getDenseI64ArrayAttr({cfg.numCTAs, 1, 1}));
-  fn->setAttr("mxmoe.dynamic_smem", ob.getI64IntegerAttr(map.total()));
+  fn->setAttr("mxmoe.dynamic_smem", ob.getI64IntegerAttr(smemBytes));
   SymbolTable(module).insert(fn);
   for (unsigned i = 0; i < fn.getNumArguments(); ++i)
     fn.setArgAttr(i, "llvm.noalias", ob.getUnitAttr());
@@ -372,29 +397,68 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
   fn.setArgAttr(0, "mxmoe.tensor_map", tmapAttr("lhs", p.k, p.m));
   fn.setArgAttr(2, "mxmoe.tensor_map", tmapAttr("rhs", p.k, bRows));
 
-  GB b(loc, ob);
+  f.b = std::make_unique<GB>(loc, ob);
+  GB &b = *f.b;
   b.setInsertionPointToStart(&fn.getBody().front());
-  Value tmapA = fn.getArgument(0), aScales = fn.getArgument(1);
-  Value tmapB = fn.getArgument(2), bScales = fn.getArgument(3);
-  Value offsets = fn.getArgument(4), out = fn.getArgument(5);
-  Value status = fn.getArgument(6);
-  Generator gen(b, p, cfg, offsets);
-
-  Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
-  Value bid = gpu::BlockIdOp::create(b, gpu::Dimension::x);
-  Value grid = gpu::GridDimOp::create(b, gpu::Dimension::x);
-
+  f.tmapA = fn.getArgument(0);
+  f.aScales = fn.getArgument(1);
+  f.tmapB = fn.getArgument(2);
+  f.bScales = fn.getArgument(3);
+  f.offsets = fn.getArgument(4);
+  f.out = fn.getArgument(5);
+  f.status = fn.getArgument(6);
+  f.tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
+  f.bid = gpu::BlockIdOp::create(b, gpu::Dimension::x);
+  f.grid = gpu::GridDimOp::create(b, gpu::Dimension::x);
   // 1024-aligned base of the dynamic shared memory (SWIZZLE_128B atoms).
   Value smem = LLVM::AddressOfOp::create(b, b.ptr(3), kSmemGlobal);
   Value raw = arith::IndexCastOp::create(
       b, b.getIndexType(),
       LLVM::PtrToIntOp::create(b, b.getI64Type(), smem).getResult());
-  Value base = b.andi(b.add(raw, b.idx(1023)), b.idx(~int64_t{1023}));
-  auto at = [&](int64_t off) { return b.add(base, b.idx(off)); };
+  f.base = b.andi(b.add(raw, b.idx(1023)), b.idx(~int64_t{1023}));
+  return f;
+}
 
-  // Prologue (thread 0): validate the offsets, init the mbarriers.
-  ifThen(b, b.eq(tid, b.idx(0)), [&] {
-    SmallVector<Value> init{b.idx(0), b.boolc(true), b.idx(0), b.idx(0)};
+/// Loader step shared by both chips: wait until the consumers freed ring
+/// slot `st` (parity trick: the first pass waits on the "previous" phase,
+/// which counts as complete), announce `txBytes` on its full barrier, and
+/// issue the TMA tile loads of A and B at K coordinate `kc`.
+void loadTiles(GB &b, Value stage, Value full, Value empty, Value phase,
+               int64_t txBytes, Value kc, int64_t aOff, int64_t bOff,
+               Value descA, Value descB, const Tile &T) {
+  NVVM::MBarrierTryWaitParityOp::create(
+      b, empty, b.toI32(b.xori(phase, b.idx(1))), b.i32(0x989680));
+  NVVM::MBarrierArriveExpectTxOp::create(b, Type(), full, b.i32(txBytes),
+                                         NVVM::MemScopeKind::CTA, false,
+                                         Value());
+  auto tma = [&](int64_t off, Value desc, Value row) {
+    // A shared::cta address is valid in the shared::cluster window (the
+    // PTX 8.0 form of the instruction takes the latter).
+    Value dst = LLVM::AddrSpaceCastOp::create(
+        b, b.ptr(7), b.sptr(b.add(stage, b.idx(off))));
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        b, dst, desc, ValueRange{b.toI32(kc), b.toI32(row)}, full,
+        ValueRange{}, Value(), Value(), NVVM::TMALoadMode::TILE, false,
+        nullptr, Value());
+  };
+  tma(aOff, descA, T.aRow);
+  tma(bOff, descB, T.bRow);
+}
+
+/// cp.async.bulk of one 512-byte scale atom into shared memory.
+void loadAtom(GB &b, Value dstAddr, Value src, Value full) {
+  Value dst = LLVM::AddrSpaceCastOp::create(b, b.ptr(7), b.sptr(dstAddr));
+  NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(b, dst, src, full,
+                                                   b.i32(kAtom), Value(),
+                                                   Value());
+}
+
+/// Thread-local check of the i32 end offsets (run by one thread): every
+/// offset within [previous, token extent], and the padded extents the
+/// layouts need (rows of M-grouped scales; padded token columns and
+/// K-group scale columns) within the buffers. Returns an i1.
+Value validateOffsets(GB &b, const GemmProblem &p, Value offsets) {
+  SmallVector<Value> init{b.idx(0), b.boolc(true), b.idx(0), b.idx(0)};
     auto loop = scf::ForOp::create(b, b.idx(0), b.idx(p.groups), b.idx(1), init);
     {
       OpBuilder::InsertionGuard guard(b);
@@ -422,6 +486,35 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
     } else {
       ok = b.land(ok, b.ule(pad, b.idx(p.aScaleRows)));
     }
+  return ok;
+}
+
+} // namespace
+
+int64_t mlir::mxmoe::kernels::getSm90GemmSharedBytes(const GemmConfig &cfg) {
+  return SmemMap{cfg.tileN, cfg.stages}.total();
+}
+
+gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
+    gpu::GPUModuleOp module, StringRef name, const GemmProblem &p,
+    const GemmConfig &cfg, TypeRange argTypes) {
+  MLIRContext *ctx = module.getContext();
+  SmemMap map{cfg.tileN, cfg.stages};
+  KernelFrame f = createGemmKernel(module, name, p, cfg, argTypes, kThreads,
+                                   map.total());
+  GB &b = *f.b;
+  gpu::GPUFuncOp fn = f.fn;
+  Value tmapA = f.tmapA, aScales = f.aScales, tmapB = f.tmapB,
+        bScales = f.bScales, offsets = f.offsets, out = f.out,
+        status = f.status, tid = f.tid, bid = f.bid, grid = f.grid,
+        base = f.base;
+  Generator gen(b, p, cfg, offsets);
+  auto at = [&](int64_t off) { return b.add(base, b.idx(off)); };
+  (void)fn;
+
+  // Prologue (thread 0): validate the offsets, init the mbarriers.
+  ifThen(b, b.eq(tid, b.idx(0)), [&] {
+    Value ok = validateOffsets(b, p, offsets);
     b.sts(b.select(ok, b.i32(0), b.i32(1)), at(map.flagOff()));
     for (int64_t s = 0; s < cfg.stages; ++s) {
       NVVM::MBarrierInitOp::create(b, b.sptr(at(map.fullBar(s))), b.i32(1),
@@ -466,39 +559,14 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
           Value stage = b.add(base, b.mulc(st, map.stageBytes()));
           Value full = b.sptr(b.add(at(map.barOff()), b.mulc(st, 8)));
           Value empty = b.sptr(b.add(at(map.emptyBarBase()), b.mulc(st, 8)));
-          // Wait until the consumers released this slot (parity trick: the
-          // first pass over the ring waits on the "previous" phase, which
-          // counts as complete).
-          NVVM::MBarrierTryWaitParityOp::create(
-              b, empty, b.toI32(b.xori(phase, b.idx(1))), b.i32(0x989680));
-          NVVM::MBarrierArriveExpectTxOp::create(
-              b, Type(), full, b.i32(txBytes), NVVM::MemScopeKind::CTA, false,
-              Value());
-          Value kc = b.toI32(b.add(T.kCoord0, b.mulc(s, kBK)));
-          auto tma = [&](int64_t off, Value desc, Value row) {
-            // A shared::cta address is valid in the shared::cluster window
-            // (the PTX 8.0 form of the instruction takes the latter).
-            Value dst = LLVM::AddrSpaceCastOp::create(
-                b, b.ptr(7), b.sptr(b.add(stage, b.idx(off))));
-            NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-                b, dst, desc,
-                ValueRange{kc, b.toI32(row)}, full, ValueRange{}, Value(),
-                Value(), NVVM::TMALoadMode::TILE, false, nullptr, Value());
-          };
-          tma(map.aOff(), descA, T.aRow);
-          tma(map.bOff(), descB, T.bRow);
+          loadTiles(b, stage, full, empty, phase, txBytes,
+                    b.add(T.kCoord0, b.mulc(s, kBK)), map.aOff(), map.bOff(),
+                    descA, descB, T);
           Value sOff = b.mulc(s, kAtom);
-          auto cluster = [&](Value addr) {
-            return LLVM::AddrSpaceCastOp::create(b, b.ptr(7), b.sptr(addr));
-          };
-          NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
-              b, cluster(b.add(stage, b.idx(map.saOff()))),
-              b.gep8(saG, b.add(T.aAtom0, sOff)), full, b.i32(kAtom), Value(),
-              Value());
-          NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
-              b, cluster(b.add(stage, b.idx(map.sbOff()))),
-              b.gep8(sbG, b.add(T.bAtom0, sOff)), full, b.i32(kAtom), Value(),
-              Value());
+          loadAtom(b, b.add(stage, b.idx(map.saOff())),
+                   b.gep8(saG, b.add(T.aAtom0, sOff)), full);
+          loadAtom(b, b.add(stage, b.idx(map.sbOff())),
+                   b.gep8(sbG, b.add(T.bAtom0, sOff)), full);
           scf::YieldOp::create(b, ValueRange{b.add(it, b.idx(1))});
           return loop.getResult(0);
         });
@@ -690,5 +758,319 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
     }
   });
   gpu::ReturnOp::create(b);
-  return fn;
+  return f.fn;
+}
+
+//===----------------------------------------------------------------------===//
+// sm_100a: tcgen05 block-scaled MMA
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+constexpr int64_t kThreads100 = 192; // TMA warp, MMA warp, 4 epilogue warps
+
+/// Shared memory of the tcgen05 kernel (offsets from the 1024-aligned base).
+struct SmemMap100 {
+  int64_t tileN, stages;
+  int64_t sfbAtoms() const { return tileN > 128 ? 2 : 1; }
+  int64_t aBytes() const { return kBM * kBK; }
+  int64_t bBytes() const { return tileN * kBK; }
+  int64_t stageBytes() const {
+    return ::mxmoe::roundUp(aBytes() + bBytes() + kAtom * (1 + sfbAtoms()),
+                            1024);
+  }
+  int64_t saOff() const { return aBytes() + bBytes(); }
+  int64_t sbOff() const { return saOff() + kAtom; }
+  int64_t barOff() const { return stages * stageBytes(); }
+  int64_t fullBar() const { return barOff(); }            // + 8 s
+  int64_t emptyBar() const { return barOff() + 64; }      // + 8 s
+  int64_t tmemFullBar() const { return barOff() + 128; }
+  int64_t tmemEmptyBar() const { return barOff() + 136; }
+  int64_t tmemSlot() const { return barOff() + 144; }
+  int64_t flagOff() const { return barOff() + 148; }
+  int64_t total() const { return barOff() + 256 + 1024; }
+};
+
+/// TMEM columns: the fp32 accumulator (tileN columns, lanes = tile rows)
+/// then, per stage, 4 SFA columns and 4 per 128 N of SFB (tcgen05.md
+/// section 6).
+struct TmemMap {
+  int64_t tileN, stages;
+  int64_t sfCols() const { return 4 + 4 * (tileN > 128 ? 2 : 1); }
+  int64_t used() const { return tileN + stages * sfCols(); }
+  int64_t allocated() const {
+    int64_t n = 32;
+    while (n < used())
+      n *= 2;
+    return n;
+  }
+};
+
+} // namespace
+
+int64_t mlir::mxmoe::kernels::getSm100GemmSharedBytes(const GemmConfig &cfg) {
+  return SmemMap100{cfg.tileN, cfg.stages}.total();
+}
+
+int64_t mlir::mxmoe::kernels::getSm100GemmTmemColumns(const GemmConfig &cfg) {
+  return TmemMap{cfg.tileN, cfg.stages}.used();
+}
+
+gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm100(
+    gpu::GPUModuleOp module, StringRef name, const GemmProblem &p,
+    const GemmConfig &cfg, TypeRange argTypes) {
+  MLIRContext *ctx = module.getContext();
+  SmemMap100 map{cfg.tileN, cfg.stages};
+  TmemMap tmem{cfg.tileN, cfg.stages};
+  KernelFrame f = createGemmKernel(module, name, p, cfg, argTypes, kThreads100,
+                                   map.total());
+  f.fn->setAttr("mxmoe.tmem_columns", f.ob->getI64IntegerAttr(tmem.allocated()));
+  GB &b = *f.b;
+  Value base = f.base, tid = f.tid, bid = f.bid, grid = f.grid;
+  Generator gen(b, p, cfg, f.offsets);
+  auto at = [&](int64_t off) { return b.add(base, b.idx(off)); };
+  auto cta1 = NVVM::CTAGroupKindAttr::get(ctx, NVVM::CTAGroupKind::CTA_1);
+  auto fence = [&](NVVM::Tcgen05FenceKind k) {
+    NVVM::Tcgen05FenceOp::create(b, NVVM::Tcgen05FenceKindAttr::get(ctx, k));
+  };
+  Type tptr = b.ptr(6);
+  auto bar = [&](int64_t off, Value st) {
+    return b.sptr(b.add(at(off), b.mulc(st, 8)));
+  };
+
+  // Prologue: thread 0 validates the offsets and initializes the barriers.
+  ifThen(b, b.eq(tid, b.idx(0)), [&] {
+    Value ok = validateOffsets(b, p, f.offsets);
+    b.sts(b.select(ok, b.i32(0), b.i32(1)), at(map.flagOff()));
+    for (int64_t s = 0; s < cfg.stages; ++s) {
+      // full: the loader's arrive.expect_tx; empty: one tcgen05.commit.
+      NVVM::MBarrierInitOp::create(b, b.sptr(at(map.fullBar() + 8 * s)),
+                                   b.i32(1), Value());
+      NVVM::MBarrierInitOp::create(b, b.sptr(at(map.emptyBar() + 8 * s)),
+                                   b.i32(1), Value());
+    }
+    NVVM::MBarrierInitOp::create(b, b.sptr(at(map.tmemFullBar())), b.i32(1),
+                                 Value());
+    NVVM::MBarrierInitOp::create(b, b.sptr(at(map.tmemEmptyBar())),
+                                 b.i32(128), Value());
+    NVVM::FenceMbarrierInitOp::create(b);
+    NVVM::FenceProxyOp::create(
+        b, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+  });
+  gpu::BarrierOp::create(b);
+  Value flag = b.lds(b.getI32Type(), at(map.flagOff()));
+  ifThen(b, b.land(b.eq(bid, b.idx(0)), b.eq(tid, b.idx(0))),
+         [&] { b.store(flag, f.status, b.idx(0)); });
+  Value warp = b.div(tid, 32), lane = b.rem(tid, 32);
+
+  ifThen(b, b.eq(flag, b.i32(0)), [&] {
+    // Warp 1 allocates the TMEM columns (power of two >= 32) and writes the
+    // base address to shared memory (tcgen05.alloc is warp-wide).
+    ifThen(b, b.eq(warp, b.idx(1)), [&] {
+      NVVM::Tcgen05AllocOp::create(b, b.sptr(at(map.tmemSlot())),
+                                   b.i32(tmem.allocated()), cta1);
+      NVVM::Tcgen05RelinquishAllocPermitOp::create(b, cta1);
+    });
+    fence(NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
+    gpu::BarrierOp::create(b);
+    fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+    Value tbase = b.fromI32(b.lds(b.getI32Type(), at(map.tmemSlot())));
+    auto taddr = [&](Value v) {
+      return LLVM::IntToPtrOp::create(b, tptr, b.toI32(v)).getResult();
+    };
+
+    // ---------------- warp 0: TMA loader ----------------
+    ifThen(b, b.eq(tid, b.idx(0)), [&] {
+      Value descA = b.genericPtr(f.tmapA), descB = b.genericPtr(f.tmapB);
+      Value saG = b.globalPtr(f.aScales), sbG = b.globalPtr(f.bScales);
+      int64_t txBytes = map.aBytes() + map.bBytes() + kAtom * (1 + map.sfbAtoms());
+      gen.forEachTile(bid, grid, [&](const Tile &T, Value it0) {
+        auto loop = scf::ForOp::create(b, b.idx(0), T.kStages, b.idx(1),
+                                       ValueRange{it0});
+        OpBuilder::InsertionGuard g(b);
+        b.setInsertionPointToStart(loop.getBody());
+        Value s = loop.getInductionVar(), it = loop.getRegionIterArg(0);
+        Value st = b.rem(it, cfg.stages);
+        Value phase = b.rem(b.div(it, cfg.stages), 2);
+        Value stage = b.add(base, b.mulc(st, map.stageBytes()));
+        loadTiles(b, stage, bar(map.fullBar(), st), bar(map.emptyBar(), st),
+                  phase, txBytes, b.add(T.kCoord0, b.mulc(s, kBK)), 0,
+                  map.aBytes(), descA, descB, T);
+        Value sOff = b.mulc(s, kAtom);
+        loadAtom(b, b.add(stage, b.idx(map.saOff())),
+                 b.gep8(saG, b.add(T.aAtom0, sOff)), bar(map.fullBar(), st));
+        for (int64_t a = 0; a < map.sfbAtoms(); ++a)
+          loadAtom(b, b.add(stage, b.idx(map.sbOff() + a * kAtom)),
+                   b.gep8(sbG, b.add(b.add(T.bAtom0, sOff),
+                                     b.mulc(T.bAtomStride, a))),
+                   bar(map.fullBar(), st));
+        scf::YieldOp::create(b, ValueRange{b.add(it, b.idx(1))});
+        return loop.getResult(0);
+      });
+    });
+
+    // ---------------- warp 1: MMA issuer (one thread) ----------------
+    ::mxmoe::Tcgen05BlockScaledConfig icfg;
+    icfg.aType = p.aE5M2 ? ::mxmoe::MXElemKind::E5M2 : ::mxmoe::MXElemKind::E4M3;
+    icfg.bType = p.bE5M2 ? ::mxmoe::MXElemKind::E5M2 : ::mxmoe::MXElemKind::E4M3;
+    icfg.m = kBM;
+    icfg.n = static_cast<unsigned>(cfg.tileN);
+    uint32_t idescBase = ::mxmoe::encodeTcgen05BlockScaledInstrDesc(icfg);
+    int64_t smemDescConst = static_cast<int64_t>(::mxmoe::tcgen05SmemDescConstantPart(
+        /*lboBytes=*/16, /*sboBytes=*/1024, ::mxmoe::Tcgen05Swizzle::Swizzle128B));
+    int64_t sfDescConst =
+        static_cast<int64_t>(::mxmoe::kTcgen05ScaleFactorSrcDescConstant);
+    auto desc = [&](int64_t constant, Value addr) {
+      Value enc = b.shrui(b.andi(addr, b.idx(0x3FFFF)), 4);
+      return b.i64(b.ori(enc, b.idx(constant)));
+    };
+    ifThen(b, b.eq(tid, b.idx(32)), [&] {
+      // Walk state + the count of accumulating tiles (TMEM barrier parity).
+      // Carried: the ring's stage counter and the count of accumulating
+      // tiles (parity of the TMEM barriers).
+      gen.forEachTile(bid, grid, 2, [&](const Tile &T, ValueRange c) -> SmallVector<Value> {
+        Value it0 = c[0], tiles = c[1];
+        Value has = b.ult(b.idx(0), T.kStages);
+        SmallVector<Value> res = ifYield(b, has, c, [&]() -> SmallVector<Value> {
+          // Wait until the epilogue drained the accumulator of the previous
+          // tile (parity trick as for the ring).
+          NVVM::MBarrierTryWaitParityOp::create(
+              b, b.sptr(at(map.tmemEmptyBar())),
+              b.toI32(b.xori(b.rem(tiles, 2), b.idx(1))), b.i32(0x989680));
+          fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+          auto loop = scf::ForOp::create(b, b.idx(0), T.kStages, b.idx(1),
+                                         ValueRange{it0});
+          {
+            OpBuilder::InsertionGuard g(b);
+            b.setInsertionPointToStart(loop.getBody());
+            Value s = loop.getInductionVar(), it = loop.getRegionIterArg(0);
+            Value st = b.rem(it, cfg.stages);
+            Value phase = b.rem(b.div(it, cfg.stages), 2);
+            Value stage = b.add(base, b.mulc(st, map.stageBytes()));
+            NVVM::MBarrierTryWaitParityOp::create(b, bar(map.fullBar(), st),
+                                                  b.toI32(phase), b.i32(0x989680));
+            fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+            // Scales of the stage: smem atoms -> TMEM (tcgen05.cp
+            // 32x128b.warpx4, one 512-byte atom = 4 columns), per-stage
+            // columns so no copy overwrites scales an MMA still reads.
+            Value sfCol = b.add(tbase, b.add(b.idx(cfg.tileN),
+                                             b.mulc(st, tmem.sfCols())));
+            auto cp = [&](Value col, Value smemAddr) {
+              NVVM::Tcgen05CpOp::create(
+                  b,
+                  NVVM::Tcgen05CpShapeAttr::get(ctx, NVVM::Tcgen05CpShape::SHAPE_32x128b),
+                  cta1,
+                  NVVM::Tcgen05CpMulticastAttr::get(ctx, NVVM::Tcgen05CpMulticast::WARPX4),
+                  nullptr, taddr(col), desc(sfDescConst, smemAddr));
+            };
+            cp(sfCol, b.add(stage, b.idx(map.saOff())));
+            for (int64_t a = 0; a < map.sfbAtoms(); ++a)
+              cp(b.add(sfCol, b.idx(4 + 4 * a)),
+                 b.add(stage, b.idx(map.sbOff() + a * kAtom)));
+            // N = 64 tiles read the upper 64 rows of their B atom from
+            // columns +2, +3 (TMEM column j of a 32x128b copy holds rows
+            // 32j + lane).
+            Value sfbCol = b.add(b.add(sfCol, b.idx(4)), b.div(T.bAtomRow, 32));
+            for (int64_t kb = 0; kb < kBlocksPerStage; ++kb) {
+              Value blk = b.add(b.mulc(s, kBlocksPerStage), b.idx(kb));
+              ifThen(b, b.ult(blk, T.kBlocks), [&] {
+                uint32_t idesc = ::mxmoe::tcgen05InstrDescWithScaleIds(
+                    idescBase, static_cast<unsigned>(kb), static_cast<unsigned>(kb));
+                Value accumulate = b.ne(blk, b.idx(0));
+                NVVM::Tcgen05MMABlockScaleOp::create(
+                    b, NVVM::MMABlockScaleKindAttr::get(ctx, NVVM::MMABlockScaleKind::MXF8F6F4),
+                    cta1,
+                    NVVM::Tcgen05MMABlockScaleAttr::get(ctx, NVVM::Tcgen05MMABlockScale::BLOCK32),
+                    nullptr, taddr(tbase),
+                    desc(smemDescConst, b.add(stage, b.idx(32 * kb))),
+                    desc(smemDescConst, b.add(stage, b.idx(map.aBytes() + 32 * kb))),
+                    b.i32(static_cast<int64_t>(idesc)), accumulate,
+                    taddr(sfCol), taddr(sfbCol));
+              });
+            }
+            // Free the slot once these MMAs have read it.
+            NVVM::Tcgen05CommitOp::create(b, bar(map.emptyBar(), st), Value(), cta1);
+            scf::YieldOp::create(b, ValueRange{b.add(it, b.idx(1))});
+          }
+          // Accumulator complete -> epilogue.
+          NVVM::Tcgen05CommitOp::create(b, b.sptr(at(map.tmemFullBar())), Value(), cta1);
+          return {loop.getResult(0), b.add(tiles, b.idx(1))};
+        });
+        return res;
+      });
+    });
+
+    // ---------------- warps 2..5: epilogue ----------------
+    ifThen(b, b.ule(b.idx(2), warp), [&] {
+      Value quarter = b.rem(warp, 4);       // TMEM lanes 32q..32q+31
+      Value row = b.add(b.mulc(quarter, 32), lane);
+      Type outTy = p.outF32 ? Type(b.getF32Type()) : Type(b.getBF16Type());
+      gen.forEachTile(bid, grid, [&](const Tile &T, Value tiles) {
+        Value has = b.ult(b.idx(0), T.kStages);
+        Value rowOk = b.ult(row, T.rowsValid);
+        Value rowBase = b.add(T.outBase, b.mulc(row, T.outStride));
+        auto storeChunk = [&](int64_t c0, function_ref<Value(int64_t)> value) {
+          ifThen(b, rowOk, [&] {
+            for (int64_t j = 0; j < 32; ++j) {
+              Value c = b.idx(c0 + j);
+              ifThen(b, b.ult(c, T.colsValid), [&] {
+                b.store(value(j), f.out, b.add(rowBase, c));
+              });
+            }
+          });
+        };
+        SmallVector<Value> res = ifYield(b, has, ValueRange{tiles}, [&]() -> SmallVector<Value> {
+          NVVM::MBarrierTryWaitParityOp::create(
+              b, b.sptr(at(map.tmemFullBar())), b.toI32(b.rem(tiles, 2)),
+              b.i32(0x989680));
+          fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+          for (int64_t c0 = 0; c0 < cfg.tileN; c0 += 32) {
+            // tcgen05.ld 32x32b.x32: thread t of warp quarter q reads row
+            // 32q + t, columns c0..c0+31 (PTX 9.7.16.8.3).
+            Value addr = b.add(tbase, b.add(b.shli(b.mulc(quarter, 32), 16),
+                                            b.idx(c0)));
+            auto vt = VectorType::get({32}, b.getI32Type());
+            Value v = NVVM::Tcgen05LdOp::create(
+                b, vt, nullptr,
+                NVVM::Tcgen05LdStShapeAttr::get(ctx, NVVM::Tcgen05LdStShape::SHAPE_32X32B),
+                taddr(addr), Value());
+            NVVM::Tcgen05WaitOp::create(
+                b, NVVM::Tcgen05WaitKindAttr::get(ctx, NVVM::Tcgen05WaitKind::LOAD));
+            storeChunk(c0, [&](int64_t j) -> Value {
+              Value bits = LLVM::ExtractElementOp::create(b, v, b.i32(j));
+              Value x = b.bitcast(b.getF32Type(), bits);
+              return p.outF32 ? x : arith::TruncFOp::create(b, outTy, x).getResult();
+            });
+          }
+          // Release the accumulator to the MMA warp.
+          fence(NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
+          NVVM::MBarrierArriveOp::create(b, Type(), b.sptr(at(map.tmemEmptyBar())),
+                                         Value(), NVVM::MemScopeKind::CTA, false);
+          return {b.add(tiles, b.idx(1))};
+        });
+        // Tiles without K work (rows past the last offset, empty groups'
+        // weight gradients): zeros, no TMEM round trip.
+        ifThen(b, b.eq(has, b.boolc(false)), [&] {
+          Value zero = p.outF32 ? b.f32(0.0f)
+                                : arith::ConstantOp::create(b, b.getFloatAttr(outTy, 0.0)).getResult();
+          for (int64_t c0 = 0; c0 < cfg.tileN; c0 += 32)
+            storeChunk(c0, [&](int64_t) { return zero; });
+        });
+        return res[0];
+      });
+    });
+
+    // The allocating warp frees the columns after every reader is done
+    // (warps 0 and 1 reconverge first: one lane of each ran a role loop).
+    NVVM::SyncWarpOp::create(b, b.i32(-1));
+    fence(NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
+    gpu::BarrierOp::create(b);
+    ifThen(b, b.eq(warp, b.idx(1)), [&] {
+      fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
+      NVVM::Tcgen05DeallocOp::create(b, taddr(tbase), b.i32(tmem.allocated()), cta1);
+    });
+  });
+  gpu::ReturnOp::create(b);
+  return f.fn;
 }

@@ -1,4 +1,4 @@
-//===- GroupedMatmulSm90.h - MX grouped GEMM kernel for sm_90a --*- C++ -*-===//
+//===- GroupedMatmul.h - MX grouped GEMM kernels (sm_90a, sm_100a) -*- C++ -*-===//
 //
 // Generator of the Hopper (sm_90a) persistent MX grouped-GEMM kernel that
 // implements mxmoe.grouped_matmul on MXFP8 operands (e4m3/e5m2 data with
@@ -36,7 +36,7 @@ namespace mlir::mxmoe::kernels {
 ///  * 2D x 2D (kGrouped = true): A = lhs [M, K] (K = padded token axis
 ///    Tp), B = rhs [N, K]; out [G, M, N]. Both scales per_k_group blocked
 ///    [*ScaleRows, *ScaleCols].
-struct Sm90GemmProblem {
+struct GemmProblem {
   bool kGrouped = false;
   int64_t m = 0, n = 0, k = 0, groups = 0;
   int64_t aScaleRows = 0, aScaleCols = 0, bScaleRows = 0, bScaleCols = 0;
@@ -47,14 +47,14 @@ struct Sm90GemmProblem {
 /// Tile configuration: BM = 128 (two consumer warpgroups of 64 rows),
 /// BN = `tileN` (wgmma m64nNk32; 64..128, a multiple of 16... validated by
 /// the caller), BK = 128 (four MX blocks, one 128-byte swizzle row).
-struct Sm90GemmConfig {
+struct GemmConfig {
   int64_t tileN = 128;
   int64_t stages = 4;
   int64_t numCTAs = 132;
 };
 
 /// Dynamic shared memory (bytes) the kernel needs for `cfg`.
-int64_t getSm90GemmSharedBytes(const Sm90GemmConfig &cfg);
+int64_t getSm90GemmSharedBytes(const GemmConfig &cfg);
 
 /// Builds `gpu.func @name` in `module`. Parameters (all device pointers):
 ///   0 tensor map of A (128 B, CUtensorMap: uint8, dims {K, rows},
@@ -63,9 +63,33 @@ int64_t getSm90GemmSharedBytes(const Sm90GemmConfig &cfg);
 /// The function carries mxmoe.grid / mxmoe.block / mxmoe.dynamic_smem and
 /// per-argument `mxmoe.tensor_map` dictionaries describing the maps.
 gpu::GPUFuncOp buildGroupedMatmulSm90(gpu::GPUModuleOp module, StringRef name,
-                                      const Sm90GemmProblem &p,
-                                      const Sm90GemmConfig &cfg,
+                                      const GemmProblem &p,
+                                      const GemmConfig &cfg,
                                       TypeRange argTypes);
+
+/// Dynamic shared memory (bytes) and TMEM columns (before rounding to the
+/// power of two tcgen05.alloc takes) of the sm_100a kernel for `cfg`.
+int64_t getSm100GemmSharedBytes(const GemmConfig &cfg);
+int64_t getSm100GemmTmemColumns(const GemmConfig &cfg);
+
+/// Builds the sm_100a (tcgen05) kernel `gpu.func @name`: same parameters,
+/// schedule and semantics as buildGroupedMatmulSm90. CTA = 6 warps: warp 0
+/// issues the TMA tile loads and scale-atom bulk copies into a ring of
+/// `stages` stages; warp 1 allocates TMEM (accumulator: tileN fp32 columns;
+/// per stage 4 SFA + 4 per 128 N of SFB columns), and one of its threads
+/// copies each stage's scale atoms to TMEM (tcgen05.cp 32x128b.warpx4) and
+/// issues one tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.block32
+/// per MX block (M 128, N tileN, K 32; instruction descriptor from
+/// encodeTcgen05BlockScaledInstrDesc with sfa/sfb ids = block % 4), then
+/// tcgen05.commit to the stage's empty barrier and, after the last stage,
+/// to the accumulator-full barrier; warps 2-5 read the accumulator with
+/// tcgen05.ld 32x32b.x32 (warp w owns TMEM lanes 32*(w%4)..+31), convert
+/// and store with predication, and release it. Source: PTX ISA 9.7.16
+/// (tcgen05), shared/reference/tcgen05.md.
+gpu::GPUFuncOp buildGroupedMatmulSm100(gpu::GPUModuleOp module, StringRef name,
+                                       const GemmProblem &p,
+                                       const GemmConfig &cfg,
+                                       TypeRange argTypes);
 
 } // namespace mlir::mxmoe::kernels
 
