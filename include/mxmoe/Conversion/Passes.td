@@ -50,7 +50,7 @@ def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
     `mxmoe.grouped_matmul` with MXFP8 operands (f8E4M3FN/f8E5M2 data,
     blocked_128x4 scales as mxmoe-pack-scales leaves them) becomes, for
     `chip=sm_90a`, a persistent warp-specialized wgmma kernel (see
-    lib/Conversion/MXMoEToGPU/GroupedMatmulSm90.h): TMA loads of A/B tiles
+    lib/Conversion/MXMoEToGPU/GroupedMatmul.h): TMA loads of A/B tiles
     into 128B-swizzled shared memory, bulk copies of the blocked scale
     atoms, an mbarrier ring of `gemm-stages` stages, one fp8 wgmma
     m64nNk32 per MX block with the block's two scales applied to the fp32
@@ -62,8 +62,12 @@ def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
     `mxmoe.dynamic_smem` bytes of dynamic shared memory. Because the tensor
     maps are built by the runtime, grouped_matmul ops are always annotated
     with `mxmoe.kernel` (never replaced by a launch, even with
-    host-launch). FP4/FP6 operands, bf16 operands and row-major scales fail
-    with a diagnostic.
+    host-launch). For `chip=sm_100a` the same op becomes the tcgen05 kernel
+    (same parameters; 192 threads: TMA warp, block-scaled tcgen05.mma
+    issuer with tcgen05.cp of the scale atoms into TMEM, four tcgen05.ld
+    epilogue warps; `gemm-tile-n` 64, 128 or 256; shared-memory and TMEM
+    budgets checked; docs/tcgen05-grouped-gemm.md). FP4/FP6 operands, bf16
+    operands and row-major scales fail with a diagnostic.
   }];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
@@ -77,9 +81,8 @@ def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
            "threads per CTA of the generated kernels (32..1024, a multiple "
            "of 32)">,
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
-           "target chip of the grouped-GEMM kernels: sm_90a lowers "
-           "mxmoe.grouped_matmul to the wgmma kernel; sm_100a leaves it for "
-           "the tcgen05 lowering">,
+           "target chip of the grouped-GEMM kernels: sm_90a (wgmma kernel) or "
+           "sm_100a (tcgen05 kernel)">,
     Option<"gemmTileN", "gemm-tile-n", "int64_t", /*default=*/"128",
            "N of the grouped-GEMM tile (64 or 128; M is 128, K 128 per "
            "stage)">,

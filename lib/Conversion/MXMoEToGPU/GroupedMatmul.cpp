@@ -1,11 +1,12 @@
-//===- GroupedMatmulSm90.cpp - MX grouped GEMM kernel for sm_90a ----------===//
+//===- GroupedMatmul.cpp - MX grouped GEMM kernels (sm_90a, sm_100a) ------===//
 //
-// See GroupedMatmulSm90.h for the strategy. PTX references: wgmma (PTX ISA
+// See GroupedMatmul.h for the strategies. PTX references: wgmma (PTX ISA
 // 9.7.15: m64nNk32 e4m3/e5m2 -> f32, shared-memory matrix descriptor
 // 9.7.15.5.1, D fragment layout 9.7.15.5.2), cp.async.bulk.tensor and
 // cp.async.bulk (9.7.9.25), mbarrier (9.7.13.15). MX math: OCP MX v1.0
 // (value = q * 2^(b - 127); shared/reference/mx-formats.md). Layouts:
-// shared/reference/scale-layout.md (blocked 128x4 atoms of 512 bytes).
+// shared/reference/scale-layout.md (blocked 128x4 atoms of 512 bytes);
+// tcgen05: PTX ISA 9.7.16, shared/reference/tcgen05.md.
 //
 //===----------------------------------------------------------------------===//
 

@@ -22,8 +22,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MXMOE_LIB_CONVERSION_MXMOETOGPU_GROUPEDMATMULSM90_H
-#define MXMOE_LIB_CONVERSION_MXMOETOGPU_GROUPEDMATMULSM90_H
+#ifndef MXMOE_LIB_CONVERSION_MXMOETOGPU_GROUPEDMATMUL_H
+#define MXMOE_LIB_CONVERSION_MXMOETOGPU_GROUPEDMATMUL_H
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
@@ -93,4 +93,4 @@ gpu::GPUFuncOp buildGroupedMatmulSm100(gpu::GPUModuleOp module, StringRef name,
 
 } // namespace mlir::mxmoe::kernels
 
-#endif // MXMOE_LIB_CONVERSION_MXMOETOGPU_GROUPEDMATMULSM90_H
+#endif // MXMOE_LIB_CONVERSION_MXMOETOGPU_GROUPEDMATMUL_H
