@@ -1,10 +1,12 @@
 //===- GroupedMatmul.h - MX grouped GEMM kernels (sm_90a, sm_100a) -*- C++ -*-===//
 //
-// Generator of the Hopper (sm_90a) persistent MX grouped-GEMM kernel that
-// implements mxmoe.grouped_matmul on MXFP8 operands (e4m3/e5m2 data with
-// e8m0 scales in the blocked 128x4 layouts chosen by mxmoe-pack-scales).
+// Generators of the persistent MX grouped-GEMM kernels that implement
+// mxmoe.grouped_matmul on MXFP8 operands (e4m3/e5m2 data with e8m0 scales in
+// the blocked 128x4 layouts chosen by mxmoe-pack-scales): Blackwell
+// (sm_100a, tcgen05 block-scaled MMA; see buildGroupedMatmulSm100 and
+// docs/tcgen05-grouped-gemm.md) and Hopper (sm_90a), described here.
 //
-// Strategy (shared/reference/hopper.md, option B): one fp8 wgmma
+// Hopper strategy (shared/reference/hopper.md, option B): one fp8 wgmma
 // m64nNk32 per 32-wide K block (= one MX block) into a fresh fp32 partial P
 // (scale-d = 0), then acc += P * 2^(ea-127) * 2^(eb-127) on the CUDA cores,
 // so the result is the fp32-accumulated product of the dequantized operands

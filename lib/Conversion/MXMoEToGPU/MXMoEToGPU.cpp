@@ -266,10 +266,29 @@ struct KernelGen {
     return (fnName + "__" + kind + "_" + Twine(counters[fnName]++)).str();
   }
 
-  void annotate(Operation *op, gpu::GPUFuncOp kernel) {
+  /// Marks `op` as implemented by `kernel` and records, per kernel
+  /// parameter, what it binds to (`mxmoe.kernel_args`): "operand:i",
+  /// "result:i", "status" (an i32 status buffer), or "tensor_map:operand:i"
+  /// (a TMA descriptor of operand i). Drivers turn this into launch
+  /// programs (mxmoe-compile's manifest).
+  void annotate(Operation *op, gpu::GPUFuncOp kernel,
+                ArrayRef<std::string> bindings) {
     op->setAttr("mxmoe.kernel",
                 SymbolRefAttr::get(module.getNameAttr(),
                                    {FlatSymbolRefAttr::get(kernel)}));
+    SmallVector<Attribute> b;
+    for (const std::string &s : bindings)
+      b.push_back(StringAttr::get(op->getContext(), s));
+    op->setAttr("mxmoe.kernel_args", ArrayAttr::get(op->getContext(), b));
+  }
+  static std::string bindingOf(Operation *op, const HostArg &arg) {
+    if (arg.kind == HostArg::Status)
+      return "status";
+    for (OpOperand &o : op->getOpOperands())
+      if (o.get() == arg.value)
+        return "operand:" + std::to_string(o.getOperandNumber());
+    return "result:" +
+           std::to_string(cast<OpResult>(arg.value).getResultNumber());
   }
 
   /// Replaces `op` by a launch of `kernel` on buffers: operands go through
@@ -279,7 +298,10 @@ struct KernelGen {
   /// `hostLaunch` the op only gets a `mxmoe.kernel` annotation.
   void finish(Operation *op, gpu::GPUFuncOp kernel, ArrayRef<HostArg> args) {
     if (!hostLaunch) {
-      annotate(op, kernel);
+      SmallVector<std::string> bindings;
+      for (const HostArg &a : args)
+        bindings.push_back(bindingOf(op, a));
+      annotate(op, kernel, bindings);
       return;
     }
     OpBuilder ob(op);
@@ -442,7 +464,9 @@ LogicalResult KernelGen::genGroupedMatmul(GroupedMatmulOp op) {
                                       gemm, args)
             : buildGroupedMatmulSm90(module, name("grouped_matmul", op), p,
                                      gemm, args);
-  annotate(op, kernel);
+  annotate(op, kernel,
+           {"tensor_map:operand:0", "operand:1", "tensor_map:operand:2",
+            "operand:3", "operand:4", "result:0", "status"});
   return success();
 }
 
