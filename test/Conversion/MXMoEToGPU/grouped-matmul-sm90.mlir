@@ -8,7 +8,7 @@
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 
 // CHECK-LABEL: func.func @fwd(
-// CHECK: mxmoe.grouped_matmul {{.*}}mxmoe.kernel = @mxmoe_kernels::@fwd__grouped_matmul_0
+// CHECK: mxmoe.grouped_matmul {{.*}}mxmoe.kernel = @mxmoe_kernels::@fwd__grouped_matmul_0, mxmoe.kernel_args = ["tensor_map:operand:0", "operand:1", "tensor_map:operand:2", "operand:3", "operand:4", "result:0", "status"]
 // CHECK: gpu.module @mxmoe_kernels
 // CHECK: llvm.mlir.global external @__mxmoe_dynamic_smem() {addr_space = 3 : i32, alignment = 1024 : i64}
 // CHECK: gpu.func @fwd__grouped_matmul_0(

@@ -21,6 +21,38 @@
 // MANIFEST: "pass": "forward",
 // MANIFEST: "name": "layers_0_moe_experts_w13_weight_grad__quantize_1",
 // MANIFEST: "pass": "weight_grad",
+// The sm_90a grouped GEMM: tensor-map parameters, dynamic shared memory.
+// MANIFEST: "dynamic_shared_memory": 148736,
+// MANIFEST: "name": "layers_0_moe_experts_w13_forward__grouped_matmul_2",
+// MANIFEST-NEXT: "op": "mxmoe.grouped_matmul",
+// MANIFEST-NEXT: "params": [
+// MANIFEST-NEXT: {
+// MANIFEST-NEXT: "box": [
+// MANIFEST-NEXT: 128,
+// MANIFEST-NEXT: 128
+// MANIFEST-NEXT: ],
+// MANIFEST-NEXT: "bytes": 128,
+// MANIFEST-NEXT: "data_type": "uint8",
+// MANIFEST-NEXT: "dims": [
+// MANIFEST-NEXT: 512,
+// MANIFEST-NEXT: 256
+// MANIFEST-NEXT: ],
+// MANIFEST-NEXT: "index": 0,
+// MANIFEST-NEXT: "kind": "tensor_map",
+// Launch programs: the forward function's three steps and their bindings.
+// MANIFEST: "programs": [
+// MANIFEST: "fqn": "layers.0.moe.experts.w13",
+// MANIFEST-NEXT: "function": "layers.0.moe.experts.w13.forward",
+// MANIFEST-NEXT: "pass": "forward",
+// MANIFEST-NEXT: "returns": [
+// MANIFEST-NEXT: {
+// MANIFEST-NEXT: "buffer": 4
+// MANIFEST: "kernel": "layers_0_moe_experts_w13_forward__quantize_0",
+// MANIFEST: "kernel": "layers_0_moe_experts_w13_forward__quantize_1",
+// MANIFEST: "buffer": 0,
+// MANIFEST-NEXT: "tensor_map": true
+// MANIFEST: "kernel": "layers_0_moe_experts_w13_forward__grouped_matmul_2",
+// MANIFEST-NEXT: "op": "mxmoe.grouped_matmul"
 // PTX90: .target sm_90a
 // PTX90: .visible .entry layers_0_moe_experts_w13_forward__quantize_0(
 // PTX100: .target sm_100a
