@@ -4,7 +4,7 @@
 // host-launch=false keeps the op for manifest-driven runtimes and names its
 // kernel.
 // ANNOTATE-LABEL: func.func @grouped
-// ANNOTATE: mxmoe.quantize %{{.*}} offsets(%{{.*}} : tensor<4xi32>) {axis = 1 : i64, mxmoe.kernel = @mxmoe_kernels::@grouped__quantize_0}
+// ANNOTATE: mxmoe.quantize %{{.*}} offsets(%{{.*}} : tensor<4xi32>) {axis = 1 : i64, mxmoe.kernel = @mxmoe_kernels::@grouped__quantize_0, mxmoe.kernel_args = ["operand:0", "operand:1", "result:0", "result:1", "status"]}
 // ANNOTATE: gpu.func @grouped__quantize_0(
 
 // After one-shot bufferization the whole function is on buffers; the
