@@ -585,8 +585,6 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
       Value fragCol = b.mulc(b.rem(lane, 4), 2);
       int64_t nFrag = cfg.tileN / 2; // f32 registers per thread
       auto f32 = b.getF32Type();
-      auto accTy = LLVM::LLVMStructType::getLiteral(
-          ctx, SmallVector<Type>(nFrag, f32));
       // Hopper smem descriptor, K-major SWIZZLE_128B: layout 1 at bits
       // 62-63, SBO = 1024 B (8 rows x 128 B) >> 4 at 32-45, LBO 16 B >> 4
       // (unused for swizzled K-major) at 16-29 (PTX ISA 9.7.15.5.1).
@@ -659,13 +657,17 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
             return b.ult(b.add(b.mulc(s, kBlocksPerStage), b.idx(kb)),
                          T.kBlocks);
           };
-          auto issue = [&](int64_t kb) -> Value {
+          // One wgmma m64nNk32 (N = `n` columns starting at tile column
+          // `c0`) of MX block kb into a fresh partial (scale-d = 0).
+          auto issue = [&](int64_t kb, int64_t c0, int64_t n) -> Value {
+            auto ty = LLVM::LLVMStructType::getLiteral(
+                ctx, SmallVector<Type>(n / 2, f32));
             NVVM::WgmmaFenceAlignedOp::create(b);
-            Value undef = LLVM::UndefOp::create(b, accTy);
+            Value undef = LLVM::UndefOp::create(b, ty);
             Value P = NVVM::WgmmaMmaAsyncOp::create(
-                b, accTy, undef, descOf(b.add(aTile, b.idx(32 * kb))),
-                descOf(b.add(bTile, b.idx(32 * kb))),
-                NVVM::MMAShapeAttr::get(ctx, 64, cfg.tileN, 32),
+                b, ty, undef, descOf(b.add(aTile, b.idx(32 * kb))),
+                descOf(b.add(bTile, b.idx(c0 * kBK + 32 * kb))),
+                NVVM::MMAShapeAttr::get(ctx, 64, n, 32),
                 NVVM::WGMMATypesAttr::get(ctx, typeOf(p.aE5M2)),
                 NVVM::WGMMATypesAttr::get(ctx, typeOf(p.bE5M2)),
                 NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
@@ -677,59 +679,67 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
             NVVM::WgmmaGroupSyncAlignedOp::create(b);
             return P;
           };
+          // acc += P * sa * sb for the partial of columns [c0, c0 + n).
           // D fragment (PTX 9.7.15.5.2): element i of thread (warp, lane)
           // is row 16*warp + lane/4 + 8*((i/2)%2), column 8*(i/4) +
-          // 2*(lane%4) + i%2.
-          auto promote = [&](int64_t kb, Value P) -> SmallVector<Value> {
+          // 2*(lane%4) + i%2; the accumulator uses the same layout over
+          // the whole tile, so partial element i is acc[4*(c0/8) + i].
+          auto promote = [&](int64_t kb, int64_t c0, int64_t n, Value P) {
             Value sa0 = b.lds(f32, b.add(saTab, b.mulc(b.add(b.idx(kb * 64), fragRow), 4)));
             Value sa1 = b.lds(f32, b.add(saTab, b.mulc(b.add(b.idx(kb * 64 + 8), fragRow), 4)));
-            SmallVector<Value> next;
-            for (int64_t j = 0; j < nFrag / 4; ++j) {
-              Value colAddr = b.add(sbTab, b.mulc(b.add(b.idx(kb * cfg.tileN + 8 * j), fragCol), 4));
+            for (int64_t j = 0; j < n / 8; ++j) {
+              Value colAddr = b.add(sbTab, b.mulc(b.add(b.idx(kb * cfg.tileN + c0 + 8 * j), fragCol), 4));
               auto v2 = VectorType::get({2}, f32);
               Value pair = LLVM::LoadOp::create(b, v2, b.sptr(colAddr), 8);
               Value sb[2] = {LLVM::ExtractElementOp::create(b, pair, b.i32(0)),
                              LLVM::ExtractElementOp::create(b, pair, b.i32(1))};
               for (int64_t e = 0; e < 4; ++e) {
-                int64_t i = 4 * j + e;
+                int64_t i = 4 * j + e, a = 4 * (c0 / 8) + i;
                 Value pi = LLVM::ExtractValueOp::create(b, P, ArrayRef<int64_t>{i});
                 Value sc = arith::MulFOp::create(b, e < 2 ? sa0 : sa1, sb[e % 2]);
-                next.push_back(LLVM::FMAOp::create(b, pi, sc, acc[i]));
+                acc[a] = LLVM::FMAOp::create(b, pi, sc, acc[a]);
               }
             }
-            return next;
           };
-          // Two forms of a stage: the software pipeline (all four blocks
-          // live) and one block at a time behind uniform branches (the
-          // partial stage a tile can end with: 2D x 2D groups, K % 128).
+          // The wgmmas of a stage run in halves of the tile's columns so
+          // that one half's wgmma is always in flight while the other
+          // half's partial is promoted (wait_group 1), with two partials of
+          // tileN/4 registers each. Full stages pipeline all eight halves;
+          // the partial stage a tile can end with (2D x 2D groups,
+          // K % 128) pipelines the two halves of each live block behind a
+          // uniform branch.
+          int64_t half = cfg.tileN / 2;
           auto pipelined = [&]() -> SmallVector<Value> {
-            Value P = issue(0);
-            for (int64_t kb = 0; kb < kBlocksPerStage; ++kb) {
+            int64_t units = 2 * kBlocksPerStage;
+            Value P = issue(0, 0, half);
+            for (int64_t u = 0; u < units; ++u) {
               Value next;
-              if (kb + 1 < kBlocksPerStage) {
-                next = issue(kb + 1);
+              if (u + 1 < units) {
+                next = issue((u + 1) / 2, ((u + 1) % 2) * half, half);
                 NVVM::WgmmaWaitGroupSyncOp::create(b, 1);
               } else {
                 NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
               }
-              acc = promote(kb, P);
+              promote(u / 2, (u % 2) * half, half, P);
               P = next;
             }
             return acc;
           };
           auto partial = [&]() -> SmallVector<Value> {
-            for (int64_t kb = 0; kb < kBlocksPerStage; ++kb)
-              acc = ifYield(b, live(kb), acc, [&]() -> SmallVector<Value> {
-                Value P = issue(kb);
+            for (int64_t kb = 0; kb < kBlocksPerStage; ++kb) {
+              SmallVector<Value> before = acc; // promote() updates acc
+              acc = ifYield(b, live(kb), before, [&]() -> SmallVector<Value> {
+                Value P0 = issue(kb, 0, half);
+                Value P1 = issue(kb, half, half);
+                NVVM::WgmmaWaitGroupSyncOp::create(b, 1);
+                promote(kb, 0, half, P0);
                 NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
-                return promote(kb, P);
+                promote(kb, half, half, P1);
+                return acc;
               });
+            }
             return acc;
           };
-          // Measured on the H200: the pipelined form wins only where every
-          // stage is full (static K % 128 == 0, 2D x 3D); with the
-          // conditional partial stage it spills, so those kernels issue one
-          // block at a time.
           acc = allLive ? pipelined() : partial();
           // Release the slot: every consumer warp arrives once.
           NVVM::SyncWarpOp::create(b, b.i32(-1));

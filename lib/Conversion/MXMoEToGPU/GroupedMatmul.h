@@ -6,9 +6,10 @@
 // (sm_100a, tcgen05 block-scaled MMA; see buildGroupedMatmulSm100 and
 // docs/tcgen05-grouped-gemm.md) and Hopper (sm_90a), described here.
 //
-// Hopper strategy (shared/reference/hopper.md, option B): one fp8 wgmma
-// m64nNk32 per 32-wide K block (= one MX block) into a fresh fp32 partial P
-// (scale-d = 0), then acc += P * 2^(ea-127) * 2^(eb-127) on the CUDA cores,
+// Hopper strategy (shared/reference/hopper.md, option B): fp8 wgmmas
+// m64n(N/2)k32 per 32-wide K block (= one MX block) and half tile into a
+// fresh fp32 partial P (scale-d = 0), then acc += P * 2^(ea-127) *
+// 2^(eb-127) on the CUDA cores while the next half's wgmma runs,
 // so the result is the fp32-accumulated product of the dequantized operands
 // up to the fp8 MMA's internal rounding of one 32-term block.
 //
