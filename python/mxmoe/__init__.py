@@ -7,4 +7,9 @@ Modules:
                (ctypes), on raw device pointers (e.g. torch data_ptr()).
   ptx       -- runs mxmoe-opt's lowering pipeline and extracts PTX + launch
                metadata (needs a build of mxmoe-opt).
+  builders  -- model-level IR of a MoE layer from a Hugging Face-style
+               config (Llama4, DeepSeek-V3, Qwen3-MoE, gpt-oss field names);
+               `python -m mxmoe.builders qwen3_30b_a3b --tokens 4096`.
+  program   -- replays mxmoe-compile's launch programs on torch tensors and
+               wraps forward/input_grad/weight_grad as an autograd function.
 """

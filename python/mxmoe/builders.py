@@ -1,0 +1,184 @@
+"""Model-level mxmoe IR for the MoE layer of a Hugging Face-style config.
+
+`moe_layer_ir(config, tokens)` reads the MoE fields of a config dict (as in
+a model's `config.json`) for the four families mxmoe targets and emits one
+`func.func` with the routed experts as `mxmoe.scaled_grouped_matmul` ops
+(gate and up projections fused into w13 [E, 2I, H], SwiGLU, down projection
+w2 [E, H, I]), the router as a bf16 `mxmoe.linear`, and, where the model has
+shared experts, a shared expert as an `mxmoe.tiled_mlp` over the token axis.
+The precision policy, the expansion and the lowering then run on it like on
+the hand-written examples (examples/*.mlir).
+
+Field names per family (any family's names are accepted):
+  Llama4       hidden_size, intermediate_size, num_local_experts,
+               num_experts_per_tok, (shared expert: always one, same size)
+  DeepSeek-V3  hidden_size, moe_intermediate_size, n_routed_experts,
+               num_experts_per_tok, n_shared_experts
+  Qwen3-MoE    hidden_size, moe_intermediate_size, num_experts,
+               num_experts_per_tok (no shared expert)
+  gpt-oss      hidden_size, intermediate_size, num_local_experts,
+               num_experts_per_tok (no shared expert)
+
+`tokens` is the number of tokens of the batch (batch x sequence); routed
+rows = tokens x top-k. Experts per GPU can be reduced with `experts` (expert
+parallelism: the local slice). Errors (missing fields, sizes the MX recipe
+cannot take) raise ValueError naming the field.
+"""
+from __future__ import annotations
+
+from typing import Mapping, Optional
+
+RECIPE = "#mxmoe.mx_recipe<f8E4M3FN, block_size = 32, rounding = {rounding}>"
+
+
+def _first(config: Mapping, *names: str, required: bool = True):
+    for n in names:
+        if n in config and config[n] is not None:
+            return config[n]
+    if required:
+        raise ValueError(f"config has none of the fields {', '.join(names)}")
+    return None
+
+
+def _family(config: Mapping) -> str:
+    mt = str(config.get("model_type", ""))
+    if mt:
+        return mt
+    if "n_routed_experts" in config:
+        return "deepseek_v3"
+    if "num_local_experts" in config:
+        return "llama4"
+    return "qwen3_moe"
+
+
+def moe_dims(config: Mapping) -> dict:
+    """Hidden size H, expert dim I, experts E, top-k and shared experts of a
+    Hugging Face-style MoE config (text_config is looked into for Llama4)."""
+    if "text_config" in config and isinstance(config["text_config"], Mapping):
+        config = config["text_config"]
+    fam = _family(config)
+    H = int(_first(config, "hidden_size"))
+    I = int(_first(config, "moe_intermediate_size", "intermediate_size"))
+    E = int(_first(config, "n_routed_experts", "num_local_experts", "num_experts"))
+    k = int(_first(config, "num_experts_per_tok"))
+    shared = _first(config, "n_shared_experts", required=False)
+    if shared is None:
+        shared = 1 if fam.startswith("llama4") else 0
+    shared_I = int(_first(config, "intermediate_size", required=False) or I) \
+        if fam.startswith("llama4") else I
+    for name, v in (("hidden_size", H), ("intermediate size", I), ("experts", E),
+                    ("num_experts_per_tok", k)):
+        if v <= 0:
+            raise ValueError(f"{name} must be positive, got {v}")
+    return dict(family=fam, H=H, I=I, E=E, top_k=k, shared=int(shared), shared_I=shared_I)
+
+
+def _t(shape, elem="bf16"):
+    return "tensor<" + "x".join(str(s) for s in shape) + "x" + elem + ">"
+
+
+def moe_layer_ir(config: Mapping, tokens: int, layer: int = 0,
+                 experts: Optional[int] = None, rounding: str = "rceil",
+                 shards: str = "auto") -> str:
+    """The MoE layer as model-level mxmoe IR text (one func.func @moe)."""
+    d = moe_dims(config)
+    H, I, k = d["H"], d["I"], d["top_k"]
+    E = d["E"] if experts is None else int(experts)
+    if E <= 0 or E > d["E"]:
+        raise ValueError(f"experts must be in [1, {d['E']}], got {E}")
+    if tokens <= 0:
+        raise ValueError(f"tokens must be positive, got {tokens}")
+    if rounding not in ("floor", "rceil", "ceil", "even"):
+        raise ValueError(f"rounding must be floor, rceil, ceil or even, got {rounding}")
+    M = tokens * k * E // d["E"] if experts is not None else tokens * k
+    M = max(M, 1)
+    p = f"layers.{layer}.moe"
+    recipe = RECIPE.format(rounding=rounding)
+    args = [f"%h: {_t([tokens, H])}", f"%router_w: {_t([d['E'], H])}",
+            f"%routed_x: {_t([M, H])}", f"%offsets: {_t([E], 'i32')}",
+            f"%w13: {_t([E, 2 * I, H])}", f"%w2: {_t([E, H, I])}"]
+    results = [_t([tokens, d["E"]]), _t([M, H])]
+    body = [
+        f"  %logits = mxmoe.linear %h, %router_w {{fqn = \"{p}.router.gate\"}}",
+        f"      : ({_t([tokens, H])}, {_t([d['E'], H])}) -> {_t([tokens, d['E']])}",
+        f"  %gate_up = mxmoe.scaled_grouped_matmul %routed_x, %w13, %offsets",
+        f"      {{fqn = \"{p}.experts.w13\", recipe = {recipe}}}",
+        f"      : ({_t([M, H])}, {_t([E, 2 * I, H])}, {_t([E], 'i32')}) -> {_t([M, 2 * I])}",
+        f"  %gate = tensor.extract_slice %gate_up[0, 0] [{M}, {I}] [1, 1]",
+        f"      : {_t([M, 2 * I])} to {_t([M, I])}",
+        f"  %up = tensor.extract_slice %gate_up[0, {I}] [{M}, {I}] [1, 1]",
+        f"      : {_t([M, 2 * I])} to {_t([M, I])}",
+        f"  %one = arith.constant dense<1.0> : {_t([M, I])}",
+        f"  %neg = arith.negf %gate : {_t([M, I])}",
+        f"  %exp = math.exp %neg : {_t([M, I])}",
+        f"  %den = arith.addf %one, %exp : {_t([M, I])}",
+        f"  %silu = arith.divf %gate, %den : {_t([M, I])}",
+        f"  %act = arith.mulf %silu, %up : {_t([M, I])}",
+        f"  %routed_out = mxmoe.scaled_grouped_matmul %act, %w2, %offsets",
+        f"      {{fqn = \"{p}.experts.w2\", recipe = {recipe}}}",
+        f"      : ({_t([M, I])}, {_t([E, H, I])}, {_t([E], 'i32')}) -> {_t([M, H])}",
+    ]
+    rets = ["%logits", "%routed_out"]
+    if d["shared"]:
+        S = d["shared_I"] * d["shared"]
+        args += [f"%shared_w13: {_t([2 * S, H])}", f"%shared_w2: {_t([H, S])}"]
+        results.append(_t([tokens, H]))
+        body += [
+            f"  %shared_out = mxmoe.tiled_mlp shards = {shards} (%h, %shared_w13, %shared_w2)",
+            f"      {{fqn = \"{p}.shared_expert\"}}",
+            f"      : ({_t([tokens, H])}, {_t([2 * S, H])}, {_t([H, S])}) -> {_t([tokens, H])} {{",
+            f"  ^bb0(%xs: {_t(['?', H])}, %sw13: {_t([2 * S, H])}, %sw2: {_t([H, S])}):",
+            f"    %c0 = arith.constant 0 : index",
+            f"    %n = tensor.dim %xs, %c0 : {_t(['?', H])}",
+            f"    %gu = mxmoe.linear %xs, %sw13 {{fqn = \"{p}.shared_expert.w13\"}}",
+            f"        : ({_t(['?', H])}, {_t([2 * S, H])}) -> {_t(['?', 2 * S])}",
+            f"    %g = tensor.extract_slice %gu[0, 0] [%n, {S}] [1, 1] : {_t(['?', 2 * S])} to {_t(['?', S])}",
+            f"    %u = tensor.extract_slice %gu[0, {S}] [%n, {S}] [1, 1] : {_t(['?', 2 * S])} to {_t(['?', S])}",
+            f"    %ng = arith.negf %g : {_t(['?', S])}",
+            f"    %eg = math.exp %ng : {_t(['?', S])}",
+            f"    %cst = arith.constant 1.0 : bf16",
+            f"    %ones = tensor.splat %cst[%n] : {_t(['?', S])}",
+            f"    %dn = arith.addf %ones, %eg : {_t(['?', S])}",
+            f"    %sg = arith.divf %g, %dn : {_t(['?', S])}",
+            f"    %a = arith.mulf %sg, %u : {_t(['?', S])}",
+            f"    %o = mxmoe.linear %a, %sw2 {{fqn = \"{p}.shared_expert.w2\"}}",
+            f"        : ({_t(['?', S])}, {_t([H, S])}) -> {_t(['?', H])}",
+            f"    mxmoe.yield %o : {_t(['?', H])}",
+            f"  }}",
+        ]
+        rets.append("%shared_out")
+    head = (f"// MoE layer {layer} of a {d['family']} config: H={H}, I={I}, "
+            f"E={E} of {d['E']}, top-{k}, {tokens} tokens -> {M} routed rows.\n")
+    return (head + "func.func @moe(" + ", ".join(args) + ")\n    -> (" +
+            ", ".join(results) + ") {\n" + "\n".join(body) +
+            f"\n  return {', '.join(rets)} : {', '.join(results)}\n}}\n")
+
+
+# Configs of the four target models (the MoE fields of their config.json).
+CONFIGS = {
+    "llama4_scout": {"model_type": "llama4_text", "hidden_size": 5120,
+                     "intermediate_size": 8192, "num_local_experts": 16,
+                     "num_experts_per_tok": 1},
+    "deepseek_v3": {"model_type": "deepseek_v3", "hidden_size": 7168,
+                    "moe_intermediate_size": 2048, "n_routed_experts": 256,
+                    "num_experts_per_tok": 8, "n_shared_experts": 1},
+    "qwen3_30b_a3b": {"model_type": "qwen3_moe", "hidden_size": 2048,
+                      "moe_intermediate_size": 768, "num_experts": 128,
+                      "num_experts_per_tok": 8},
+    "gpt_oss_20b": {"model_type": "gpt_oss", "hidden_size": 2880,
+                    "intermediate_size": 2880, "num_local_experts": 32,
+                    "num_experts_per_tok": 4},
+}
+
+
+if __name__ == "__main__":
+    import argparse
+    import json
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("config", help="config.json path or one of: " + ", ".join(CONFIGS))
+    ap.add_argument("--tokens", type=int, default=8192)
+    ap.add_argument("--experts", type=int, default=None, help="local experts (EP slice)")
+    ap.add_argument("--rounding", default="rceil")
+    a = ap.parse_args()
+    cfg = CONFIGS.get(a.config) or json.load(open(a.config))
+    print(moe_layer_ir(cfg, a.tokens, experts=a.experts, rounding=a.rounding), end="")
