@@ -155,3 +155,47 @@ def mx_grouped_mm_function(out_dir: str, fqn: str, chip: str = "sm_90a"):
             return gx, gw, None
 
     return MXGroupedMM
+
+
+def register_torch_op(out_dir: str, fqn: str, chip: str = "sm_90a",
+                      namespace: str = "mxmoe"):
+    """Registers `torch.ops.<namespace>.<name>(x, w, offsets)` (name = fqn
+    with '.' -> '_') as a torch.library custom op over the compiled
+    forward/input_grad/weight_grad programs, with a fake (meta) kernel for
+    tracing and an autograd formula, so it runs under torch.compile as one
+    graph node (fullgraph=True works). Returns the op."""
+    torch = _torch()
+    fwd = Program(out_dir, fqn + ".forward", chip)
+    dgrad = Program(out_dir, fqn + ".input_grad", chip)
+    wgrad = Program(out_dir, fqn + ".weight_grad", chip)
+    name = fqn.replace(".", "_")
+    out_spec = fwd.prog["buffers"][fwd.prog["returns"][0]["buffer"]]
+
+    @torch.library.custom_op(f"{namespace}::{name}", mutates_args=())
+    def op(x: torch.Tensor, w: torch.Tensor, offsets: torch.Tensor) -> torch.Tensor:
+        return fwd(x.contiguous(), w.contiguous(), offsets.contiguous())[0].clone()
+
+    @op.register_fake
+    def _(x, w, offsets):
+        return x.new_empty(out_spec["shape"], dtype=_dtype(out_spec["dtype"]))
+
+    @torch.library.custom_op(f"{namespace}::{name}_backward", mutates_args=())
+    def backward_op(grad: torch.Tensor, x: torch.Tensor, w: torch.Tensor,
+                    offsets: torch.Tensor) -> List[torch.Tensor]:
+        g = grad.contiguous()
+        return [dgrad(g, w, offsets)[0].clone(), wgrad(g, x, offsets)[0].clone()]
+
+    @backward_op.register_fake
+    def _(grad, x, w, offsets):
+        return [torch.empty_like(x), torch.empty_like(w)]
+
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(*inputs)
+
+    def backward(ctx, grad):
+        x, w, offsets = ctx.saved_tensors
+        gx, gw = backward_op(grad, x, w, offsets)
+        return gx, gw, None
+
+    op.register_autograd(backward, setup_context=setup_context)
+    return op
