@@ -171,17 +171,21 @@ def register_torch_op(out_dir: str, fqn: str, chip: str = "sm_90a",
     name = fqn.replace(".", "_")
     out_spec = fwd.prog["buffers"][fwd.prog["returns"][0]["buffer"]]
 
-    @torch.library.custom_op(f"{namespace}::{name}", mutates_args=())
-    def op(x: torch.Tensor, w: torch.Tensor, offsets: torch.Tensor) -> torch.Tensor:
+    # Explicit schemas: annotations are strings under `from __future__
+    # import annotations`, which infer_schema cannot resolve.
+    @torch.library.custom_op(f"{namespace}::{name}", mutates_args=(),
+                             schema="(Tensor x, Tensor w, Tensor offsets) -> Tensor")
+    def op(x, w, offsets):
         return fwd(x.contiguous(), w.contiguous(), offsets.contiguous())[0].clone()
 
     @op.register_fake
     def _(x, w, offsets):
         return x.new_empty(out_spec["shape"], dtype=_dtype(out_spec["dtype"]))
 
-    @torch.library.custom_op(f"{namespace}::{name}_backward", mutates_args=())
-    def backward_op(grad: torch.Tensor, x: torch.Tensor, w: torch.Tensor,
-                    offsets: torch.Tensor) -> List[torch.Tensor]:
+    @torch.library.custom_op(
+        f"{namespace}::{name}_backward", mutates_args=(),
+        schema="(Tensor grad, Tensor x, Tensor w, Tensor offsets) -> Tensor[]")
+    def backward_op(grad, x, w, offsets):
         g = grad.contiguous()
         return [dgrad(g, w, offsets)[0].clone(), wgrad(g, x, offsets)[0].clone()]
 

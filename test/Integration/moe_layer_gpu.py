@@ -222,11 +222,14 @@ def main():
             begin = end
         yref = torch.nn.functional.silu(torch.cat(parts)) * 2.0
         yref.backward(dy.float())
-        same = bool(torch.equal(yc, ye)) and bool(torch.equal(xs[0].grad, xs[1].grad)) \
-            and bool(torch.equal(ws[0].grad, ws[1].grad))
+        # Inductor fuses silu * 2 in its own order: y agrees to fp32
+        # rounding; the gradients then differ where the MX quantization of
+        # the incoming gradient rounds a perturbed element the other way.
+        dy_ = rel(yc, ye)
+        dg = max(rel(xs[0].grad, xs[1].grad), rel(ws[0].grad, ws[1].grad))
         ec = max(rel(yc, yref), rel(xs[0].grad, xr2.grad), rel(ws[0].grad, wr2.grad))
-        report("torch.compile(fullgraph) custom op", same and ec <= 6e-2,
-               f"compiled == eager (y, dx, dW): {same}; max rel.err vs fp32 {ec:.2e}")
+        report("torch.compile(fullgraph) custom op", dy_ <= 1e-5 and dg <= 1e-2 and ec <= 6e-2,
+               f"compiled vs eager: y {dy_:.1e}, grads {dg:.1e}; max rel.err vs fp32 {ec:.2e}")
     except Exception as ex:  # noqa: BLE001
         report("torch.compile(fullgraph) custom op", False, repr(ex)[:300])
 
