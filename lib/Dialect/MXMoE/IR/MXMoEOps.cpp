@@ -88,6 +88,11 @@ LogicalResult verifyOffsetsType(Operation *op, Value offsets,
     return op->emitOpError()
            << "offsets must be a 1-D tensor of i32 group end offsets, got "
            << type;
+  if (type.getDimSize(0) == 0)
+    return op->emitOpError()
+           << "offsets must have at least one entry (one end offset per "
+              "group), got "
+           << type;
   if (numGroups && !dimsCompatible(type.getDimSize(0), *numGroups))
     return op->emitOpError()
            << "offsets has " << type.getDimSize(0)
