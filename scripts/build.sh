@@ -14,5 +14,7 @@ if [ ! -f "$build/build.ninja" ]; then
     -DLLVM_USE_LINKER=lld \
     -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
     ${MXMOE_CMAKE_ARGS:-}
+elif [ -n "${MXMOE_CMAKE_ARGS:-}" ]; then
+  cmake -B "$build" ${MXMOE_CMAKE_ARGS} >/dev/null
 fi
 cmake --build "$build"

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every test: the lit suite (FileCheck tests of the
 # dialect, passes and lowerings) and the gtest unit tests through ctest.
-# Ends with one line "tests: N passed, N failed, N skipped".
+# Ends with one line "tests: N passed, N failed, N skipped" ("$MXMOE_TEST_LABEL:
+# ..." when that is set; scripts/test-sanitized.sh uses "sanitized").
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${MXMOE_BUILD_DIR:-$root/build}"
+label="${MXMOE_TEST_LABEL:-tests}"
 
-"$root/scripts/build.sh" || { echo "tests: 0 passed, 1 failed, 0 skipped"; exit 1; }
+"$root/scripts/build.sh" || { echo "$label: 0 passed, 1 failed, 0 skipped"; exit 1; }
 
 ctest_log="$(mktemp)"
 (cd "$build" && ctest --output-on-failure -E '^lit-suite$') 2>&1 | tee "$ctest_log"
@@ -34,5 +36,5 @@ failed=$(( lit_fail + ct_fail ))
 if [ "$lit_rc" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
 if [ "$ctest_rc" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
 echo "lit: $lit_pass passed, $lit_fail failed, $lit_skip unsupported; unit tests (ctest): $ct_pass passed, $ct_fail failed"
-echo "tests: $passed passed, $failed failed, $lit_skip skipped"
+echo "$label: $passed passed, $failed failed, $lit_skip skipped"
 [ "$failed" -eq 0 ]

@@ -31,6 +31,11 @@ llvm_config.use_default_substitutions()
 # Tools: the project's binaries first, then FileCheck/not/split-file from LLVM.
 tool_dirs = [config.mxmoe_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(["mxmoe-opt", "mxmoe-compile"], tool_dirs)
+# `fuzzer`: built with -DMXMOE_BUILD_FUZZERS=ON (test/Fuzz replays the seed
+# corpus through mxmoe-fuzz-pipeline).
+if getattr(config, "mxmoe_fuzzers", 0):
+    config.available_features.add("fuzzer")
+    llvm_config.add_tool_substitutions(["mxmoe-fuzz-pipeline"], tool_dirs)
 llvm_config.with_environment("PATH", config.mxmoe_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 

@@ -2,8 +2,9 @@
 //
 // mxmoe-compile [model.mlir] [--chip sm_90a,sm_100a] [-o OUTDIR]
 //
-// Runs the default pipeline (precision policy, scaled-matmul expansion,
-// scale packing, tiled-MLP lowering, MX kernel generation) and writes, per
+// Runs the default pipeline (mxmoe/Pipelines/DefaultPipeline.h: precision
+// policy, scaled-matmul expansion, scale packing, tiled-MLP lowering, MX
+// kernel generation, NVVM lowering to PTX) and writes, per
 // chip, OUTDIR/<chip>/kernels.ptx, kernels.cubin (when ptxas is found) and
 // OUTDIR/manifest.json (every kernel: name, chip, the op and fqn it
 // implements, forward/input_grad/weight_grad, parameters with shapes and
@@ -14,19 +15,18 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "mxmoe/Conversion/Passes.h"
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEOps.h"
-#include "mxmoe/Dialect/MXMoE/Transforms/Passes.h"
+#include "mxmoe/Pipelines/DefaultPipeline.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
@@ -346,19 +346,15 @@ int main(int argc, char **argv) {
   // Model level -> MX level.
   PassManager model(&context);
   configure(model);
-  mlir::mxmoe::MXMoEPrecisionPolicyOptions policy;
-  policy.report = outDir + "/policy-report.json";
-  policy.rounding = rounding;
-  if (!excludes.empty())
-    policy.exclude = SmallVector<std::string>(excludes.begin(), excludes.end());
-  model.addPass(mlir::mxmoe::createMXMoEPrecisionPolicy(policy));
-  // Expansion runs before tiling: ops inside a tiled MLP body (dynamic
-  // shard token counts) are not expanded yet and produce no kernels.
-  model.addPass(mlir::mxmoe::createMXMoEExpandScaledMatmul());
-  model.addPass(mlir::mxmoe::createMXMoEPackScales());
-  mlir::mxmoe::MXMoETileMLPOptions tile;
-  tile.tokensPerShard = tokensPerShard;
-  model.addPass(mlir::mxmoe::createMXMoETileMLP(tile));
+  mlir::mxmoe::DefaultPipelineOptions opts;
+  opts.policyReport = outDir + "/policy-report.json";
+  opts.rounding = rounding;
+  opts.excludes.assign(excludes.begin(), excludes.end());
+  opts.tokensPerShard = tokensPerShard;
+  opts.gemmTileN = gemmTileN;
+  opts.gemmStages = gemmStages;
+  opts.gemmCTAs = gemmCTAs;
+  mlir::mxmoe::buildModelPipeline(model, opts);
   // Remarks of the policy go to the report, not the terminal.
   ScopedDiagnosticHandler quiet(&context, [](Diagnostic &d) {
     return success(d.getSeverity() == DiagnosticSeverity::Remark);
@@ -374,13 +370,7 @@ int main(int argc, char **argv) {
     OwningOpRef<ModuleOp> clone = module->clone();
     PassManager convert(&context);
     configure(convert);
-    mlir::mxmoe::ConvertMXMoEToGPUOptions conv;
-    conv.hostLaunch = false;
-    conv.chip = chip;
-    conv.gemmTileN = gemmTileN;
-    conv.gemmStages = gemmStages;
-    conv.gemmCTAs = gemmCTAs;
-    convert.addPass(mlir::mxmoe::createConvertMXMoEToGPU(conv));
+    mlir::mxmoe::buildKernelPipeline(convert, chip, opts);
     if (failed(convert.run(*clone)))
       return 1;
     if (chip == chips.front() &&
@@ -400,10 +390,7 @@ int main(int argc, char **argv) {
     }
     PassManager lower(&context);
     configure(lower);
-    mlir::mxmoe::buildNVVMKernelPipeline(lower, chip);
-    GpuModuleToBinaryPassOptions bin;
-    bin.compilationTarget = "isa";
-    lower.addPass(createGpuModuleToBinaryPass(bin));
+    mlir::mxmoe::buildPTXPipeline(lower, chip);
     if (failed(lower.run(*clone)))
       return 1;
     std::string ptx;

@@ -1199,6 +1199,15 @@ struct ConvertMXMoEToGPUPass
     }
     KernelGen gen{kernels, blockSize, hostLaunch, gemm, sm100, {}};
     for (Operation *op : ops) {
+      // The generators size grids, group tables and padding from static
+      // shapes, the number of token groups (offsets) included.
+      for (Type t : llvm::concat<const Type>(op->getOperandTypes(),
+                                             op->getResultTypes()))
+        if (auto shaped = dyn_cast<ShapedType>(t);
+            shaped && !shaped.hasStaticShape()) {
+          op->emitOpError("GPU lowering needs static shapes, got ") << t;
+          return signalPassFailure();
+        }
       LogicalResult r =
           llvm::TypeSwitch<Operation *, LogicalResult>(op)
               .Case<QuantizeOp>([&](auto q) { return gen.genQuantize(q); })

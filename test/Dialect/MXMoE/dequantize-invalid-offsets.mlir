@@ -57,3 +57,11 @@ func.func @m_grouped_rows(%q: tensor<1000x256xf8E4M3FN>, %s: tensor<1000x8xf8E8M
   %x = mxmoe.dequantize %q, %s offsets(%offs : tensor<8xi32>) {axis = 1 : i64} : tensor<1000x256xf8E4M3FN>, tensor<1000x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>> -> tensor<1000x256xbf16>
   return
 }
+
+// -----
+
+func.func @offsets_zero_groups(%q: tensor<64x64xf8E4M3FN>, %s: tensor<128x4xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>, %offs: tensor<0xi32>) {
+  // expected-error @+1 {{'mxmoe.dequantize' op offsets must have at least one entry (one end offset per group), got 'tensor<0xi32>'}}
+  %x = mxmoe.dequantize %q, %s offsets(%offs : tensor<0xi32>) {axis = 1 : i64} : tensor<64x64xf8E4M3FN>, tensor<128x4xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>> -> tensor<64x64xbf16>
+  return
+}

@@ -61,3 +61,14 @@ func.func @offsets_type_missing(%x: tensor<1000x256xbf16>, %offs: tensor<8xi32>)
   %q, %s = mxmoe.quantize %x offsets(%offs) {axis = 0 : i64} : tensor<1000x256xbf16> -> tensor<256x1248xf8E4M3FN>, tensor<256x39xf8E8M0FNU>
   return
 }
+
+// -----
+
+// Zero groups: the GPU kernels index the group table at G - 1 (found while
+// triaging the fuzzer's dynamic-group-count crash).
+func.func @offsets_zero_groups(%x: tensor<64x64xbf16>, %offs: tensor<0xi32>) {
+  // expected-error @+1 {{'mxmoe.quantize' op offsets must have at least one entry (one end offset per group), got 'tensor<0xi32>'}}
+  %q, %s = mxmoe.quantize %x offsets(%offs : tensor<0xi32>) {axis = 1 : i64}
+      : tensor<64x64xbf16> -> tensor<64x64xf8E4M3FN>, tensor<128x4xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>
+  return
+}

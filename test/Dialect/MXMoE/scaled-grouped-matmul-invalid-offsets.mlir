@@ -43,3 +43,12 @@ func.func @offsets_required(%x: tensor<64x64xbf16>, %w: tensor<4x32x64xbf16>) {
   %y = mxmoe.scaled_grouped_matmul %x, %w {fqn = "e"} : (tensor<64x64xbf16>, tensor<4x32x64xbf16>) -> tensor<64x32xbf16>
   return
 }
+
+// -----
+
+func.func @offsets_zero_groups(%x: tensor<64x64xbf16>, %w: tensor<0x64x64xbf16>, %offs: tensor<0xi32>) {
+  // expected-error @+1 {{'mxmoe.scaled_grouped_matmul' op offsets must have at least one entry (one end offset per group), got 'tensor<0xi32>'}}
+  %y = mxmoe.scaled_grouped_matmul %x, %w, %offs {fqn = "experts"}
+      : (tensor<64x64xbf16>, tensor<0x64x64xbf16>, tensor<0xi32>) -> tensor<64x64xbf16>
+  return
+}

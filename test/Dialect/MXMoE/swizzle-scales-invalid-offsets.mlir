@@ -31,3 +31,12 @@ func.func @offsets_rank_2(%s: tensor<1000x8xf8E8M0FNU>, %offs: tensor<2x4xi32>) 
   %b = mxmoe.swizzle_scales %s offsets(%offs : tensor<2x4xi32>) : tensor<1000x8xf8E8M0FNU> -> tensor<1920x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>
   return
 }
+
+// -----
+
+func.func @offsets_zero_groups(%s: tensor<64x2xf8E8M0FNU>, %offs: tensor<0xi32>) {
+  // expected-error @+1 {{'mxmoe.swizzle_scales' op offsets must have at least one entry (one end offset per group), got 'tensor<0xi32>'}}
+  %b = mxmoe.swizzle_scales %s offsets(%offs : tensor<0xi32>)
+      : tensor<64x2xf8E8M0FNU> -> tensor<128x4xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>
+  return
+}

@@ -1,7 +1,8 @@
 // RUN: mxmoe-opt %s -split-input-file -verify-diagnostics
 
 // mxmoe.tiled_mlp attributes: num_shards >= 1 (or absent = auto);
-// grad_accumulator f32, bf16 or f16 (TiledMLPOp::verify).
+// grad_accumulator f32, bf16 or f16, and f32 or the element type of every
+// float parameter (TiledMLPOp::verify).
 
 func.func @shards_zero(%x: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
   // expected-error @+1 {{'mxmoe.tiled_mlp' op shard count must be >= 1 or auto, got 0}}
@@ -89,6 +90,35 @@ func.func @accumulator_f4(%x: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
   // expected-error @+1 {{'mxmoe.tiled_mlp' op grad_accumulator must be f32, bf16 or f16 (the parameter type is the default), got 'f4E2M1FN'}}
   %y = mxmoe.tiled_mlp shards = 2 (%x) {grad_accumulator = f4E2M1FN} : (tensor<64x32xbf16>) -> tensor<64x32xbf16> {
   ^bb0(%xs: tensor<?x32xbf16>):
+    mxmoe.yield %xs : tensor<?x32xbf16>
+  }
+  return %y : tensor<64x32xbf16>
+}
+
+// -----
+
+// Regression (mxmoe-fuzz-pipeline, a mutant of Transforms/TileMLP/shards.mlir):
+// a bf16 parameter with an f16 accumulator verified, and mxmoe-tile-mlp then
+// emitted arith.extf bf16 -> f16 (not a widening), invalid IR. The
+// accumulator must be f32 or the parameter's element type.
+func.func @accumulator_f16_bf16_param(%x: tensor<2x5x64xbf16>, %w: tensor<96x64xbf16>) -> tensor<2x5x96xbf16> {
+  // expected-error @+1 {{'mxmoe.tiled_mlp' op grad_accumulator 'f16' cannot accumulate the gradient of parameter #0 ('tensor<96x64xbf16>'): it must be f32 or the parameter's element type}}
+  %y = mxmoe.tiled_mlp shards = 4 (%x, %w) {fqn = "blk", grad_accumulator = f16}
+      : (tensor<2x5x64xbf16>, tensor<96x64xbf16>) -> tensor<2x5x96xbf16> {
+  ^bb0(%xs: tensor<?x64xbf16>, %ww: tensor<96x64xbf16>):
+    %o = mxmoe.linear %xs, %ww {fqn = "blk.w"} : (tensor<?x64xbf16>, tensor<96x64xbf16>) -> tensor<?x96xbf16>
+    mxmoe.yield %o : tensor<?x96xbf16>
+  }
+  return %y : tensor<2x5x96xbf16>
+}
+
+// -----
+
+// Accumulating an f32 parameter's gradient in bf16 would narrow it.
+func.func @accumulator_bf16_f32_param(%x: tensor<64x32xbf16>, %b: tensor<32xbf16>, %s: tensor<32xf32>) -> tensor<64x32xbf16> {
+  // expected-error @+1 {{'mxmoe.tiled_mlp' op grad_accumulator 'bf16' cannot accumulate the gradient of parameter #1 ('tensor<32xf32>'): it must be f32 or the parameter's element type}}
+  %y = mxmoe.tiled_mlp shards = 2 (%x, %b, %s) {grad_accumulator = bf16} : (tensor<64x32xbf16>, tensor<32xbf16>, tensor<32xf32>) -> tensor<64x32xbf16> {
+  ^bb0(%xs: tensor<?x32xbf16>, %bb: tensor<32xbf16>, %ss: tensor<32xf32>):
     mxmoe.yield %xs : tensor<?x32xbf16>
   }
   return %y : tensor<64x32xbf16>

@@ -88,6 +88,11 @@ LogicalResult verifyOffsetsType(Operation *op, Value offsets,
     return op->emitOpError()
            << "offsets must be a 1-D tensor of i32 group end offsets, got "
            << type;
+  if (type.getDimSize(0) == 0)
+    return op->emitOpError()
+           << "offsets must have at least one entry (one end offset per "
+              "group), got "
+           << type;
   if (numGroups && !dimsCompatible(type.getDimSize(0), *numGroups))
     return op->emitOpError()
            << "offsets has " << type.getDimSize(0)
@@ -506,6 +511,20 @@ LogicalResult TiledMLPOp::verify() {
     return emitOpError() << "grad_accumulator must be f32, bf16 or f16 (the "
                             "parameter type is the default), got "
                          << *acc;
+  // Parameter gradients are widened into the accumulator and narrowed back:
+  // it must be f32 or the parameter's own type (bf16 <-> f16 and f32 ->
+  // bf16/f16 are not widenings).
+  if (std::optional<Type> acc = getGradAccumulator(); acc && !acc->isF32())
+    for (auto [i, param] : llvm::enumerate(getParams())) {
+      auto t = dyn_cast<RankedTensorType>(param.getType());
+      if (t && isa<Float32Type, BFloat16Type, Float16Type>(t.getElementType()) &&
+          t.getElementType() != *acc)
+        return emitOpError()
+               << "grad_accumulator " << *acc
+               << " cannot accumulate the gradient of parameter #" << i
+               << " (" << t << "): it must be f32 or the parameter's element "
+               << "type";
+    }
   RankedTensorType x = getInput().getType();
   if (x.getRank() != 2 && x.getRank() != 3)
     return emitOpError() << "input must be [T, H] or [B, S, H], got rank "

@@ -120,12 +120,38 @@ struct PrecisionPolicyPass
         MXRecipeAttr::get(ctx, elem, ::mxmoe::kMXBlockSize, *mode);
 
     llvm::json::Array rows;
-    getOperation().walk([&](Operation *op) {
+    WalkResult walk = getOperation().walk([&](Operation *op) {
       if (!isa<LinearOp, ScaledGroupedMatmulOp>(op))
-        return;
+        return WalkResult::advance();
       StringRef fqn = op->getAttrOfType<StringAttr>("fqn").getValue();
       GemmShape s = getShape(op);
       Decision d = decide(op, fqn, s, *target, excludes, includes);
+      // A recipe set by the user fixes the MX element type, hence the MX
+      // precision: mxfp8 for fp8 elements, mxfp4 for fp4 (the verifier
+      // rejects any other pairing). FP6 has no MX precision.
+      auto userRecipe = op->getAttrOfType<MXRecipeAttr>("recipe");
+      if (!op->hasAttr("precision") && userRecipe &&
+          d.precision != Precision::bf16) {
+        Type elem = userRecipe.getElement();
+        std::optional<Precision> fromRecipe;
+        if (isa<Float8E4M3FNType, Float8E5M2Type>(elem))
+          fromRecipe = Precision::mxfp8;
+        else if (isa<Float4E2M1FNType>(elem))
+          fromRecipe = Precision::mxfp4;
+        if (!fromRecipe) {
+          op->emitError() << "mxmoe-precision-policy: " << fqn
+                          << ": the op's recipe element type " << elem
+                          << " has no MX precision (mxfp8: f8E4M3FN or "
+                             "f8E5M2, mxfp4: f4E2M1FN)";
+          return WalkResult::interrupt();
+        }
+        if (*fromRecipe != d.precision) {
+          std::string why;
+          llvm::raw_string_ostream os(why);
+          os << "the op's recipe has " << elem << " elements";
+          d = {*fromRecipe, "recipe", why};
+        }
+      }
       if (!op->hasAttr("precision")) {
         op->setAttr("precision", PrecisionAttr::get(ctx, d.precision));
         if (d.precision != Precision::bf16 && !op->hasAttr("recipe"))
@@ -149,7 +175,10 @@ struct PrecisionPolicyPass
           {"precision", stringifyPrecision(d.precision)},
           {"rule", d.rule},
           {"reason", d.reason}});
+      return WalkResult::advance();
     });
+    if (walk.wasInterrupted())
+      return signalPassFailure();
     if (!report.empty() && failed(writeReport(std::move(rows))))
       return signalPassFailure();
   }

@@ -183,7 +183,9 @@ def MXMoE_TiledMLPOp : MXMoE_Op<"tiled_mlp", [
       (empty shards when T < num_shards).
     * `grad_accumulator`: element type of parameter-gradient accumulation
       across shards (f32, bf16 or f16); absent = the parameter's own type
-      (what autograd does untiled), `f32` on request.
+      (what autograd does untiled), `f32` on request. It must be f32 or the
+      element type of every bf16/f16/f32 parameter (gradients are widened
+      into it, never narrowed).
     * `fqn`: the block's fully qualified name (optional).
 
     Parameter gradients are summed over shards, never averaged. The body must

@@ -3,6 +3,8 @@
 #ifndef MXMOE_DIALECT_MXMOE_TRANSFORMS_PASSES_H
 #define MXMOE_DIALECT_MXMOE_TRANSFORMS_PASSES_H
 
+#include "mxmoe/Dialect/MXMoE/IR/MXMoEDialect.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"

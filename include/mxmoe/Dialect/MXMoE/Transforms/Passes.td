@@ -29,6 +29,12 @@ def MXMoEPrecisionPolicy : Pass<"mxmoe-precision-policy", "::mlir::ModuleOp"> {
        stays bf16 (quantization costs more than it saves on tiny GEMMs).
     6. `default`: the op runs in `precision` (mxfp8 by default).
 
+    An op that carries a `recipe` but no `precision` gets the MX precision
+    of its recipe's element type when it is not kept in bf16 (rule
+    `recipe` where that differs from `precision`: f8E4M3FN/f8E5M2 ->
+    mxfp8, f4E2M1FN -> mxfp4); an FP6 recipe has no MX precision and fails
+    the pass naming the op.
+
     Patterns match dot-separated fqn components: a pattern matches when its
     components occur as a contiguous run of the fqn's components, `*`
     matching any one component (`router.gate` matches
@@ -39,6 +45,9 @@ def MXMoEPrecisionPolicy : Pass<"mxmoe-precision-policy", "::mlir::ModuleOp"> {
     <fqn> -> <precision> (rule <rule>: <why>)"); `report=FILE` writes all
     decisions as JSON (fqn, op, shape, precision, rule, reason).
   }];
+  // The pass creates mxmoe attributes (the default recipe) even when the
+  // input has no mxmoe op, so the dialect must be loaded.
+  let dependentDialects = ["::mlir::mxmoe::MXMoEDialect"];
   let options = [
     ListOption<"exclude", "exclude", "std::string",
                "fqn patterns kept in bf16, checked before the default ones">,

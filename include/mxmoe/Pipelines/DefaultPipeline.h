@@ -1,0 +1,58 @@
+//===- DefaultPipeline.h - the pipeline of mxmoe-compile --------*- C++ -*-===//
+//
+// The default compilation pipeline, shared by the mxmoe-compile driver and
+// the pipeline fuzzer (tools/mxmoe-fuzz-pipeline):
+//
+//   1. model level: mxmoe-precision-policy, mxmoe-expand-scaled-matmul,
+//      mxmoe-pack-scales, mxmoe-tile-mlp;
+//   2. kernels: convert-mxmoe-to-gpu{host-launch=false} (every MX op is
+//      annotated with its kernel in gpu.module @mxmoe_kernels);
+//   3. lowering per chip: buildNVVMKernelPipeline + gpu-module-to-binary
+//      (format=isa: PTX text; ptxas is run by the driver, not here).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXMOE_PIPELINES_DEFAULTPIPELINE_H
+#define MXMOE_PIPELINES_DEFAULTPIPELINE_H
+
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlir::mxmoe {
+
+struct DefaultPipelineOptions {
+  /// Extra precision-policy exclude patterns (checked before the defaults).
+  std::vector<std::string> excludes;
+  /// MX scale rounding of the recipes the policy assigns.
+  std::string rounding = "rceil";
+  /// Tokens per shard of mxmoe-tile-mlp's `auto` rule.
+  int64_t tokensPerShard = 32768;
+  /// Where mxmoe-precision-policy writes its JSON report ("" = nowhere).
+  std::string policyReport;
+  /// Grouped-GEMM tile N (64/128; 256 on sm_100a), pipeline stages and
+  /// persistent CTAs (convert-mxmoe-to-gpu's gemm-* options).
+  int64_t gemmTileN = 128;
+  int64_t gemmStages = 4;
+  int64_t gemmCTAs = 132;
+};
+
+/// Stage 1: the model-level passes (policy, expansion, scale packing,
+/// tiled-MLP lowering) on a builtin.module.
+void buildModelPipeline(OpPassManager &pm, const DefaultPipelineOptions &opts);
+
+/// Stage 2: convert-mxmoe-to-gpu with host-launch=false for `chip`
+/// (sm_90a or sm_100a: the grouped-GEMM kernels are chip specific).
+void buildKernelPipeline(OpPassManager &pm, llvm::StringRef chip,
+                         const DefaultPipelineOptions &opts = {});
+
+/// Stage 3: lowers the gpu.modules to NVVM for `chip` (sm_90a or sm_100a)
+/// and serializes them to PTX text (gpu-module-to-binary format=isa).
+void buildPTXPipeline(OpPassManager &pm, llvm::StringRef chip);
+
+} // namespace mlir::mxmoe
+
+#endif // MXMOE_PIPELINES_DEFAULTPIPELINE_H
