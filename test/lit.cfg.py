@@ -17,6 +17,7 @@ config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py",
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%mxmoe_src_root", config.mxmoe_src_root))
+config.substitutions.append(("%mxmoe_obj_root", config.mxmoe_obj_root))
 config.substitutions.append(("%python", "/usr/bin/python3"))
 # CPU execution of lowered host IR (mlir-runner and its runtime libraries
 # from the llvm-22 packages).

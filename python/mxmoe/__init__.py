@@ -10,6 +10,8 @@ Modules:
   builders  -- model-level IR of a MoE layer from a Hugging Face-style
                config (Llama4, DeepSeek-V3, Qwen3-MoE, gpt-oss field names);
                `python -m mxmoe.builders qwen3_30b_a3b --tokens 4096`.
+  compiler  -- `compile()`: the mxmoe-compile pipeline through the C API
+               (include/mxmoe-c/Compiler.h, libmxmoe_compiler.so).
   program   -- replays mxmoe-compile's launch programs on torch tensors and
                wraps forward/input_grad/weight_grad as an autograd function.
 """

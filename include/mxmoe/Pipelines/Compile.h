@@ -1,0 +1,64 @@
+//===- Compile.h - the mxmoe compilation driver as a library ---*- C++ -*-===//
+//
+// What mxmoe-compile does, callable from other compilers (and wrapped by the
+// C API in include/mxmoe-c/Compiler.h): run the default pipeline on a
+// model-level module (precision policy, forward/backward expansion, scale
+// packing, tiled MLP), generate the kernels per chip (sm_90a and/or
+// sm_100a), lower them to PTX, assemble cubins with ptxas when a CUDA
+// toolkit is given, and describe everything in a JSON manifest (kernels:
+// name, chip, op, function, fqn, pass, parameters with kinds, shapes,
+// dtypes and tensor-map records, grid, block, dynamic shared memory;
+// programs: the launch sequences of the expanded functions).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXMOE_PIPELINES_COMPILE_H
+#define MXMOE_PIPELINES_COMPILE_H
+
+#include "mxmoe/Pipelines/DefaultPipeline.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace mlir::mxmoe {
+
+struct CompileOptions : DefaultPipelineOptions {
+  /// Target chips, in order (each sm_90a or sm_100a).
+  std::vector<std::string> chips = {"sm_90a", "sm_100a"};
+  /// CUDA toolkit root whose bin/ptxas assembles cubins ("" = PTX only).
+  std::string toolkit;
+  /// Recorded as the manifest's "input".
+  std::string inputName = "<module>";
+  /// Called on every PassManager before it runs (timing, IR printing).
+  std::function<void(PassManager &)> configure;
+};
+
+struct ChipArtifacts {
+  std::string chip;
+  std::string ptx;       ///< PTX text of every kernel of the chip
+  std::string cubin;     ///< ptxas output (empty when not built)
+  std::string cubinNote; ///< why no cubin, when empty
+};
+
+struct CompileResult {
+  std::string manifestJson;   ///< the manifest (pretty-printed JSON)
+  std::string modelIR;        ///< the module after kernel generation
+  std::string policyReport;   ///< mxmoe-precision-policy's JSON report
+  std::string header;         ///< C header embedding the PTX of every chip
+  std::vector<ChipArtifacts> chips;
+};
+
+/// Compiles `module` in place (it ends at the model/MX level; kernels are
+/// generated on clones, one per chip). Failures are reported through the
+/// context's diagnostics (file, line and op of the offending IR) and return
+/// failure; an unsupported chip is an error listing the supported ones.
+LogicalResult compileModule(ModuleOp module, const CompileOptions &options,
+                            CompileResult &result);
+
+} // namespace mlir::mxmoe
+
+#endif // MXMOE_PIPELINES_COMPILE_H

@@ -1,0 +1,164 @@
+//===- Compiler.cpp - C API of the mxmoe compiler -------------------------===//
+
+#include "mxmoe-c/Compiler.h"
+
+#include "mxmoe/Conversion/Passes.h"
+#include "mxmoe/Dialect/MXMoE/IR/MXMoEDialect.h"
+#include "mxmoe/Dialect/MXMoE/Transforms/Passes.h"
+#include "mxmoe/Pipelines/Compile.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/SourceMgr.h"
+
+#include <memory>
+#include <string>
+
+using namespace mlir;
+
+struct MxmoeCompiler_ {
+  std::unique_ptr<MLIRContext> context;
+  std::string lastError;
+};
+
+struct MxmoeArtifacts_ {
+  mxmoe::CompileResult result;
+};
+
+namespace {
+MxmoeStringRef toRef(const std::string &s) { return {s.data(), s.size()}; }
+const std::string &emptyString() {
+  static const std::string e;
+  return e;
+}
+std::vector<std::string> splitList(const char *s) {
+  std::vector<std::string> out;
+  if (!s)
+    return out;
+  SmallVector<StringRef> parts;
+  StringRef(s).split(parts, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef p : parts)
+    out.push_back(p.trim().str());
+  return out;
+}
+} // namespace
+
+extern "C" {
+
+MxmoeCompileOptions mxmoeCompileOptionsDefault(void) {
+  return {nullptr, nullptr, nullptr, nullptr, 32768, 128, 4, 132};
+}
+
+MxmoeCompiler mxmoeCompilerCreate(void) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+  registry.insert<mxmoe::MXMoEDialect>();
+  auto *c = new MxmoeCompiler_;
+  c->context = std::make_unique<MLIRContext>(registry);
+  c->context->loadAllAvailableDialects();
+  return c;
+}
+
+void mxmoeCompilerDestroy(MxmoeCompiler compiler) { delete compiler; }
+
+MxmoeLogicalResult mxmoeCompile(MxmoeCompiler compiler, MxmoeStringRef ir,
+                                MxmoeStringRef sourceName,
+                                const MxmoeCompileOptions *options,
+                                MxmoeArtifacts *artifacts) {
+  if (artifacts)
+    *artifacts = nullptr;
+  if (!compiler || !artifacts || (!ir.data && ir.length)) {
+    if (compiler)
+      compiler->lastError = "mxmoeCompile: null compiler, IR or output";
+    return {0};
+  }
+  compiler->lastError.clear();
+  MLIRContext &ctx = *compiler->context;
+  std::string name = sourceName.data ? std::string(sourceName.data, sourceName.length)
+                                     : std::string("<ir>");
+  llvm::SourceMgr sm;
+  sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(
+                            StringRef(ir.data ? ir.data : "", ir.length), name),
+                        llvm::SMLoc());
+  // Diagnostics (errors, warnings) are collected as "file:line:col: ...".
+  std::string diags;
+  llvm::raw_string_ostream os(diags);
+  SourceMgrDiagnosticHandler handler(sm, &ctx, os);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sm, &ctx);
+  if (!module) {
+    compiler->lastError = diags.empty() ? "mxmoeCompile: cannot parse " + name : diags;
+    return {0};
+  }
+  MxmoeCompileOptions o = options ? *options : mxmoeCompileOptionsDefault();
+  mxmoe::CompileOptions opts;
+  if (o.chips && *o.chips)
+    opts.chips = splitList(o.chips);
+  opts.excludes = splitList(o.excludes);
+  if (o.rounding && *o.rounding)
+    opts.rounding = o.rounding;
+  opts.toolkit = o.toolkit ? o.toolkit : "";
+  opts.tokensPerShard = o.tokensPerShard;
+  opts.gemmTileN = o.gemmTileN;
+  opts.gemmStages = o.gemmStages;
+  opts.gemmCTAs = o.gemmCTAs;
+  opts.inputName = name;
+  auto art = std::make_unique<MxmoeArtifacts_>();
+  if (failed(mxmoe::compileModule(*module, opts, art->result))) {
+    compiler->lastError = diags.empty() ? "mxmoeCompile: compilation failed" : diags;
+    return {0};
+  }
+  *artifacts = art.release();
+  return {1};
+}
+
+MxmoeStringRef mxmoeCompilerLastError(MxmoeCompiler compiler) {
+  return compiler ? toRef(compiler->lastError) : toRef(emptyString());
+}
+
+MxmoeStringRef mxmoeArtifactsGetManifest(MxmoeArtifacts a) {
+  return a ? toRef(a->result.manifestJson) : toRef(emptyString());
+}
+MxmoeStringRef mxmoeArtifactsGetModel(MxmoeArtifacts a) {
+  return a ? toRef(a->result.modelIR) : toRef(emptyString());
+}
+MxmoeStringRef mxmoeArtifactsGetPolicyReport(MxmoeArtifacts a) {
+  return a ? toRef(a->result.policyReport) : toRef(emptyString());
+}
+MxmoeStringRef mxmoeArtifactsGetHeader(MxmoeArtifacts a) {
+  return a ? toRef(a->result.header) : toRef(emptyString());
+}
+size_t mxmoeArtifactsGetNumChips(MxmoeArtifacts a) {
+  return a ? a->result.chips.size() : 0;
+}
+MxmoeStringRef mxmoeArtifactsGetChip(MxmoeArtifacts a, size_t i) {
+  return a && i < a->result.chips.size() ? toRef(a->result.chips[i].chip)
+                                         : toRef(emptyString());
+}
+MxmoeStringRef mxmoeArtifactsGetPTX(MxmoeArtifacts a, size_t i) {
+  return a && i < a->result.chips.size() ? toRef(a->result.chips[i].ptx)
+                                         : toRef(emptyString());
+}
+MxmoeStringRef mxmoeArtifactsGetCubin(MxmoeArtifacts a, size_t i) {
+  return a && i < a->result.chips.size() ? toRef(a->result.chips[i].cubin)
+                                         : toRef(emptyString());
+}
+void mxmoeArtifactsDestroy(MxmoeArtifacts a) { delete a; }
+
+void mxmoeRegisterDialects(MlirDialectRegistry registry) {
+  static_cast<DialectRegistry *>(registry.ptr)->insert<mxmoe::MXMoEDialect>();
+}
+
+void mxmoeRegisterPasses(void) {
+  mxmoe::registerMXMoEConversionPasses();
+  mxmoe::registerMXMoETransformsPasses();
+  mxmoe::registerMXMoEPipelines();
+}
+
+} // extern "C"

@@ -1,0 +1,358 @@
+//===- Compile.cpp - the mxmoe compilation driver as a library ------------===//
+
+#include "mxmoe/Pipelines/Compile.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
+
+using namespace mlir;
+using namespace mlir::mxmoe;
+
+namespace {
+
+std::string typeString(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  t.print(os);
+  return s;
+}
+
+/// Manifest rows for the kernels of the (just converted) module.
+llvm::json::Array describeKernels(ModuleOp module, StringRef chip) {
+  // Which op (and which function / fqn / pass) each kernel implements.
+  llvm::StringMap<llvm::json::Object> origin;
+  module.walk([&](Operation *op) {
+    auto ref = op->getAttrOfType<SymbolRefAttr>("mxmoe.kernel");
+    if (!ref)
+      return;
+    llvm::json::Object o{{"op", op->getName().getStringRef()}};
+    if (auto fn = op->getParentOfType<FunctionOpInterface>()) {
+      o["function"] = fn.getName();
+      if (auto fqn = fn->getAttrOfType<StringAttr>("mxmoe.fqn"))
+        o["fqn"] = fqn.getValue();
+      if (auto pass = fn->getAttrOfType<StringAttr>("mxmoe.pass"))
+        o["pass"] = pass.getValue();
+    }
+    if (auto axis = op->getAttrOfType<IntegerAttr>("axis"))
+      o["axis"] = axis.getInt();
+    origin[ref.getLeafReference().getValue()] = std::move(o);
+  });
+  llvm::json::Array rows;
+  module.walk([&](gpu::GPUFuncOp fn) {
+    if (!fn.isKernel())
+      return;
+    llvm::json::Object row{{"name", fn.getName()}, {"chip", chip}};
+    auto it = origin.find(fn.getName());
+    if (it != origin.end())
+      for (auto &kv : it->second)
+        row[kv.first] = kv.second;
+    llvm::json::Array params;
+    for (auto [i, t] : llvm::enumerate(fn.getArgumentTypes())) {
+      auto m = cast<MemRefType>(t);
+      if (auto tmap = fn.getArgAttrOfType<DictionaryAttr>(i, "mxmoe.tensor_map")) {
+        // A TMA descriptor the launcher builds (mxmoeRtEncodeTensorMap2D)
+        // over the operand's data and copies to device memory.
+        auto arr = [&](StringRef key) {
+          llvm::json::Array a;
+          for (int64_t v : cast<DenseI64ArrayAttr>(tmap.get(key)).asArrayRef())
+            a.push_back(v);
+          return a;
+        };
+        params.push_back(llvm::json::Object{
+            {"index", static_cast<int64_t>(i)},
+            {"kind", "tensor_map"},
+            {"bytes", 128},
+            {"operand", cast<StringAttr>(tmap.get("operand")).getValue()},
+            {"data_type", cast<StringAttr>(tmap.get("data_type")).getValue()},
+            {"dims", arr("dims")},
+            {"box", arr("box")},
+            {"row_stride_bytes",
+             cast<IntegerAttr>(tmap.get("row_stride_bytes")).getInt()},
+            {"swizzle", cast<StringAttr>(tmap.get("swizzle")).getValue()},
+            {"oob_fill", cast<StringAttr>(tmap.get("oob_fill")).getValue()}});
+        continue;
+      }
+      params.push_back(llvm::json::Object{
+          {"index", static_cast<int64_t>(i)},
+          {"kind", "device pointer (noalias)"},
+          {"elements", m.getNumElements()},
+          {"element_type", typeString(m.getElementType())},
+          {"bytes", m.getNumElements() *
+                        std::max<int64_t>(
+                            1, m.getElementType().getIntOrFloatBitWidth() / 8)}});
+    }
+    row["params"] = std::move(params);
+    auto grid = fn->getAttrOfType<DenseI64ArrayAttr>("mxmoe.grid");
+    auto block = fn->getAttrOfType<DenseI64ArrayAttr>("mxmoe.block");
+    if (grid && block) {
+      row["grid"] = llvm::json::Array{grid[0], grid[1], grid[2]};
+      row["block"] = llvm::json::Array{block[0], block[1], block[2]};
+    }
+    auto smem = fn->getAttrOfType<IntegerAttr>("mxmoe.dynamic_smem");
+    row["dynamic_shared_memory"] = smem ? smem.getInt() : 0;
+    row["alignment"] = "16-byte aligned buffers; parameters must not alias";
+    rows.push_back(std::move(row));
+  });
+  return rows;
+}
+
+/// Launch programs: every function whose body is a straight line of
+/// kernel-annotated mxmoe ops (the expanded <fqn>.forward / .input_grad /
+/// .weight_grad functions) becomes a list of steps a runtime can replay:
+/// each step names its kernel and binds every kernel parameter to a
+/// function argument, an intermediate buffer, a status buffer, or a tensor
+/// map over one of those (from the ops' `mxmoe.kernel_args`).
+llvm::json::Array describePrograms(ModuleOp module) {
+  llvm::json::Array programs;
+  auto tensorInfo = [](Type t) {
+    auto tt = cast<RankedTensorType>(t);
+    llvm::json::Array shape;
+    for (int64_t d : tt.getShape())
+      shape.push_back(d);
+    int64_t bits = tt.getElementType().getIntOrFloatBitWidth();
+    llvm::json::Object o{{"shape", std::move(shape)},
+                         {"dtype", typeString(tt.getElementType())},
+                         {"bytes", (tt.getNumElements() * bits + 7) / 8}};
+    if (Attribute enc = tt.getEncoding()) {
+      std::string e;
+      llvm::raw_string_ostream os(e);
+      enc.print(os);
+      o["layout"] = e;
+    }
+    return o;
+  };
+  module.walk([&](func::FuncOp fn) {
+    if (fn.isExternal())
+      return;
+    bool straight = true;
+    for (Operation &op : fn.getBody().front())
+      if (!isa<func::ReturnOp>(op) && !op.hasAttr("mxmoe.kernel_args"))
+        straight = false;
+    if (!straight || fn.getBody().front().getOperations().size() < 2)
+      return;
+    llvm::DenseMap<Value, llvm::json::Object> where;
+    llvm::json::Array args, buffers, steps, returns;
+    for (BlockArgument a : fn.getArguments()) {
+      llvm::json::Object info = tensorInfo(a.getType());
+      args.push_back(llvm::json::Object(info));
+      where[a] = llvm::json::Object{{"arg", static_cast<int64_t>(a.getArgNumber())}};
+    }
+    for (Operation &op : fn.getBody().front()) {
+      if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+        for (Value v : ret.getOperands())
+          returns.push_back(llvm::json::Object(where[v]));
+        continue;
+      }
+      for (Value r : op.getResults()) {
+        llvm::json::Object info = tensorInfo(r.getType());
+        info["id"] = static_cast<int64_t>(buffers.size());
+        where[r] = llvm::json::Object{{"buffer", static_cast<int64_t>(buffers.size())}};
+        buffers.push_back(std::move(info));
+      }
+      llvm::json::Array bind;
+      for (Attribute a : op.getAttrOfType<ArrayAttr>("mxmoe.kernel_args")) {
+        StringRef s = cast<StringAttr>(a).getValue();
+        bool tmap = s.consume_front("tensor_map:");
+        llvm::json::Object b;
+        if (s == "status") {
+          b["status"] = true;
+        } else {
+          auto [kind, idx] = s.split(':');
+          unsigned i = 0;
+          idx.getAsInteger(10, i);
+          Value v = kind == "operand" ? op.getOperand(i) : op.getResult(i);
+          b = llvm::json::Object(where[v]);
+        }
+        if (tmap)
+          b["tensor_map"] = true;
+        bind.push_back(std::move(b));
+      }
+      steps.push_back(llvm::json::Object{
+          {"op", op.getName().getStringRef()},
+          {"kernel", cast<SymbolRefAttr>(op.getAttr("mxmoe.kernel"))
+                         .getLeafReference()
+                         .getValue()},
+          {"bindings", std::move(bind)}});
+    }
+    llvm::json::Object prog{{"function", fn.getName()},
+                            {"args", std::move(args)},
+                            {"buffers", std::move(buffers)},
+                            {"steps", std::move(steps)},
+                            {"returns", std::move(returns)}};
+    if (auto fqn = fn->getAttrOfType<StringAttr>("mxmoe.fqn"))
+      prog["fqn"] = fqn.getValue();
+    if (auto pass = fn->getAttrOfType<StringAttr>("mxmoe.pass"))
+      prog["pass"] = pass.getValue();
+    programs.push_back(std::move(prog));
+  });
+  return programs;
+}
+
+std::string cString(StringRef text) {
+  std::string s = "\"";
+  for (char c : text) {
+    switch (c) {
+    case '\n':
+      s += "\\n\"\n\"";
+      break;
+    case '"':
+      s += "\\\"";
+      break;
+    case '\\':
+      s += "\\\\";
+      break;
+    default:
+      s += c;
+    }
+  }
+  return s + "\"";
+}
+
+
+/// Reads a whole file ("" when it cannot be read).
+std::string slurp(StringRef path) {
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  return buf ? (*buf)->getBuffer().str() : std::string();
+}
+
+/// Runs `toolkit`/bin/ptxas on `ptx` for `chip`; fills cubin or cubinNote.
+LogicalResult assemble(ModuleOp module, const std::string &toolkit,
+                       ChipArtifacts &art) {
+  std::string ptxas = toolkit + "/bin/ptxas";
+  if (toolkit.empty() || !llvm::sys::fs::can_execute(ptxas)) {
+    art.cubinNote = toolkit.empty() ? "not built: no CUDA toolkit given"
+                                    : "not built: ptxas not found at " + ptxas;
+    return success();
+  }
+  SmallString<128> in, out;
+  if (llvm::sys::fs::createTemporaryFile("mxmoe", "ptx", in) ||
+      llvm::sys::fs::createTemporaryFile("mxmoe", "cubin", out))
+    return module.emitError("mxmoe: cannot create temporary files for ptxas");
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(in, ec);
+    if (ec)
+      return module.emitError("mxmoe: cannot write ") << in << ": " << ec.message();
+    os << art.ptx;
+  }
+  std::string arch = "-arch=" + art.chip;
+  StringRef args[] = {ptxas, arch, in, "-o", out};
+  std::string err;
+  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, {}, 0, 0, &err);
+  art.cubin = rc == 0 ? slurp(out) : std::string();
+  llvm::sys::fs::remove(in);
+  llvm::sys::fs::remove(out);
+  if (rc != 0)
+    return module.emitError("mxmoe: ptxas failed for ") << art.chip << ": " << err;
+  return success();
+}
+
+} // namespace
+
+LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
+                                         const CompileOptions &options,
+                                         CompileResult &result) {
+  MLIRContext *context = module.getContext();
+  for (const std::string &chip : options.chips)
+    if (chip != "sm_90a" && chip != "sm_100a")
+      return module.emitError("mxmoe: unsupported chip '")
+             << chip << "'; supported: sm_90a, sm_100a";
+  if (options.chips.empty())
+    return module.emitError("mxmoe: no target chip given (sm_90a, sm_100a)");
+  auto configure = [&](PassManager &pm) {
+    if (options.configure)
+      options.configure(pm);
+  };
+
+  // Model level -> MX level. The policy report goes through a temporary
+  // file when the caller did not ask for one.
+  DefaultPipelineOptions opts = options;
+  SmallString<128> reportPath(opts.policyReport);
+  bool tempReport = reportPath.empty();
+  if (tempReport &&
+      llvm::sys::fs::createTemporaryFile("mxmoe-policy", "json", reportPath))
+    return module.emitError("mxmoe: cannot create a temporary policy report");
+  opts.policyReport = reportPath.str().str();
+  PassManager model(context);
+  configure(model);
+  buildModelPipeline(model, opts);
+  LogicalResult modelOk = [&] {
+    // Remarks of the policy go to the report, not to the caller.
+    ScopedDiagnosticHandler quiet(context, [](Diagnostic &d) {
+      return success(d.getSeverity() == DiagnosticSeverity::Remark);
+    });
+    return model.run(module);
+  }();
+  result.policyReport = slurp(reportPath);
+  if (tempReport)
+    llvm::sys::fs::remove(reportPath);
+  if (failed(modelOk))
+    return failure();
+
+  llvm::json::Array manifest;
+  llvm::json::Array programs;
+  result.header = "/* Generated by mxmoe: PTX of the kernels listed in "
+                  "manifest.json. */\n#pragma once\n";
+  for (const std::string &chip : options.chips) {
+    OwningOpRef<ModuleOp> clone = module.clone();
+    PassManager convert(context);
+    configure(convert);
+    buildKernelPipeline(convert, chip, opts);
+    if (failed(convert.run(*clone)))
+      return failure();
+    if (chip == options.chips.front()) {
+      llvm::raw_string_ostream os(result.modelIR);
+      clone->print(os);
+      programs = describePrograms(*clone);
+    }
+    llvm::json::Array rows = describeKernels(*clone, chip);
+    ChipArtifacts art;
+    art.chip = chip;
+    if (!rows.empty()) {
+      PassManager lower(context);
+      configure(lower);
+      buildPTXPipeline(lower, chip);
+      if (failed(lower.run(*clone)))
+        return failure();
+      clone->walk([&](gpu::BinaryOp op) {
+        for (Attribute a : op.getObjects())
+          if (auto obj = dyn_cast<gpu::ObjectAttr>(a))
+            art.ptx = obj.getObject().getValue().str();
+      });
+      if (failed(assemble(module, options.toolkit, art)))
+        return failure();
+    }
+    std::string cubin = art.cubin.empty() ? art.cubinNote
+                                          : chip + "/kernels.cubin";
+    for (llvm::json::Value &row : rows) {
+      auto *o = row.getAsObject();
+      (*o)["ptx"] = chip + "/kernels.ptx";
+      (*o)["cubin"] = cubin;
+      manifest.push_back(std::move(row));
+    }
+    if (!art.ptx.empty())
+      result.header += "static const char mxmoe_ptx_" + chip + "[] =\n" +
+                       cString(art.ptx) + ";\n";
+    result.chips.push_back(std::move(art));
+  }
+  llvm::json::Array chipList;
+  for (const std::string &chip : options.chips)
+    chipList.push_back(chip);
+  llvm::json::Value doc = llvm::json::Object{
+      {"input", options.inputName},
+      {"chips", std::move(chipList)},
+      {"kernels", std::move(manifest)},
+      {"programs", std::move(programs)}};
+  llvm::raw_string_ostream js(result.manifestJson);
+  js << llvm::formatv("{0:2}", doc) << "\n";
+  return success();
+}

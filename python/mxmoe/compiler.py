@@ -1,0 +1,154 @@
+"""`mxmoe.compile()`: the mxmoe compiler from Python (ctypes over the C API
+of include/mxmoe-c/Compiler.h, libmxmoe_compiler.so).
+
+    import mxmoe
+    out = mxmoe.compile(open("model.mlir").read(), chips=("sm_90a", "sm_100a"),
+                        toolkit="/usr/local/cuda")
+    out.manifest            # dict: kernels, programs (see python/mxmoe/program.py)
+    out.ptx["sm_90a"]       # PTX text
+    out.cubin["sm_90a"]     # bytes (empty without a toolkit)
+    out.write("outdir")     # the same files as `mxmoe-compile -o outdir`
+
+Errors raise CompileError with the compiler's diagnostics ("name:line:col:
+error: ..."). The library is found through $MXMOE_COMPILER_LIB, else
+<repo>/build/lib/libmxmoe_compiler.so (machines with a build).
+"""
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Dict, Optional, Sequence
+
+_lib = None
+
+
+class CompileError(RuntimeError):
+    """The compilation failed; the message holds the diagnostics."""
+
+
+class _StringRef(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("length", ctypes.c_size_t)]
+
+    def bytes(self) -> bytes:
+        return ctypes.string_at(self.data, self.length) if self.length else b""
+
+
+class _Options(ctypes.Structure):
+    _fields_ = [("chips", ctypes.c_char_p), ("excludes", ctypes.c_char_p),
+                ("rounding", ctypes.c_char_p), ("toolkit", ctypes.c_char_p),
+                ("tokensPerShard", ctypes.c_int64), ("gemmTileN", ctypes.c_int64),
+                ("gemmStages", ctypes.c_int64), ("gemmCTAs", ctypes.c_int64)]
+
+
+def _library_path() -> str:
+    env = os.environ.get("MXMOE_COMPILER_LIB")
+    if env:
+        return env
+    root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+    return os.path.join(root, "build", "lib", "libmxmoe_compiler.so")
+
+
+def _load():
+    global _lib
+    if _lib is None:
+        lib = ctypes.CDLL(_library_path())
+        lib.mxmoeCompileOptionsDefault.restype = _Options
+        lib.mxmoeCompilerCreate.restype = ctypes.c_void_p
+        lib.mxmoeCompilerDestroy.argtypes = [ctypes.c_void_p]
+        lib.mxmoeCompile.argtypes = [ctypes.c_void_p, _StringRef, _StringRef,
+                                     ctypes.POINTER(_Options),
+                                     ctypes.POINTER(ctypes.c_void_p)]
+        lib.mxmoeCompile.restype = ctypes.c_int8
+        lib.mxmoeCompilerLastError.argtypes = [ctypes.c_void_p]
+        lib.mxmoeCompilerLastError.restype = _StringRef
+        for name in ("Manifest", "Model", "PolicyReport", "Header"):
+            f = getattr(lib, "mxmoeArtifactsGet" + name)
+            f.argtypes = [ctypes.c_void_p]
+            f.restype = _StringRef
+        lib.mxmoeArtifactsGetNumChips.argtypes = [ctypes.c_void_p]
+        lib.mxmoeArtifactsGetNumChips.restype = ctypes.c_size_t
+        for name in ("Chip", "PTX", "Cubin"):
+            f = getattr(lib, "mxmoeArtifactsGet" + name)
+            f.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+            f.restype = _StringRef
+        lib.mxmoeArtifactsDestroy.argtypes = [ctypes.c_void_p]
+        _lib = lib
+    return _lib
+
+
+@dataclass
+class CompileOutput:
+    manifest: dict
+    model: str
+    policy_report: str
+    header: str
+    ptx: Dict[str, str] = field(default_factory=dict)
+    cubin: Dict[str, bytes] = field(default_factory=dict)
+
+    def write(self, out_dir: str) -> None:
+        """Writes the layout of `mxmoe-compile -o out_dir`."""
+        os.makedirs(out_dir, exist_ok=True)
+        files = {"manifest.json": json.dumps(self.manifest, indent=2) + "\n",
+                 "model.mlir": self.model, "mxmoe_kernels.h": self.header,
+                 "policy-report.json": self.policy_report}
+        for name, text in files.items():
+            with open(os.path.join(out_dir, name), "w") as f:
+                f.write(text)
+        for chip, ptx in self.ptx.items():
+            if not ptx:
+                continue
+            os.makedirs(os.path.join(out_dir, chip), exist_ok=True)
+            with open(os.path.join(out_dir, chip, "kernels.ptx"), "w") as f:
+                f.write(ptx)
+            if self.cubin.get(chip):
+                with open(os.path.join(out_dir, chip, "kernels.cubin"), "wb") as f:
+                    f.write(self.cubin[chip])
+
+
+def _csv(v) -> Optional[bytes]:
+    if v is None:
+        return None
+    if isinstance(v, str):
+        return v.encode()
+    return ",".join(v).encode()
+
+
+def compile(ir: str, chips: Sequence[str] = ("sm_90a", "sm_100a"),  # noqa: A001
+            excludes: Sequence[str] = (), rounding: str = "rceil",
+            toolkit: Optional[str] = None, tokens_per_shard: int = 32768,
+            gemm_tile_n: int = 128, gemm_stages: int = 4, gemm_ctas: int = 132,
+            source_name: str = "<python>") -> CompileOutput:
+    """Compiles model-level (or MX-level) mxmoe IR text; see the module doc."""
+    lib = _load()
+    opts = lib.mxmoeCompileOptionsDefault()
+    opts.chips = _csv(chips)
+    opts.excludes = _csv(excludes) if excludes else None
+    opts.rounding = rounding.encode()
+    opts.toolkit = toolkit.encode() if toolkit else None
+    opts.tokensPerShard = tokens_per_shard
+    opts.gemmTileN, opts.gemmStages, opts.gemmCTAs = gemm_tile_n, gemm_stages, gemm_ctas
+    data = ir.encode()
+    name = source_name.encode()
+    src = _StringRef(ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p), len(data))
+    nm = _StringRef(ctypes.cast(ctypes.c_char_p(name), ctypes.c_void_p), len(name))
+    comp = lib.mxmoeCompilerCreate()
+    art = ctypes.c_void_p()
+    try:
+        if not lib.mxmoeCompile(comp, src, nm, ctypes.byref(opts), ctypes.byref(art)):
+            raise CompileError(lib.mxmoeCompilerLastError(comp).bytes().decode())
+        out = CompileOutput(
+            manifest=json.loads(lib.mxmoeArtifactsGetManifest(art).bytes().decode()),
+            model=lib.mxmoeArtifactsGetModel(art).bytes().decode(),
+            policy_report=lib.mxmoeArtifactsGetPolicyReport(art).bytes().decode(),
+            header=lib.mxmoeArtifactsGetHeader(art).bytes().decode())
+        for i in range(lib.mxmoeArtifactsGetNumChips(art)):
+            chip = lib.mxmoeArtifactsGetChip(art, i).bytes().decode()
+            out.ptx[chip] = lib.mxmoeArtifactsGetPTX(art, i).bytes().decode()
+            out.cubin[chip] = lib.mxmoeArtifactsGetCubin(art, i).bytes()
+        return out
+    finally:
+        if art:
+            lib.mxmoeArtifactsDestroy(art)
+        lib.mxmoeCompilerDestroy(comp)

@@ -1,0 +1,64 @@
+# RUN: env MXMOE_COMPILER_LIB=%mxmoe_obj_root/lib/libmxmoe_compiler.so %python %s %mxmoe_src_root
+"""mxmoe.compile() over the C API (libmxmoe_compiler.so): the same kernels
+and programs as the mxmoe-compile driver, PTX for both chips, diagnostics
+with locations for bad IR and options."""
+import os
+import sys
+import unittest
+
+ROOT = sys.argv.pop(1)
+sys.path.insert(0, os.path.join(ROOT, "python"))
+import mxmoe.compiler as mc  # noqa: E402
+from mxmoe import builders  # noqa: E402
+
+IR = builders.moe_layer_ir(builders.CONFIGS["qwen3_30b_a3b"], tokens=512)
+
+
+class CompileTest(unittest.TestCase):
+    def test_both_chips(self):
+        out = mc.compile(IR, source_name="qwen3.mlir")
+        m = out.manifest
+        self.assertEqual(m["chips"], ["sm_90a", "sm_100a"])
+        self.assertEqual(m["input"], "qwen3.mlir")
+        names = {(k["chip"], k["name"]) for k in m["kernels"]}
+        for chip in ("sm_90a", "sm_100a"):
+            self.assertIn((chip, "layers_0_moe_experts_w13_forward__grouped_matmul_2"), names)
+            self.assertIn(f".target {chip}", out.ptx[chip])
+            self.assertEqual(out.cubin[chip], b"")  # no toolkit given
+        gemm = next(k for k in m["kernels"] if k["chip"] == "sm_90a"
+                    and k["name"].endswith("w13_forward__grouped_matmul_2"))
+        self.assertEqual(gemm["block"], [384, 1, 1])
+        self.assertEqual(gemm["params"][0]["kind"], "tensor_map")
+        fns = {p["function"] for p in m["programs"]}
+        self.assertIn("layers.0.moe.experts.w2.weight_grad", fns)
+        self.assertIn('"precision": "mxfp8"', out.policy_report)
+        self.assertIn("mxmoe_ptx_sm_100a", out.header)
+
+    def test_options(self):
+        out = mc.compile(IR, chips=["sm_100a"], gemm_tile_n=256, excludes=["experts.w2"])
+        gemm = next(k for k in out.manifest["kernels"] if k["op"] == "mxmoe.grouped_matmul")
+        self.assertEqual(gemm["params"][2]["box"], [128, 256])
+        self.assertEqual(gemm["block"], [192, 1, 1])  # the tcgen05 kernel
+        fns = {p["function"] for p in out.manifest["programs"]}
+        self.assertIn("layers.0.moe.experts.w13.forward", fns)
+        self.assertNotIn("layers.0.moe.experts.w2.forward", fns)  # kept bf16
+
+    def test_bad_ir(self):
+        with self.assertRaises(mc.CompileError) as e:
+            mc.compile("func.func @f(%x: tensor<4xbf16>) {\n  mxmoe.bogus\n}\n",
+                       source_name="bad.mlir")
+        self.assertIn("bad.mlir:2:", str(e.exception))
+
+    def test_bad_chip(self):
+        with self.assertRaises(mc.CompileError) as e:
+            mc.compile(IR, chips=["sm_80"])
+        self.assertIn("unsupported chip 'sm_80'; supported: sm_90a, sm_100a", str(e.exception))
+
+    def test_bad_tile(self):
+        with self.assertRaises(mc.CompileError) as e:
+            mc.compile(IR, chips=["sm_90a"], gemm_tile_n=256)
+        self.assertIn("gemm-tile-n must be 64 or 128 (sm_90a)", str(e.exception))
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
