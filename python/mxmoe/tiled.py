@@ -1,0 +1,85 @@
+"""Tiled MLP for PyTorch: the token axis split into shards, each shard's
+activations recomputed in backward (what `mxmoe.tiled_mlp` +
+`mxmoe-tile-mlp` compile; shared/reference/tiled-mlp.md).
+
+`tiled_mlp(fn, x, params, shards)` computes `fn(x, *params)` shard by shard
+along the token axis (dim 0 after flattening the batch into tokens) without
+keeping any shard's intermediate activations; backward re-runs `fn` on each
+shard under autograd, returns the concatenated input gradient and the SUM
+over shards of the parameter gradients (never the mean). Shard count: an
+int, or "auto" = ceil(tokens / tokens_per_shard) (32768, the compiler's
+default), or "square" = ceil(tokens / hidden) (the older rule); never more
+shards than tokens; the same split in forward and backward.
+
+Under FSDP2 the parameters stay gathered for the whole backward shard loop:
+the loop runs inside one module's backward, between FSDP's pre-backward
+all-gather and its post-backward reshard, so a module that wraps the tiled
+MLP is all-gathered once per backward, not once per shard.
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable, Sequence, Union
+
+
+def shard_count(tokens: int, hidden: int, shards: Union[int, str] = "auto",
+                tokens_per_shard: int = 32768) -> int:
+    if tokens <= 0:
+        raise ValueError(f"tokens must be positive, got {tokens}")
+    if shards == "auto":
+        n = math.ceil(tokens / tokens_per_shard)
+    elif shards == "square":
+        n = math.ceil(tokens / hidden)
+    elif isinstance(shards, int) and shards >= 1:
+        n = shards
+    else:
+        raise ValueError(f"shards must be a positive int, 'auto' or 'square', got {shards!r}")
+    return max(1, min(n, tokens))
+
+
+def _bounds(tokens: int, n: int):
+    """Balanced split: the first tokens % n shards get one extra token."""
+    base, extra = divmod(tokens, n)
+    start = 0
+    for i in range(n):
+        size = base + (1 if i < extra else 0)
+        yield start, start + size
+        start += size
+
+
+def tiled_mlp(fn: Callable, x, params: Sequence, shards: Union[int, str] = "auto",
+              tokens_per_shard: int = 32768):
+    import torch
+
+    class _Tiled(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x2d, *ps):
+            n = shard_count(x2d.shape[0], x2d.shape[-1], shards, tokens_per_shard)
+            ctx.n = n
+            ctx.save_for_backward(x2d, *ps)
+            with torch.no_grad():
+                outs = [fn(x2d[a:b], *ps) for a, b in _bounds(x2d.shape[0], n)]
+            return torch.cat(outs, 0)
+
+        @staticmethod
+        def backward(ctx, grad):
+            x2d, *ps = ctx.saved_tensors
+            gx = torch.empty_like(x2d) if ctx.needs_input_grad[0] else None
+            gps = [None] * len(ps)
+            for a, b in _bounds(x2d.shape[0], ctx.n):
+                xs = x2d[a:b].detach().requires_grad_(ctx.needs_input_grad[0])
+                with torch.enable_grad():
+                    leaves = [p.detach().requires_grad_(True) for p in ps]
+                    y = fn(xs, *leaves)
+                    inputs = ([xs] if ctx.needs_input_grad[0] else []) + leaves
+                    gs = torch.autograd.grad(y, inputs, grad[a:b])
+                if ctx.needs_input_grad[0]:
+                    gx[a:b] = gs[0]
+                    gs = gs[1:]
+                for i, g in enumerate(gs):  # parameter gradients: summed
+                    gps[i] = g if gps[i] is None else gps[i] + g
+            return (gx, *gps)
+
+    shape = x.shape
+    y = _Tiled.apply(x.reshape(-1, shape[-1]), *params)
+    return y.reshape(*shape[:-1], y.shape[-1])
