@@ -1,0 +1,23 @@
+// Routed-expert GEMMs of one MoE layer at real shapes, for bench/moe_layer_bench.py.
+// scout: 8192 tokens x top-1 = 8192 routed rows, 16 experts, hidden 5120, expert dim 8192.
+func.func @scout(%x: tensor<8192x5120xbf16>, %w13: tensor<16x16384x5120xbf16>,
+                   %w2: tensor<16x5120x8192xbf16>, %offsets: tensor<16xi32>)
+    -> (tensor<8192x16384xbf16>, tensor<8192x5120xbf16>) {
+  %h = mxmoe.scaled_grouped_matmul %x, %w13, %offsets {fqn = "scout.w13"}
+      : (tensor<8192x5120xbf16>, tensor<16x16384x5120xbf16>, tensor<16xi32>) -> tensor<8192x16384xbf16>
+  %a = tensor.extract_slice %h[0, 0] [8192, 8192] [1, 1] : tensor<8192x16384xbf16> to tensor<8192x8192xbf16>
+  %y = mxmoe.scaled_grouped_matmul %a, %w2, %offsets {fqn = "scout.w2"}
+      : (tensor<8192x8192xbf16>, tensor<16x5120x8192xbf16>, tensor<16xi32>) -> tensor<8192x5120xbf16>
+  return %h, %y : tensor<8192x16384xbf16>, tensor<8192x5120xbf16>
+}
+// qwen3: 4096 tokens x top-8 = 32768 routed rows, 128 experts, hidden 2048, expert dim 768.
+func.func @qwen3(%x: tensor<32768x2048xbf16>, %w13: tensor<128x1536x2048xbf16>,
+                   %w2: tensor<128x2048x768xbf16>, %offsets: tensor<128xi32>)
+    -> (tensor<32768x1536xbf16>, tensor<32768x2048xbf16>) {
+  %h = mxmoe.scaled_grouped_matmul %x, %w13, %offsets {fqn = "qwen3.w13"}
+      : (tensor<32768x2048xbf16>, tensor<128x1536x2048xbf16>, tensor<128xi32>) -> tensor<32768x1536xbf16>
+  %a = tensor.extract_slice %h[0, 0] [32768, 768] [1, 1] : tensor<32768x1536xbf16> to tensor<32768x768xbf16>
+  %y = mxmoe.scaled_grouped_matmul %a, %w2, %offsets {fqn = "qwen3.w2"}
+      : (tensor<32768x768xbf16>, tensor<128x2048x768xbf16>, tensor<128xi32>) -> tensor<32768x2048xbf16>
+  return %h, %y : tensor<32768x1536xbf16>, tensor<32768x2048xbf16>
+}
