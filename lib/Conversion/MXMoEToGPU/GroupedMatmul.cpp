@@ -490,6 +490,31 @@ Value validateOffsets(GB &b, const GemmProblem &p, Value offsets) {
   return ok;
 }
 
+/// The prologue both kernels share: thread 0 validates the offsets, writes
+/// the verdict to shared memory at `flagAddr` and initializes the mbarriers
+/// (address, expected arrivals), fenced for the async (TMA / tcgen05)
+/// proxy; after a CTA barrier every thread reads the verdict and CTA 0
+/// publishes it as the kernel's status. Returns the i1 "offsets valid".
+Value emitPrologue(GB &b, KernelFrame &f, const GemmProblem &p, Value flagAddr,
+                   ArrayRef<std::pair<Value, int64_t>> barriers) {
+  MLIRContext *ctx = b.getContext();
+  ifThen(b, b.eq(f.tid, b.idx(0)), [&] {
+    Value ok = validateOffsets(b, p, f.offsets);
+    b.sts(b.select(ok, b.i32(0), b.i32(1)), flagAddr);
+    for (auto [addr, count] : barriers)
+      NVVM::MBarrierInitOp::create(b, b.sptr(addr), b.i32(count), Value());
+    NVVM::FenceMbarrierInitOp::create(b);
+    NVVM::FenceProxyOp::create(
+        b, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+  });
+  gpu::BarrierOp::create(b);
+  Value flag = b.lds(b.getI32Type(), flagAddr);
+  ifThen(b, b.land(b.eq(f.bid, b.idx(0)), b.eq(f.tid, b.idx(0))),
+         [&] { b.store(flag, f.status, b.idx(0)); });
+  return b.eq(flag, b.i32(0));
+}
+
 } // namespace
 
 int64_t mlir::mxmoe::kernels::getSm90GemmSharedBytes(const GemmConfig &cfg) {
@@ -507,32 +532,20 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
   gpu::GPUFuncOp fn = f.fn;
   Value tmapA = f.tmapA, aScales = f.aScales, tmapB = f.tmapB,
         bScales = f.bScales, offsets = f.offsets, out = f.out,
-        status = f.status, tid = f.tid, bid = f.bid, grid = f.grid,
+        tid = f.tid, bid = f.bid, grid = f.grid,
         base = f.base;
   Generator gen(b, p, cfg, offsets);
   auto at = [&](int64_t off) { return b.add(base, b.idx(off)); };
   (void)fn;
 
-  // Prologue (thread 0): validate the offsets, init the mbarriers.
-  ifThen(b, b.eq(tid, b.idx(0)), [&] {
-    Value ok = validateOffsets(b, p, offsets);
-    b.sts(b.select(ok, b.i32(0), b.i32(1)), at(map.flagOff()));
-    for (int64_t s = 0; s < cfg.stages; ++s) {
-      NVVM::MBarrierInitOp::create(b, b.sptr(at(map.fullBar(s))), b.i32(1),
-                                   Value());
-      NVVM::MBarrierInitOp::create(b, b.sptr(at(map.emptyBarBase() + 8 * s)),
-                                   b.i32(kConsumerWarps), Value());
-    }
-    // Make the initialized barriers visible to the async (TMA) proxy.
-    NVVM::FenceMbarrierInitOp::create(b);
-    NVVM::FenceProxyOp::create(b, NVVM::ProxyKind::async_shared,
-                               NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
-  });
-  gpu::BarrierOp::create(b);
-  Value flag = b.lds(b.getI32Type(), at(map.flagOff()));
-  ifThen(b, b.land(b.eq(bid, b.idx(0)), b.eq(tid, b.idx(0))),
-         [&] { b.store(flag, status, b.idx(0)); });
-  Value valid = b.eq(flag, b.i32(0));
+  // Prologue: full barriers expect the loader's arrive.expect_tx, empty
+  // barriers one arrival per consumer warp.
+  SmallVector<std::pair<Value, int64_t>> bars;
+  for (int64_t s = 0; s < cfg.stages; ++s) {
+    bars.push_back({at(map.fullBar(s)), 1});
+    bars.push_back({at(map.emptyBarBase() + 8 * s), kConsumerWarps});
+  }
+  Value valid = emitPrologue(b, f, p, at(map.flagOff()), bars);
 
   ifThen(b, valid, [&] {
     Value wg = b.div(tid, 128);
@@ -849,33 +862,20 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm100(
     return b.sptr(b.add(at(off), b.mulc(st, 8)));
   };
 
-  // Prologue: thread 0 validates the offsets and initializes the barriers.
-  ifThen(b, b.eq(tid, b.idx(0)), [&] {
-    Value ok = validateOffsets(b, p, f.offsets);
-    b.sts(b.select(ok, b.i32(0), b.i32(1)), at(map.flagOff()));
-    for (int64_t s = 0; s < cfg.stages; ++s) {
-      // full: the loader's arrive.expect_tx; empty: one tcgen05.commit.
-      NVVM::MBarrierInitOp::create(b, b.sptr(at(map.fullBar() + 8 * s)),
-                                   b.i32(1), Value());
-      NVVM::MBarrierInitOp::create(b, b.sptr(at(map.emptyBar() + 8 * s)),
-                                   b.i32(1), Value());
-    }
-    NVVM::MBarrierInitOp::create(b, b.sptr(at(map.tmemFullBar())), b.i32(1),
-                                 Value());
-    NVVM::MBarrierInitOp::create(b, b.sptr(at(map.tmemEmptyBar())),
-                                 b.i32(128), Value());
-    NVVM::FenceMbarrierInitOp::create(b);
-    NVVM::FenceProxyOp::create(
-        b, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
-  });
-  gpu::BarrierOp::create(b);
-  Value flag = b.lds(b.getI32Type(), at(map.flagOff()));
-  ifThen(b, b.land(b.eq(bid, b.idx(0)), b.eq(tid, b.idx(0))),
-         [&] { b.store(flag, f.status, b.idx(0)); });
+  // Prologue: full barriers expect the loader's arrive.expect_tx, empty
+  // barriers one tcgen05.commit, the accumulator barriers one commit and
+  // the 128 epilogue threads.
+  SmallVector<std::pair<Value, int64_t>> bars;
+  for (int64_t s = 0; s < cfg.stages; ++s) {
+    bars.push_back({at(map.fullBar() + 8 * s), 1});
+    bars.push_back({at(map.emptyBar() + 8 * s), 1});
+  }
+  bars.push_back({at(map.tmemFullBar()), 1});
+  bars.push_back({at(map.tmemEmptyBar()), 128});
+  Value valid = emitPrologue(b, f, p, at(map.flagOff()), bars);
   Value warp = b.div(tid, 32), lane = b.rem(tid, 32);
 
-  ifThen(b, b.eq(flag, b.i32(0)), [&] {
+  ifThen(b, valid, [&] {
     // Warp 1 allocates the TMEM columns (power of two >= 32) and writes the
     // base address to shared memory (tcgen05.alloc is warp-wide).
     ifThen(b, b.eq(warp, b.idx(1)), [&] {
