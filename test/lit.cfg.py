@@ -37,6 +37,10 @@ llvm_config.add_tool_substitutions(["mxmoe-opt", "mxmoe-compile"], tool_dirs)
 if getattr(config, "mxmoe_fuzzers", 0):
     config.available_features.add("fuzzer")
     llvm_config.add_tool_substitutions(["mxmoe-fuzz-pipeline"], tool_dirs)
+# `sanitized`: built with ASan + UBSan; shared libraries then need the
+# sanitizer runtime, which a plain python3 loading them with ctypes lacks.
+if getattr(config, "mxmoe_sanitized", 0):
+    config.available_features.add("sanitized")
 llvm_config.with_environment("PATH", config.mxmoe_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 

@@ -1,3 +1,6 @@
+# The C API library is loaded into python3 with ctypes: not in sanitized
+# builds (the instrumented library needs the ASan runtime preloaded).
+# UNSUPPORTED: sanitized
 # RUN: env MXMOE_COMPILER_LIB=%mxmoe_obj_root/lib/libmxmoe_compiler.so %python %s %mxmoe_src_root
 """mxmoe.compile() over the C API (libmxmoe_compiler.so): the same kernels
 and programs as the mxmoe-compile driver, PTX for both chips, diagnostics
