@@ -134,6 +134,25 @@ def main():
         report(f"FSDP2 grads, tiled MLP {shards} shard(s)", errs[worst] <= 2e-2,
                f"max rel.err {errs[worst]:.2e} ({worst})")
 
+    # 1b. The tiled MLP keeps the shared expert's weights gathered for its
+    # whole backward shard loop: FSDP2 issues as many all-gathers per
+    # training step at 4 shards as at 1 (counted with the profiler).
+    def allgathers(shards):
+        m = copy.deepcopy(base)
+        m.shared.shards = shards
+        fully_shard(m.shared)
+        fully_shard(m)
+        loss_of(m, x, target).backward()  # warm-up
+        from torch.profiler import ProfilerActivity, profile
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            loss_of(m, x, target).backward()
+            torch.cuda.synchronize()
+        return sum(1 for e in prof.events() if "AllGather" in e.name and e.device_type.name == "CUDA")
+
+    n1, n4 = allgathers(1), allgathers(4)
+    report("FSDP2 all-gathers per step, 1 vs 4 shards", n1 == n4 and n1 > 0,
+           f"{n1} vs {n4} (no re-gather per shard)")
+
     # 2. 200 steps: FSDP2 on 2 GPUs (tiled, 2 shards) vs one GPU untiled.
     single = copy.deepcopy(base)
     sharded = copy.deepcopy(base)
