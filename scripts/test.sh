@@ -20,7 +20,8 @@ lit_log="$(mktemp)"
 lit_rc=${PIPESTATUS[0]}
 
 count() { # count LABEL FILE -> number after "  LABEL:" in lit's summary
-  grep -E "^\s+$1: " "$2" | head -n1 | sed -E 's/.*: *([0-9]+).*/\1/'
+  # (lit pads the labels to one width when there are several: "Passed     :")
+  grep -E "^\s+$1\s*: " "$2" | head -n1 | sed -E 's/.*: *([0-9]+).*/\1/'
 }
 lit_pass=$(( $(count Passed "$lit_log" || true) + 0 ))
 lit_xfail=$(( $(count "Expectedly Failed" "$lit_log" || true) + 0 ))
