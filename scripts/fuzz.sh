@@ -42,7 +42,7 @@ largest=$(echo "$seedinfo" | sed -nE 's/.*largest ([0-9]+) bytes.*/\1/p')
 max_len=$(( largest + largest / 4 ))
 
 log="$work/fuzz-$(date +%Y%m%d-%H%M%S).log"
-before=$(ls "$work/artifacts" | wc -l)
+before=$(ls "$work/artifacts" | sort)
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_container_overflow=0:allow_user_poisoning=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
 $nice "$build/bin/mxmoe-fuzz-pipeline" "$work/corpus" "$work/seeds" \
@@ -66,12 +66,18 @@ rc=$?
 execs=$(sed -nE 's/^#([0-9]+): cov:.*/\1/p' "$log" | tail -n1)
 [ -n "$execs" ] || execs=$(sed -nE 's/^stat::number_of_executed_units: *([0-9]+)/\1/p' "$log" | tail -n1)
 echo "fuzz: ${execs:-?} executions in ${seconds} s (log $log); corpus $(ls "$work/corpus" | wc -l) inputs"
-new=$(ls -tr "$work/artifacts" | tail -n +$(( before + 1 )))
+# New artifact files (by name: a rediscovered slow unit only gets a new
+# mtime) and libFuzzer's own oom/timeout/crash counts (a crash found again
+# rewrites an existing file).
+new=$(comm -13 <(echo "$before") <(ls "$work/artifacts" | sort))
 slow=$(echo "$new" | grep '^slow-unit-' || true)
 crashes=$(echo "$new" | grep -E '^(crash|leak|timeout|oom)-' || true)
-[ -n "$slow" ] && echo "fuzz: slow inputs (not failures):" && echo "$slow" | sed "s|^|  $work/artifacts/|"
-if [ -n "$crashes" ] || [ "$rc" -ne 0 ]; then
-  echo "fuzz: FAILED (libFuzzer exit $rc); crash files:"
+counts=$(sed -nE 's|^#[0-9]+: cov:.* oom/timeout/crash: ([0-9]+/[0-9]+/[0-9]+).*|\1|p' "$log" | tail -n1)
+echo "fuzz: oom/timeout/crash: ${counts:-0/0/0}"
+[ -n "$slow" ] && echo "fuzz: new slow inputs (not failures):" && echo "$slow" | sed "s|^|  $work/artifacts/|"
+if [ -n "$crashes" ] || [ "$rc" -ne 0 ] || [ "${counts:-0/0/0}" != "0/0/0" ] \
+   || grep -qE '^==[0-9]+== ?ERROR|runtime error:|does not verify' "$log"; then
+  echo "fuzz: FAILED (libFuzzer exit $rc); new crash files:"
   echo "$crashes" | sed "s|^|  $work/artifacts/|"
   echo "fuzz: reproduce with $build/bin/mxmoe-fuzz-pipeline FILE"
   exit 1
