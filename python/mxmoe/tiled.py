@@ -4,9 +4,10 @@ activations recomputed in backward (what `mxmoe.tiled_mlp` +
 
 `tiled_mlp(fn, x, params, shards)` computes `fn(x, *params)` shard by shard
 along the token axis (dim 0 after flattening the batch into tokens) without
-keeping any shard's intermediate activations; backward re-runs `fn` on each
-shard under autograd, returns the concatenated input gradient and the SUM
-over shards of the parameter gradients (never the mean). Shard count: an
+keeping any shard's intermediate activations (each shard is a non-reentrant
+activation checkpoint); backward re-runs `fn` on each shard, yields the
+concatenated input gradient and the SUM over shards of the parameter
+gradients (never the mean). Shard count: an
 int, or "auto" = ceil(tokens / tokens_per_shard) (32768, the compiler's
 default), or "square" = ceil(tokens / hidden) (the older rule); never more
 shards than tokens; the same split in forward and backward.
@@ -20,6 +21,8 @@ from __future__ import annotations
 
 import math
 from typing import Callable, Sequence, Union
+
+import torch
 
 
 def shard_count(tokens: int, hidden: int, shards: Union[int, str] = "auto",
@@ -49,37 +52,16 @@ def _bounds(tokens: int, n: int):
 
 def tiled_mlp(fn: Callable, x, params: Sequence, shards: Union[int, str] = "auto",
               tokens_per_shard: int = 32768):
-    import torch
-
-    class _Tiled(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, x2d, *ps):
-            n = shard_count(x2d.shape[0], x2d.shape[-1], shards, tokens_per_shard)
-            ctx.n = n
-            ctx.save_for_backward(x2d, *ps)
-            with torch.no_grad():
-                outs = [fn(x2d[a:b], *ps) for a, b in _bounds(x2d.shape[0], n)]
-            return torch.cat(outs, 0)
-
-        @staticmethod
-        def backward(ctx, grad):
-            x2d, *ps = ctx.saved_tensors
-            gx = torch.empty_like(x2d) if ctx.needs_input_grad[0] else None
-            gps = [None] * len(ps)
-            for a, b in _bounds(x2d.shape[0], ctx.n):
-                xs = x2d[a:b].detach().requires_grad_(ctx.needs_input_grad[0])
-                with torch.enable_grad():
-                    leaves = [p.detach().requires_grad_(True) for p in ps]
-                    y = fn(xs, *leaves)
-                    inputs = ([xs] if ctx.needs_input_grad[0] else []) + leaves
-                    gs = torch.autograd.grad(y, inputs, grad[a:b])
-                if ctx.needs_input_grad[0]:
-                    gx[a:b] = gs[0]
-                    gs = gs[1:]
-                for i, g in enumerate(gs):  # parameter gradients: summed
-                    gps[i] = g if gps[i] is None else gps[i] + g
-            return (gx, *gps)
-
+    """fn(x, *params) computed shard by shard along the token axis; each
+    shard runs under non-reentrant activation checkpointing, so only its
+    input is kept and backward recomputes it; autograd sums the parameter
+    gradients over the shards. torch.compile traces it without a graph
+    break (checkpoint is a higher-order op there)."""
+    from torch.utils.checkpoint import checkpoint
     shape = x.shape
-    y = _Tiled.apply(x.reshape(-1, shape[-1]), *params)
+    x2d = x.reshape(-1, shape[-1])
+    n = shard_count(x2d.shape[0], x2d.shape[-1], shards, tokens_per_shard)
+    outs = [checkpoint(fn, x2d[a:b], *params, use_reentrant=False)
+            for a, b in _bounds(x2d.shape[0], n)]
+    y = outs[0] if n == 1 else torch.cat(outs, 0)
     return y.reshape(*shape[:-1], y.shape[-1])
