@@ -257,8 +257,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   // The printers (custom assembly of the mxmoe ops and attributes).
   {
-    std::string text;
-    llvm::raw_string_ostream os(text);
+    std::string printed;
+    llvm::raw_string_ostream os(printed);
     module->print(os);
     module->print(os, OpPrintingFlags().printGenericOpForm());
   }
