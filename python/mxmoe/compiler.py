@@ -21,6 +21,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Dict, Optional, Sequence
 
+from .runtime import library_path
+
 _lib = None
 
 
@@ -42,18 +44,10 @@ class _Options(ctypes.Structure):
                 ("gemmStages", ctypes.c_int64), ("gemmCTAs", ctypes.c_int64)]
 
 
-def _library_path() -> str:
-    env = os.environ.get("MXMOE_COMPILER_LIB")
-    if env:
-        return env
-    root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-    return os.path.join(root, "build", "lib", "libmxmoe_compiler.so")
-
-
 def _load():
     global _lib
     if _lib is None:
-        lib = ctypes.CDLL(_library_path())
+        lib = ctypes.CDLL(library_path("MXMOE_COMPILER_LIB", "libmxmoe_compiler.so"))
         lib.mxmoeCompileOptionsDefault.restype = _Options
         lib.mxmoeCompilerCreate.restype = ctypes.c_void_p
         lib.mxmoeCompilerDestroy.argtypes = [ctypes.c_void_p]

@@ -34,18 +34,20 @@ class KernelRejectedInput(RuntimeError_):
     """A grouped kernel rejected its offsets (and wrote nothing)."""
 
 
-def _library_path() -> str:
-    env = os.environ.get("MXMOE_RUNTIME_LIB")
+def library_path(env_var: str, filename: str) -> str:
+    """$env_var if set, else <repo>/build/lib/<filename> (shared by the
+    runtime and compiler bindings)."""
+    env = os.environ.get(env_var)
     if env:
         return env
     root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-    return os.path.join(root, "build", "lib", "libmxmoe_runtime.so")
+    return os.path.join(root, "build", "lib", filename)
 
 
 def _load():
     global _lib
     if _lib is None:
-        lib = ctypes.CDLL(_library_path())
+        lib = ctypes.CDLL(library_path("MXMOE_RUNTIME_LIB", "libmxmoe_runtime.so"))
         lib.mxmoeRtModuleLoad.argtypes = [ctypes.c_void_p, ctypes.c_size_t,
                                           ctypes.POINTER(ctypes.c_void_p)]
         lib.mxmoeRtModuleUnload.argtypes = [ctypes.c_void_p]

@@ -91,13 +91,8 @@ struct GB : KB {
   }
   Value lds(Type t, Value addr) { return LLVM::LoadOp::create(*this, t, sptr(addr)); }
   void sts(Value v, Value addr) { LLVM::StoreOp::create(*this, v, sptr(addr)); }
-  Value i32c(int64_t v) { return i32(v); }
-  Value idxOr(Value a, Value b) { return ori(a, b); }
   Value ceilDivc(Value a, int64_t c) { return div(add(a, idx(c - 1)), c); }
   Value roundUpc(Value a, int64_t c) { return mulc(ceilDivc(a, c), c); }
-  Value slt(Value a, Value b) {
-    return arith::CmpIOp::create(*this, arith::CmpIPredicate::slt, a, b);
-  }
   Value sge(Value a, Value b) {
     return arith::CmpIOp::create(*this, arith::CmpIPredicate::sge, a, b);
   }
@@ -168,14 +163,13 @@ struct Generator {
   GB &b;
   const GemmProblem &p;
   const GemmConfig &cfg;
-  SmemMap map;
   Value offsets;
   int64_t nTiles; ///< tiles along N (2D x 3D) or N' (2D x 2D)
   int64_t mTiles; ///< tiles along M' (2D x 2D only)
 
   Generator(GB &b, const GemmProblem &p, const GemmConfig &cfg,
             Value offsets)
-      : b(b), p(p), cfg(cfg), map{cfg.tileN, cfg.stages}, offsets(offsets) {
+      : b(b), p(p), cfg(cfg), offsets(offsets) {
     nTiles = ::mxmoe::ceilDiv(p.n, cfg.tileN);
     mTiles = ::mxmoe::ceilDiv(p.m, kBM);
   }

@@ -444,7 +444,7 @@ LogicalResult KernelGen::genGroupedMatmul(GroupedMatmulOp op) {
   if (p.m == 0 || p.n == 0 || p.k == 0)
     return op.emitOpError("GPU lowering of an empty GEMM (M, N or K = 0) is "
                           "not supported");
-  if (p.kGrouped ? p.k % 32 : p.k % 32)
+  if (p.k % 32)
     return op.emitOpError("contraction extent must be a multiple of 32");
   if (p.kGrouped && as.getDimSize(1) != bs.getDimSize(1))
     return op.emitOpError("2D x 2D lowering needs both per_k_group scale "
