@@ -56,23 +56,41 @@ void mxmoeRtModuleUnload(MxmoeRtModule module);
  *  `sharedBytes` of dynamic shared memory (above 48 KiB the function is
  *  opted in with cuFuncSetAttribute first), on `stream` (NULL: the default
  *  stream). `pointers` holds the kernel's `numPointers` device-pointer
- *  parameters in order (at most 64). Asynchronous: errors of the kernel
- *  itself surface at the next synchronization. */
+ *  parameters in order (at most 64); each must be 16-byte aligned (NULL
+ *  only for an empty buffer), else MXMOE_RT_ERROR_INVALID_ARGUMENT naming
+ *  the parameter and nothing is launched. Asynchronous: errors of the
+ *  kernel itself surface at the next synchronization. */
 MxmoeRtStatus mxmoeRtLaunch(MxmoeRtModule module, const char *kernel,
                             const uint32_t grid[3], const uint32_t block[3],
                             uint32_t sharedBytes, void *stream,
                             void *const *pointers, size_t numPointers);
 
+/** Element types of a TMA descriptor (the manifest's "data_type"). */
+typedef enum MxmoeRtTensorMapDataType {
+  /** "uint8": one byte per element (fp8 data, e8m0 scales). */
+  MXMOE_RT_TENSOR_MAP_UINT8 = 0,
+  /** "16U4_ALIGN16B": 4-bit elements packed two per byte in global memory
+   *  (fp4 e2m1, element 2i in the low nibble), unpacked by the copy into
+   *  16-byte shared-memory chunks of 8 data bytes + 8 padding bytes, the
+   *  layout tcgen05.mma kind::mxf8f6f4 reads (PTX ISA §9.7.16.10.4.4;
+   *  CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B). Needs innerElements % 128 == 0,
+   *  a 32-byte aligned address and row stride. Blackwell only. */
+  MXMOE_RT_TENSOR_MAP_16U4_ALIGN16B = 1,
+} MxmoeRtTensorMapDataType;
+
 /** Encodes a 2-D TMA descriptor (CUtensorMap, 128 bytes, written to the
  *  host buffer `tensorMap`, which must be 64-byte aligned) of a row-major
- *  uint8 tensor at device address `globalAddress`: `rows` rows of
- *  `innerElements` bytes, `rowStrideBytes` apart (a multiple of 16), read
- *  in boxes of `boxRows` x `boxInner` (each <= 256), with a shared-memory
- *  swizzle of `swizzleBytes` (0, 32, 64 or 128; the inner box must not
- *  exceed it). Out-of-bounds box elements read as zero. The grouped-GEMM
- *  kernels take such maps (copied to device memory) as described by their
- *  manifest's "tensor_map" parameters. Calls cuTensorMapEncodeTiled. */
+ *  tensor of `dataType` elements at device address `globalAddress`: `rows`
+ *  rows of `innerElements` elements, `rowStrideBytes` apart (a multiple of
+ *  16), read in boxes of `boxRows` x `boxInner` elements (each <= 256),
+ *  with a shared-memory swizzle of `swizzleBytes` (0, 32, 64 or 128; the
+ *  inner box, in shared-memory bytes, must not exceed it). Out-of-bounds
+ *  box elements read as zero. The grouped-GEMM kernels take such maps
+ *  (copied to device memory) as described by their manifest's "tensor_map"
+ *  parameters. Calls cuTensorMapEncodeTiled; a misaligned address or
+ *  stride or an unknown data type is MXMOE_RT_ERROR_INVALID_ARGUMENT. */
 MxmoeRtStatus mxmoeRtEncodeTensorMap2D(void *tensorMap,
+                                       MxmoeRtTensorMapDataType dataType,
                                        const void *globalAddress,
                                        uint64_t innerElements, uint64_t rows,
                                        uint64_t rowStrideBytes,

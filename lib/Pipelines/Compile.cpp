@@ -1,6 +1,7 @@
 //===- Compile.cpp - the mxmoe compilation driver as a library ------------===//
 
 #include "mxmoe/Pipelines/Compile.h"
+#include "mxmoe/Conversion/Chips.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -263,11 +264,12 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
                                          CompileResult &result) {
   MLIRContext *context = module.getContext();
   for (const std::string &chip : options.chips)
-    if (chip != "sm_90a" && chip != "sm_100a")
+    if (!isSupportedChip(chip))
       return module.emitError("mxmoe: unsupported chip '")
-             << chip << "'; supported: sm_90a, sm_100a";
+             << chip << "'; supported: " << kSupportedChips;
   if (options.chips.empty())
-    return module.emitError("mxmoe: no target chip given (sm_90a, sm_100a)");
+    return module.emitError("mxmoe: no target chip given (")
+           << kSupportedChips << ")";
   auto configure = [&](PassManager &pm) {
     if (options.configure)
       options.configure(pm);
@@ -328,6 +330,10 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
           if (auto obj = dyn_cast<gpu::ObjectAttr>(a))
             art.ptx = obj.getObject().getValue().str();
       });
+      if (!retargetPtx(art.ptx, chip))
+        return module.emitError("mxmoe: no .target directive to retarget "
+                                "to ")
+               << chip << " in the generated PTX";
       if (failed(assemble(module, options.toolkit, art)))
         return failure();
     }

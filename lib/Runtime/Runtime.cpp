@@ -18,6 +18,10 @@
 
 namespace {
 
+/// Alignment (bytes) every buffer passed to a kernel must have: the
+/// manifest's "alignment" rule (16-byte vector loads and stores).
+constexpr uintptr_t kPointerAlignment = 16;
+
 using CUresult = int;
 using CUdevice = int;
 struct CUctx_st;
@@ -220,6 +224,20 @@ MxmoeRtStatus mxmoeRtLaunch(MxmoeRtModule module, const char *kernel,
       return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
                   std::string("mxmoeRtLaunch(") + kernel +
                       "): grid and block dimensions must be >= 1");
+  // The kernels use 16-byte vector accesses and read tensor maps / scale
+  // atoms with bulk copies: a misaligned buffer would fault inside the
+  // kernel (CUDA_ERROR_MISALIGNED_ADDRESS), which poisons the whole CUDA
+  // context. Reject it here instead, naming the parameter.
+  for (size_t i = 0; i < numPointers; ++i)
+    if (reinterpret_cast<uintptr_t>(pointers[i]) % kPointerAlignment != 0) {
+      char addr[32];
+      std::snprintf(addr, sizeof(addr), "%p", pointers[i]);
+      return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
+                  std::string("mxmoeRtLaunch(") + kernel + "): parameter " +
+                      std::to_string(i) + " (" + addr +
+                      ") is not 16-byte aligned; mxmoe kernels need "
+                      "16-byte aligned buffers");
+    }
   Driver *d = nullptr;
   if (MxmoeRtStatus s = requireDriver(d); s != MXMOE_RT_SUCCESS)
     return s;
@@ -255,6 +273,7 @@ MxmoeRtStatus mxmoeRtLaunch(MxmoeRtModule module, const char *kernel,
 }
 
 MxmoeRtStatus mxmoeRtEncodeTensorMap2D(void *tensorMap,
+                                       MxmoeRtTensorMapDataType dataType,
                                        const void *globalAddress,
                                        uint64_t innerElements, uint64_t rows,
                                        uint64_t rowStrideBytes,
@@ -268,11 +287,23 @@ MxmoeRtStatus mxmoeRtEncodeTensorMap2D(void *tensorMap,
   if (!tensorMap || !globalAddress)
     return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
                 where + ": null tensor map or global address");
-  if (reinterpret_cast<uintptr_t>(globalAddress) % 16 != 0 ||
-      rowStrideBytes % 16 != 0)
+  bool packed4 = dataType == MXMOE_RT_TENSOR_MAP_16U4_ALIGN16B;
+  if (dataType != MXMOE_RT_TENSOR_MAP_UINT8 && !packed4)
+    return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
+                where + ": unknown data type " +
+                    std::to_string(static_cast<int>(dataType)));
+  // cuTensorMapEncodeTiled's alignment rules (CUDA driver API, tensor map
+  // object management): 16 bytes, 32 for the unpacking 4-bit type.
+  uint64_t align = packed4 ? 32 : 16;
+  if (reinterpret_cast<uintptr_t>(globalAddress) % align != 0 ||
+      rowStrideBytes % align != 0)
     return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
                 where + ": the global address and the row stride must be "
-                        "multiples of 16 bytes");
+                        "multiples of " + std::to_string(align) + " bytes");
+  if (packed4 && (innerElements % 128 != 0 || boxInner % 128 != 0))
+    return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
+                where + ": 16U4_ALIGN16B needs inner dimension and box "
+                        "multiples of 128 elements");
   if (innerElements == 0 || rows == 0 || boxInner == 0 || boxRows == 0 ||
       boxInner > 256 || boxRows > 256)
     return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
@@ -287,6 +318,8 @@ MxmoeRtStatus mxmoeRtEncodeTensorMap2D(void *tensorMap,
     return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
                 where + ": swizzle must be 0, 32, 64 or 128 bytes");
   }
+  // Shared-memory bytes of the inner box: one per element (the 4-bit type
+  // is unpacked to one byte per element, half of it padding).
   if (swizzleBytes != 0 && boxInner > swizzleBytes)
     return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
                 where + ": the inner box (bytes) must not exceed the swizzle");
@@ -297,10 +330,12 @@ MxmoeRtStatus mxmoeRtEncodeTensorMap2D(void *tensorMap,
   uint64_t strides[1] = {rowStrideBytes};
   uint32_t box[2] = {boxInner, boxRows};
   uint32_t elementStrides[2] = {1, 1};
-  // CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0, INTERLEAVE_NONE = 0,
-  // L2_PROMOTION_L2_256B = 3, FLOAT_OOB_FILL_NONE = 0 (zeros).
+  // CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0, _16U4_ALIGN16B = 14 (cuda.h),
+  // INTERLEAVE_NONE = 0, L2_PROMOTION_L2_256B = 3, FLOAT_OOB_FILL_NONE = 0
+  // (zeros).
+  int cuType = packed4 ? 14 : 0;
   if (CUresult rc = d->cuTensorMapEncodeTiled(
-          tensorMap, 0, 2, const_cast<void *>(globalAddress), dims, strides,
+          tensorMap, cuType, 2, const_cast<void *>(globalAddress), dims, strides,
           box, elementStrides, 0, swizzle, 3, 0);
       rc != 0)
     return fail(MXMOE_RT_ERROR_CUDA,

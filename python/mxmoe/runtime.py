@@ -60,7 +60,7 @@ def _load():
         lib.mxmoeRtCheckStatus.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
         lib.mxmoeRtLastError.restype = ctypes.c_char_p
         lib.mxmoeRtEncodeTensorMap2D.argtypes = [
-            ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64,
+            ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64,
             ctypes.c_uint64, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32]
         _lib = lib
     return _lib
@@ -82,16 +82,24 @@ def check_status(status_ptr: int, kernel: str) -> None:
     _check(_load().mxmoeRtCheckStatus(ctypes.c_void_p(status_ptr), kernel.encode()))
 
 
+TENSOR_MAP_DATA_TYPES = {"uint8": 0, "16U4_ALIGN16B": 1}
+
+
 def encode_tensor_map_2d(address: int, inner: int, rows: int, row_stride: int,
-                         box_inner: int, box_rows: int, swizzle: int = 128) -> bytes:
-    """128-byte CUtensorMap of a row-major uint8 [rows, inner] tensor at
+                         box_inner: int, box_rows: int, swizzle: int = 128,
+                         data_type: str = "uint8") -> bytes:
+    """128-byte CUtensorMap of a row-major [rows, inner] tensor of
+    `data_type` elements ("uint8", or "16U4_ALIGN16B" for packed fp4) at
     device `address` (see mxmoeRtEncodeTensorMap2D); copy it to device
     memory for a kernel's "tensor_map" parameter."""
     buf = (ctypes.c_uint8 * 192)()
     base = ctypes.addressof(buf)
     aligned = (base + 63) // 64 * 64
+    if data_type not in TENSOR_MAP_DATA_TYPES:
+        raise ValueError(f"unknown tensor map data type {data_type!r}")
     _check(_load().mxmoeRtEncodeTensorMap2D(
-        ctypes.c_void_p(aligned), ctypes.c_void_p(address), inner, rows,
+        ctypes.c_void_p(aligned), TENSOR_MAP_DATA_TYPES[data_type],
+        ctypes.c_void_p(address), inner, rows,
         row_stride, box_inner, box_rows, swizzle))
     return bytes(buf[aligned - base:aligned - base + 128])
 
@@ -102,7 +110,8 @@ def tensor_map_for(param: dict, address: int) -> bytes:
     box_inner, box_rows = param["box"]
     swz = {"none": 0, "32B": 32, "64B": 64, "128B": 128}[param["swizzle"]]
     return encode_tensor_map_2d(address, inner, rows, param["row_stride_bytes"],
-                                box_inner, box_rows, swz)
+                                box_inner, box_rows, swz,
+                                param.get("data_type", "uint8"))
 
 
 class Module:

@@ -113,10 +113,11 @@ def main():
     src = os.path.join(args.out, "gemm_cases.mlir")
     with open(src, "w") as f:
         f.write(module_text(cases))
-    # sm_90a runs on the H200; sm_100a (tcgen05) is assembled by ptxas and
-    # its SASS inspected with cuobjdump on the device (no Blackwell here).
+    # sm_90a runs on the H200; sm_100a and sm_103a (tcgen05) are assembled
+    # by ptxas and their SASS inspected with cuobjdump on the device (no
+    # Blackwell here).
     cmd = [os.path.join(args.build, "bin", "mxmoe-compile"), src, "--chip", "sm_90a",
-           "--chip", "sm_100a", "-o", args.out] + args.extra
+           "--chip", "sm_100a", "--chip", "sm_103a", "-o", args.out] + args.extra
     subprocess.run(cmd, check=True)
     manifest = json.load(open(os.path.join(args.out, "manifest.json")))
     by_fn = {k["function"]: k for k in manifest["kernels"] if k["chip"] == "sm_90a"}

@@ -55,7 +55,7 @@ class CompileTest(unittest.TestCase):
     def test_bad_chip(self):
         with self.assertRaises(mc.CompileError) as e:
             mc.compile(IR, chips=["sm_80"])
-        self.assertIn("unsupported chip 'sm_80'; supported: sm_90a, sm_100a", str(e.exception))
+        self.assertIn("unsupported chip 'sm_80'; supported: sm_90a, sm_100a, sm_103a", str(e.exception))
 
     def test_bad_tile(self):
         with self.assertRaises(mc.CompileError) as e:

@@ -17,6 +17,7 @@
 
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEOps.h"
 #include "mxmoe/Pipelines/Compile.h"
+#include "mxmoe/Conversion/Chips.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -117,9 +118,9 @@ int main(int argc, char **argv) {
     chips.push_back("sm_100a");
   }
   for (const std::string &chip : chips)
-    if (chip != "sm_90a" && chip != "sm_100a") {
+    if (!mlir::mxmoe::isSupportedChip(chip)) {
       llvm::errs() << "mxmoe-compile: unsupported chip '" << chip
-                   << "'; supported: sm_90a, sm_100a\n";
+                   << "'; supported: " << mlir::mxmoe::kSupportedChips << "\n";
       return 1;
     }
 

@@ -22,13 +22,15 @@ namespace mlir::mxmoe {
 #define GEN_PASS_REGISTRATION
 #include "mxmoe/Conversion/Passes.h.inc"
 
-/// Registers the named pipeline `mxmoe-to-nvvm{chip=sm_90a|sm_100a
+/// Registers the named pipeline `mxmoe-to-nvvm{chip=sm_90a|sm_100a|sm_103a
 /// block-size=N}`: convert-mxmoe-to-gpu followed by buildNVVMKernelPipeline.
 void registerMXMoEPipelines();
 
 /// The kernel half of mxmoe-to-nvvm: attaches `#nvvm.target<chip>` (PTX 8.0
-/// for sm_90a, 8.8 for sm_100a) and lowers every gpu.module to NVVM/LLVM
-/// with bare-pointer kernel parameters, ready for gpu-module-to-binary.
+/// for sm_90a, 8.8 for sm_100a; sm_103a kernels get the sm_100a target, see
+/// nvvmTargetChipFor in Chips.h, and compileModule retargets their PTX) and
+/// lowers every gpu.module to NVVM/LLVM with bare-pointer kernel
+/// parameters, ready for gpu-module-to-binary.
 void buildNVVMKernelPipeline(OpPassManager &pm, llvm::StringRef chip);
 
 } // namespace mlir::mxmoe

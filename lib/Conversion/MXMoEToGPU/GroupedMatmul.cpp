@@ -371,26 +371,36 @@ KernelFrame createGemmKernel(gpu::GPUModuleOp module, StringRef name,
   fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), ob.getUnitAttr());
   fn.setKnownBlockSizeAttr(
       ob.getDenseI32ArrayAttr({static_cast<int32_t>(threads), 1, 1}));
+  // One CTA per SM (PTX `.minnctapersm 1`): with `.maxntid` alone ptxas
+  // cannot determine the register count at entry and ignores `setmaxnreg`
+  // (warning C7508), which capped the sm_90a consumer warpgroups at 168
+  // registers and made them spill.
+  fn->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), ob.getI32IntegerAttr(1));
   fn->setAttr("mxmoe.block", ob.getDenseI64ArrayAttr({threads, 1, 1}));
   fn->setAttr("mxmoe.grid", ob.getDenseI64ArrayAttr({cfg.numCTAs, 1, 1}));
   fn->setAttr("mxmoe.dynamic_smem", ob.getI64IntegerAttr(smemBytes));
   SymbolTable(module).insert(fn);
   for (unsigned i = 0; i < fn.getNumArguments(); ++i)
     fn.setArgAttr(i, "llvm.noalias", ob.getUnitAttr());
-  auto tmapAttr = [&](StringRef operand, int64_t inner, int64_t rows) {
+  // Dims and box in elements; fp4 rows hold two elements per byte and are
+  // unpacked by the copy to one shared-memory byte per element.
+  auto tmapAttr = [&](StringRef operand, int64_t inner, int64_t rows,
+                      bool fp4) {
     return ob.getDictionaryAttr({
         ob.getNamedAttr("operand", ob.getStringAttr(operand)),
-        ob.getNamedAttr("data_type", ob.getStringAttr("uint8")),
+        ob.getNamedAttr("data_type",
+                        ob.getStringAttr(fp4 ? "16U4_ALIGN16B" : "uint8")),
         ob.getNamedAttr("dims", ob.getDenseI64ArrayAttr({inner, rows})),
-        ob.getNamedAttr("row_stride_bytes", ob.getI64IntegerAttr(inner)),
+        ob.getNamedAttr("row_stride_bytes",
+                        ob.getI64IntegerAttr(fp4 ? inner / 2 : inner)),
         ob.getNamedAttr("box", ob.getDenseI64ArrayAttr(
                                    {kBK, operand == "lhs" ? kBM : cfg.tileN})),
         ob.getNamedAttr("swizzle", ob.getStringAttr("128B")),
         ob.getNamedAttr("oob_fill", ob.getStringAttr("zero"))});
   };
   int64_t bRows = p.kGrouped ? p.n : p.groups * p.n;
-  fn.setArgAttr(0, "mxmoe.tensor_map", tmapAttr("lhs", p.k, p.m));
-  fn.setArgAttr(2, "mxmoe.tensor_map", tmapAttr("rhs", p.k, bRows));
+  fn.setArgAttr(0, "mxmoe.tensor_map", tmapAttr("lhs", p.k, p.m, p.aE2M1));
+  fn.setArgAttr(2, "mxmoe.tensor_map", tmapAttr("rhs", p.k, bRows, p.bE2M1));
 
   f.b = std::make_unique<GB>(loc, ob);
   GB &b = *f.b;
@@ -917,8 +927,13 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm100(
 
     // ---------------- warp 1: MMA issuer (one thread) ----------------
     ::mxmoe::Tcgen05BlockScaledConfig icfg;
-    icfg.aType = p.aE5M2 ? ::mxmoe::MXElemKind::E5M2 : ::mxmoe::MXElemKind::E4M3;
-    icfg.bType = p.bE5M2 ? ::mxmoe::MXElemKind::E5M2 : ::mxmoe::MXElemKind::E4M3;
+    auto elemKind = [](bool e5m2, bool e2m1) {
+      return e2m1   ? ::mxmoe::MXElemKind::E2M1
+             : e5m2 ? ::mxmoe::MXElemKind::E5M2
+                    : ::mxmoe::MXElemKind::E4M3;
+    };
+    icfg.aType = elemKind(p.aE5M2, p.aE2M1);
+    icfg.bType = elemKind(p.bE5M2, p.bE2M1);
     icfg.m = kBM;
     icfg.n = static_cast<unsigned>(cfg.tileN);
     uint32_t idescBase = ::mxmoe::encodeTcgen05BlockScaledInstrDesc(icfg);

@@ -44,6 +44,11 @@ struct GemmProblem {
   int64_t m = 0, n = 0, k = 0, groups = 0;
   int64_t aScaleRows = 0, aScaleCols = 0, bScaleRows = 0, bScaleCols = 0;
   bool aE5M2 = false, bE5M2 = false; ///< else e4m3
+  /// fp4 e2m1 data (two per byte, element 2i in the low nibble; tcgen05
+  /// only, K % 128 == 0): loaded with the unpacking TMA type 16U4_ALIGN16B
+  /// into the 8-bit-container shared-memory layout of kind::mxf8f6f4 (PTX
+  /// ISA §9.7.16.10.4.4), so tiles, descriptors and scales are the fp8 ones.
+  bool aE2M1 = false, bE2M1 = false;
   bool outF32 = false;               ///< else bf16
 };
 
@@ -60,8 +65,9 @@ struct GemmConfig {
 int64_t getSm90GemmSharedBytes(const GemmConfig &cfg);
 
 /// Builds `gpu.func @name` in `module`. Parameters (all device pointers):
-///   0 tensor map of A (128 B, CUtensorMap: uint8, dims {K, rows},
-///     box {128, 128}, SWIZZLE_128B), 1 A scales, 2 tensor map of B,
+///   0 tensor map of A (128 B, CUtensorMap: uint8 -- 16U4_ALIGN16B for fp4
+///     data --, dims {K, rows} in elements, box {128, 128}, SWIZZLE_128B),
+///   1 A scales, 2 tensor map of B,
 ///   3 B scales, 4 i32 offsets [G], 5 output, 6 i32 status [1].
 /// The function carries mxmoe.grid / mxmoe.block / mxmoe.dynamic_smem and
 /// per-argument `mxmoe.tensor_map` dictionaries describing the maps.

@@ -16,6 +16,7 @@
 #include "GroupedMatmul.h"
 #include "KernelBuilder.h"
 
+#include "mxmoe/Conversion/Chips.h"
 #include "mxmoe/Conversion/Passes.h"
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEOps.h"
 #include "mxmoe/Dialect/MXMoE/Utils/ScaleLayout.h"
@@ -249,7 +250,8 @@ struct KernelGen {
   int64_t blockSize;
   bool hostLaunch;
   GemmConfig gemm;
-  bool sm100; ///< grouped GEMMs use tcgen05 (else wgmma)
+  bool sm100;     ///< grouped GEMMs use tcgen05 (else wgmma)
+  StringRef chip; ///< target chip (diagnostics)
   /// Kernels generated so far per enclosing function (names are
   /// `<function>__<op>_<n>`, n counting that function's MX ops).
   llvm::StringMap<unsigned> counters;
@@ -400,18 +402,19 @@ struct KernelGen {
 LogicalResult KernelGen::genGroupedMatmul(GroupedMatmulOp op) {
   RankedTensorType lhs = op.getLhs().getType(), rhs = op.getRhs().getType(),
                    res = op.getResult().getType();
-  StringRef chipName = sm100 ? "sm_100a" : "sm_90a";
+  StringRef chipName = chip;
   if (!op.isMX())
     return op.emitOpError(chipName) << (
         " lowering needs MX operands (bf16 grouped GEMMs are left to "
         "torch._grouped_mm / cuBLAS)");
-  auto elemOk = [](Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); };
+  auto elemOk = [&](Type t) {
+    return isa<Float8E4M3FNType, Float8E5M2Type>(t) ||
+           (sm100 && isa<Float4E2M1FNType>(t));
+  };
   if (!elemOk(lhs.getElementType()) || !elemOk(rhs.getElementType()))
     return op.emitOpError(chipName)
-           << (sm100 ? " lowering supports f8E4M3FN and f8E5M2 operands (FP6/"
-                       "FP4 through kind::mxf8f6f4 needs the unpacked "
-                       "b6x16_p32/b4x16_p64 shared-memory layouts, not "
-                       "implemented yet), got "
+           << (sm100 ? " lowering supports f8E4M3FN, f8E5M2 and f4E2M1FN "
+                       "operands (FP6 is not implemented), got "
                      : " lowering supports f8E4M3FN and f8E5M2 operands "
                        "(wgmma has no FP6/FP4 inputs), got ")
            << lhs.getElementType() << " x " << rhs.getElementType();
@@ -438,6 +441,8 @@ LogicalResult KernelGen::genGroupedMatmul(GroupedMatmulOp op) {
   p.bScaleCols = bs.getDimSize(bs.getRank() - 1);
   p.aE5M2 = isa<Float8E5M2Type>(lhs.getElementType());
   p.bE5M2 = isa<Float8E5M2Type>(rhs.getElementType());
+  p.aE2M1 = isa<Float4E2M1FNType>(lhs.getElementType());
+  p.bE2M1 = isa<Float4E2M1FNType>(rhs.getElementType());
   p.outF32 = res.getElementType().isF32();
   if (p.groups < 1)
     return op.emitOpError("needs at least one group");
@@ -446,6 +451,18 @@ LogicalResult KernelGen::genGroupedMatmul(GroupedMatmulOp op) {
                           "not supported");
   if (p.k % 32)
     return op.emitOpError("contraction extent must be a multiple of 32");
+  // The unpacking copy of 4-bit data (CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B)
+  // needs rows of a multiple of 128 elements (CUDA driver API,
+  // cuTensorMapEncodeTiled).
+  if ((p.aE2M1 || p.bE2M1) && p.kGrouped)
+    return op.emitOpError("f4E2M1FN operands are lowered for 2D x 3D grouped "
+                          "matmuls only (a 2D x 2D weight gradient's K groups "
+                          "start at multiples of 32 tokens; the unpacking "
+                          "16U4_ALIGN16B copy is used at multiples of 128)");
+  if ((p.aE2M1 || p.bE2M1) && p.k % 128)
+    return op.emitOpError("f4E2M1FN operands need a contraction extent that "
+                          "is a multiple of 128 (TMA 16U4_ALIGN16B rows), got ")
+           << p.k;
   if (p.kGrouped && as.getDimSize(1) != bs.getDimSize(1))
     return op.emitOpError("2D x 2D lowering needs both per_k_group scale "
                           "tensors to have the same number of columns");
@@ -1143,15 +1160,15 @@ struct ConvertMXMoEToGPUPass
                          << static_cast<int64_t>(blockSize);
       return signalPassFailure();
     }
-    if (chip != "sm_90a" && chip != "sm_100a") {
+    if (!isSupportedChip(chip)) {
       module.emitError() << "convert-mxmoe-to-gpu: unsupported chip '" << chip
-                         << "' (supported: sm_90a, sm_100a)";
+                         << "' (supported: " << kSupportedChips << ")";
       return signalPassFailure();
     }
-    bool sm100 = chip == "sm_100a";
+    bool sm100 = isTcgen05Chip(chip);
     if (gemmTileN != 64 && gemmTileN != 128 && !(sm100 && gemmTileN == 256)) {
       module.emitError() << "convert-mxmoe-to-gpu: gemm-tile-n must be 64 or "
-                            "128 (sm_90a) or 64, 128 or 256 (sm_100a), got "
+                            "128 (sm_90a) or 64, 128 or 256 (sm_100a, sm_103a), got "
                          << static_cast<int64_t>(gemmTileN);
       return signalPassFailure();
     }
@@ -1175,7 +1192,8 @@ struct ConvertMXMoEToGPUPass
                             "configuration needs "
                          << getSm100GemmTmemColumns(gemm)
                          << " TMEM columns (accumulator + per-stage scales), "
-                            "over the 512 of sm_100a; lower gemm-stages or "
+                            "over the 512 of "
+                         << chip << "; lower gemm-stages or "
                             "gemm-tile-n";
       return signalPassFailure();
     }
@@ -1197,7 +1215,7 @@ struct ConvertMXMoEToGPUPass
       kernels =
           gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModuleName);
     }
-    KernelGen gen{kernels, blockSize, hostLaunch, gemm, sm100, {}};
+    KernelGen gen{kernels, blockSize, hostLaunch, gemm, sm100, chip, {}};
     for (Operation *op : ops) {
       // The generators size grids, group tables and padding from static
       // shapes, the number of token groups (offsets) included.

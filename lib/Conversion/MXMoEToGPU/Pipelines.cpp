@@ -1,5 +1,6 @@
 //===- Pipelines.cpp - named mxmoe pass pipelines -------------------------===//
 
+#include "mxmoe/Conversion/Chips.h"
 #include "mxmoe/Conversion/Passes.h"
 
 #include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
@@ -18,7 +19,7 @@ using namespace mlir;
 namespace {
 struct ToNVVMOptions : public PassPipelineOptions<ToNVVMOptions> {
   Option<std::string> chip{*this, "chip",
-                           llvm::cl::desc("target chip: sm_90a or sm_100a"),
+                           llvm::cl::desc("target chip: sm_90a, sm_100a or sm_103a"),
                            llvm::cl::init("sm_90a")};
   Option<int64_t> blockSize{*this, "block-size",
                             llvm::cl::desc("threads per CTA"),
@@ -28,8 +29,8 @@ struct ToNVVMOptions : public PassPipelineOptions<ToNVVMOptions> {
 
 void mlir::mxmoe::buildNVVMKernelPipeline(OpPassManager &pm, StringRef chip) {
   GpuNVVMAttachTargetOptions target;
-  target.chip = chip.str();
-  target.features = chip == "sm_100a" ? "+ptx88" : "+ptx80";
+  target.chip = nvvmTargetChipFor(chip).str();
+  target.features = ptxFeaturesFor(chip).str();
   target.optLevel = 3;
   pm.addPass(createGpuNVVMAttachTarget(target));
   OpPassManager &gpuPm = pm.nest<gpu::GPUModuleOp>();
@@ -48,7 +49,8 @@ void mlir::mxmoe::registerMXMoEPipelines() {
   PassPipelineRegistration<ToNVVMOptions>(
       "mxmoe-to-nvvm",
       "Lower MX-level mxmoe ops to GPU kernels in NVVM/LLVM form for a chip "
-      "(sm_90a: +ptx80, sm_100a: +ptx88), ready for gpu-module-to-binary",
+      "(sm_90a: +ptx80, sm_100a and sm_103a: +ptx88), ready for "
+      "gpu-module-to-binary",
       [](OpPassManager &pm, const ToNVVMOptions &opts) {
         ConvertMXMoEToGPUOptions convert;
         convert.blockSize = opts.blockSize;

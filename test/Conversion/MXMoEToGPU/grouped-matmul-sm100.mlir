@@ -73,12 +73,14 @@
 // PTX256-LABEL: .visible .entry fwd__grouped_matmul_0(
 // PTX256-COUNT-3: tcgen05.cp.cta_group::1.32x128b.warpx4
 
-// ptxas assembles both kernels; the forward kernel has no spill and no
-// stack (the weight-gradient kernel reports an 8-byte stack frame with 8
-// bytes of spill stores, recorded in bench/RESULTS.md).
-// PTXAS-DAG: Function properties for wgrad__grouped_matmul_0
-// PTXAS-DAG: Function properties for fwd__grouped_matmul_0
-// PTXAS-DAG: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// ptxas assembles both kernels with no spill and no stack (the kernels
+// carry .minnctapersm 1 next to .maxntid; the 8-byte spill the 2D x 2D
+// kernel had at N <= 128 without it is gone).
+// PTXAS-NOT: {{[1-9][0-9]*}} bytes stack frame
+// PTXAS: Function properties for {{(fwd|wgrad)}}__grouped_matmul_0
+// PTXAS-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// PTXAS: Function properties for {{(fwd|wgrad)}}__grouped_matmul_0
+// PTXAS-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 
 func.func @fwd(%a: tensor<1000x2880xf8E4M3FN>, %as: tensor<1536x92xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,
                %w: tensor<4x320x2880xf8E4M3FN>, %ws: tensor<4x384x92xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,

@@ -4,9 +4,9 @@
 // RUN: not mxmoe-opt %s --split-input-file --convert-mxmoe-to-gpu="chip=sm_90a gemm-tile-n=96" 2>&1 | FileCheck %s --check-prefix=TILE
 // RUN: not mxmoe-opt %s --split-input-file --convert-mxmoe-to-gpu="chip=sm_90a gemm-stages=8" 2>&1 | FileCheck %s --check-prefix=SMEM
 // RUN: not mxmoe-opt %s --split-input-file --convert-mxmoe-to-gpu="chip=sm_80" 2>&1 | FileCheck %s --check-prefix=CHIP
-// TILE: gemm-tile-n must be 64 or 128 (sm_90a) or 64, 128 or 256 (sm_100a), got 96
+// TILE: gemm-tile-n must be 64 or 128 (sm_90a) or 64, 128 or 256 (sm_100a, sm_103a), got 96
 // SMEM: the grouped-GEMM configuration needs 283904 bytes of shared memory, over the 232448 of sm_90a; lower gemm-stages
-// CHIP: unsupported chip 'sm_80' (supported: sm_90a, sm_100a)
+// CHIP: unsupported chip 'sm_80' (supported: sm_90a, sm_100a, sm_103a)
 
 func.func @fp4(%a: tensor<256x256xf4E2M1FN>, %as: tensor<512x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,
                %w: tensor<2x128x256xf4E2M1FN>, %ws: tensor<2x128x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,

@@ -60,7 +60,7 @@
 // HEADER: static const char mxmoe_ptx_sm_100a[] =
 // REPORT: "fqn": "layers.0.moe.experts.w13",
 // REPORT: "precision": "mxfp8",
-// CHIP: mxmoe-compile: unsupported chip 'sm_80'; supported: sm_90a, sm_100a
+// CHIP: mxmoe-compile: unsupported chip 'sm_80'; supported: sm_90a, sm_100a, sm_103a
 // NOFILE: mxmoe-compile: cannot parse '{{.*}}does-not-exist.mlir'
 
 func.func @moe(%x: tensor<256x512xbf16>, %w: tensor<4x1024x512xbf16>, %o: tensor<4xi32>) -> tensor<256x1024xbf16> {
