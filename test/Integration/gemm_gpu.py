@@ -222,6 +222,18 @@ def run_case(L, c, seed):
 
 def bench(L, cases):
     rows = []
+    # Peer: Triton tl.dot_scaled MXFP8 grouped GEMMs (bench/triton_mx_grouped.py),
+    # validated against float64 before timing.
+    try:
+        sys.path.insert(0, os.path.join(HERE, "..", "..", "bench"))
+        import triton_mx_grouped as tmx
+        e_fwd, e_wg = tmx.check()
+        print(json.dumps({"triton_dot_scaled_check": {"fwd_rel_err": e_fwd, "wgrad_rel_err": e_wg}}))
+        if not (e_fwd < 1e-2 and e_wg < 1e-2):
+            tmx = None
+    except Exception as ex:  # noqa: BLE001
+        print(json.dumps({"triton_dot_scaled_check": f"unavailable: {type(ex).__name__}: {ex}"}))
+        tmx = None
 
     def timeit(fn, iters=10):
         fn()
@@ -259,6 +271,12 @@ def bench(L, cases):
             sb_r = torch.ones(G, N, device=dev)
             peer["torch._scaled_grouped_mm fp8 rowwise"] = lambda: torch._scaled_grouped_mm(
                 a8, b8, sa_r, sb_r, offs=offs_d, out_dtype=torch.bfloat16)
+            if tmx is not None and all(int(x) % 128 == 0 for x in np.diff(np.concatenate([[0], offs]))):
+                ta = A.view(torch.float8_e4m3fn)
+                tb = B.view(torch.float8_e4m3fn)
+                tsa = torch.randint(120, 130, (M, K // 32), dtype=torch.uint8, device=dev)
+                tsb = torch.randint(120, 130, (G, N, K // 32), dtype=torch.uint8, device=dev)
+                peer["triton tl.dot_scaled mxfp8"] = lambda: tmx.grouped_fwd(ta, tsa, tb, tsb, offs_d)
         else:
             M, N, Tp = c["M"], c["N"], c["Tp"]
             flops = 2.0 * M * N * T
@@ -277,6 +295,12 @@ def bench(L, cases):
             sb_r = torch.ones(N * G, device=dev)
             peer["torch._scaled_grouped_mm fp8 rowwise"] = lambda: torch._scaled_grouped_mm(
                 a8, b8, sa_r, sb_r, offs=offs_d, out_dtype=torch.bfloat16)
+            if tmx is not None and all(int(x) % 128 == 0 for x in np.diff(np.concatenate([[0], offs]))):
+                ta = random_codes((M, T), c["a"], gen).view(torch.float8_e4m3fn)
+                tb = random_codes((N, T), c["b"], gen).view(torch.float8_e4m3fn)
+                tsa = torch.randint(120, 130, (M, T // 32), dtype=torch.uint8, device=dev)
+                tsb = torch.randint(120, 130, (N, T // 32), dtype=torch.uint8, device=dev)
+                peer["triton tl.dot_scaled mxfp8"] = lambda: tmx.grouped_wgrad(ta, tsa, tb, tsb, offs_d)
         status = torch.zeros(1, dtype=torch.int32, device=dev)
         maps = {"lhs": A, "rhs": B}
         keep = L.launch(c["kernel"], [None, sa, None, sb, offs_d, out, status], maps, status)
