@@ -48,8 +48,11 @@ typedef struct MxmoeCompileOptions {
   const char *toolkit;    /**< CUDA root for ptxas; NULL or "": PTX only */
   int64_t tokensPerShard; /**< tiled-MLP `auto` shard size (32768) */
   int64_t gemmTileN;      /**< grouped-GEMM tile N: 64, 128 (default), 256 */
-  int64_t gemmStages;     /**< grouped-GEMM pipeline stages, 2..8 (4) */
+  int64_t gemmStages;     /**< grouped-GEMM pipeline stages, 2..8; 0 = auto
+                               (4; 2 for sm_90a bf16-upcast kernels) */
   int64_t gemmCTAs;       /**< persistent CTAs, the GPU's SM count (132) */
+  const char *gemmSm90Mma; /**< sm_90a MMA strategy: "fp8", "bf16" or
+                                "auto" (default: bf16 for f32 outputs) */
 } MxmoeCompileOptions;
 
 MxmoeCompileOptions mxmoeCompileOptionsDefault(void);

@@ -51,7 +51,7 @@ std::vector<std::string> splitList(const char *s) {
 extern "C" {
 
 MxmoeCompileOptions mxmoeCompileOptionsDefault(void) {
-  return {nullptr, nullptr, nullptr, nullptr, 32768, 128, 4, 132};
+  return {nullptr, nullptr, nullptr, nullptr, 32768, 128, 0, 132, nullptr};
 }
 
 MxmoeCompiler mxmoeCompilerCreate(void) {
@@ -108,6 +108,8 @@ MxmoeLogicalResult mxmoeCompile(MxmoeCompiler compiler, MxmoeStringRef ir,
   opts.gemmTileN = o.gemmTileN;
   opts.gemmStages = o.gemmStages;
   opts.gemmCTAs = o.gemmCTAs;
+  if (o.gemmSm90Mma && *o.gemmSm90Mma)
+    opts.gemmSm90Mma = o.gemmSm90Mma;
   opts.inputName = name;
   auto art = std::make_unique<MxmoeArtifacts_>();
   if (failed(mxmoe::compileModule(*module, opts, art->result))) {

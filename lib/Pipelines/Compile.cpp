@@ -52,6 +52,10 @@ llvm::json::Array describeKernels(ModuleOp module, StringRef chip) {
     if (!fn.isKernel())
       return;
     llvm::json::Object row{{"name", fn.getName()}, {"chip", chip}};
+    // Grouped GEMMs: the MMA strategy (wgmma_fp8_promote,
+    // wgmma_bf16_upcast or tcgen05_mxf8f6f4).
+    if (auto mma = fn->getAttrOfType<StringAttr>("mxmoe.mma"))
+      row["mma"] = mma.getValue();
     auto it = origin.find(fn.getName());
     if (it != origin.end())
       for (auto &kv : it->second)

@@ -35,6 +35,7 @@ void mlir::mxmoe::buildKernelPipeline(OpPassManager &pm, llvm::StringRef chip,
   conv.gemmTileN = opts.gemmTileN;
   conv.gemmStages = opts.gemmStages;
   conv.gemmCTAs = opts.gemmCTAs;
+  conv.gemmSm90Mma = opts.gemmSm90Mma;
   pm.addPass(createConvertMXMoEToGPU(conv));
 }
 

@@ -41,7 +41,8 @@ class _Options(ctypes.Structure):
     _fields_ = [("chips", ctypes.c_char_p), ("excludes", ctypes.c_char_p),
                 ("rounding", ctypes.c_char_p), ("toolkit", ctypes.c_char_p),
                 ("tokensPerShard", ctypes.c_int64), ("gemmTileN", ctypes.c_int64),
-                ("gemmStages", ctypes.c_int64), ("gemmCTAs", ctypes.c_int64)]
+                ("gemmStages", ctypes.c_int64), ("gemmCTAs", ctypes.c_int64),
+                ("gemmSm90Mma", ctypes.c_char_p)]
 
 
 def _load():
@@ -112,7 +113,8 @@ def _csv(v) -> Optional[bytes]:
 def compile(ir: str, chips: Sequence[str] = ("sm_90a", "sm_100a"),  # noqa: A001
             excludes: Sequence[str] = (), rounding: str = "rceil",
             toolkit: Optional[str] = None, tokens_per_shard: int = 32768,
-            gemm_tile_n: int = 128, gemm_stages: int = 4, gemm_ctas: int = 132,
+            gemm_tile_n: int = 128, gemm_stages: int = 0, gemm_ctas: int = 132,
+            gemm_sm90_mma: str = "auto",
             source_name: str = "<python>") -> CompileOutput:
     """Compiles model-level (or MX-level) mxmoe IR text; see the module doc."""
     lib = _load()
@@ -123,6 +125,7 @@ def compile(ir: str, chips: Sequence[str] = ("sm_90a", "sm_100a"),  # noqa: A001
     opts.toolkit = toolkit.encode() if toolkit else None
     opts.tokensPerShard = tokens_per_shard
     opts.gemmTileN, opts.gemmStages, opts.gemmCTAs = gemm_tile_n, gemm_stages, gemm_ctas
+    opts.gemmSm90Mma = gemm_sm90_mma.encode()
     data = ir.encode()
     name = source_name.encode()
     src = _StringRef(ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p), len(data))

@@ -105,8 +105,9 @@ def main():
     ap.add_argument("--build", default="build")
     ap.add_argument("--out", default=".device/gemm")
     ap.add_argument("--bench", action="store_true", help="also the benchmark shapes")
-    ap.add_argument("--extra", nargs="*", default=[],
-                    help="extra mxmoe-compile options (e.g. --gemm-stages=5)")
+    ap.add_argument("--extra", action="append", default=[],
+                    help="an extra mxmoe-compile option, repeatable "
+                         "(e.g. --extra=--gemm-stages=5)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     cases = correctness_cases() + (bench_cases() if args.bench else [])

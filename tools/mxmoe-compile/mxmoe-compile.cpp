@@ -73,12 +73,19 @@ static cl::opt<int64_t> gemmTileN(
     "gemm-tile-n", cl::desc("N of the grouped-GEMM tile (64 or 128)"),
     cl::init(128));
 static cl::opt<int64_t> gemmStages(
-    "gemm-stages", cl::desc("pipeline stages of the grouped GEMM (2..8)"),
-    cl::init(4));
+    "gemm-stages",
+    cl::desc("pipeline stages of the grouped GEMM (2..8; 0 = auto)"),
+    cl::init(0));
 static cl::opt<int64_t> gemmCTAs(
     "gemm-ctas",
     cl::desc("persistent CTAs of the grouped GEMM (the GPU's SM count)"),
     cl::init(132));
+static cl::opt<std::string> gemmSm90Mma(
+    "gemm-sm90-mma",
+    cl::desc("sm_90a grouped-GEMM MMA strategy: fp8 (per-block promotion), "
+             "bf16 (exact upcast to bf16 wgmma) or auto (bf16 for f32 "
+             "outputs)"),
+    cl::init("auto"));
 static cl::opt<bool> timing("timing", cl::desc("print pass timings"),
                             cl::init(false));
 
@@ -157,6 +164,7 @@ int main(int argc, char **argv) {
   opts.gemmTileN = gemmTileN;
   opts.gemmStages = gemmStages;
   opts.gemmCTAs = gemmCTAs;
+  opts.gemmSm90Mma = gemmSm90Mma;
   opts.configure = configure;
   mlir::mxmoe::CompileResult result;
   if (failed(mlir::mxmoe::compileModule(*module, opts, result)))

@@ -86,10 +86,17 @@ def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
     Option<"gemmTileN", "gemm-tile-n", "int64_t", /*default=*/"128",
            "N of the grouped-GEMM tile (64 or 128; M is 128, K 128 per "
            "stage)">,
-    Option<"gemmStages", "gemm-stages", "int64_t", /*default=*/"4",
-           "pipeline stages of the grouped-GEMM kernel (2..8), each "
-           "128 x 128 (A) + N x 128 (B) fp8 bytes + two 512-byte scale "
-           "atoms of shared memory">,
+    Option<"gemmStages", "gemm-stages", "int64_t", /*default=*/"0",
+           "pipeline stages of the grouped-GEMM kernel (2..8; 0 = auto: 4, "
+           "2 for sm_90a bf16-upcast kernels), each 128 x 128 (A) + N x 128 "
+           "(B) fp8 bytes + two 512-byte scale atoms of shared memory">,
+    Option<"gemmSm90Mma", "gemm-sm90-mma", "std::string", /*default=*/"\"auto\"",
+           "MMA strategy of the sm_90a grouped GEMM: fp8 (fp8 wgmma per MX "
+           "block, scales applied to the fp32 partial on the CUDA cores), "
+           "bf16 (each stage dequantized exactly to bf16 in shared memory, "
+           "bf16 wgmma accumulating the whole K in fp32: products exact, "
+           "two bf16 buffers of shared memory) or auto (bf16 for f32 "
+           "outputs, fp8 otherwise)">,
     Option<"gemmCTAs", "gemm-ctas", "int64_t", /*default=*/"132",
            "CTAs of the persistent grouped-GEMM grid (the SM count of the "
            "target GPU: 132 on H100/H200 SXM)">,

@@ -20,6 +20,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/SymbolTable.h"
 
 using namespace mlir;
@@ -39,6 +40,7 @@ constexpr StringLiteral kSmemGlobal = "__mxmoe_dynamic_smem";
 /// Shared-memory map (byte offsets from the 1024-aligned base).
 struct SmemMap {
   int64_t tileN, stages;
+  bool upcast = false; ///< GemmConfig::upcastBF16
   int64_t aBytes() const { return kBM * kBK; }
   int64_t bBytes() const { return tileN * kBK; }
   int64_t stageBytes() const {
@@ -48,11 +50,19 @@ struct SmemMap {
   int64_t bOff() const { return aBytes(); }
   int64_t saOff() const { return aBytes() + bBytes(); }
   int64_t sbOff() const { return saOff() + kAtom; }
+  /// bf16 upcast: two buffers, each A [128 x 128] then B [tileN x 128]
+  /// bf16, every operand as two 128B-swizzled K-major atoms (K 0-63,
+  /// 64-127) of rows x 128 bytes.
+  int64_t bfOff() const { return stages * stageBytes(); }
+  int64_t bfBufBytes() const { return upcast ? 2 * (kBM + tileN) * kBK : 0; }
+  int64_t bfBOff() const { return 2 * kBM * kBK; } ///< B inside a buffer
   /// Decoded fp32 scales of one consumer warpgroup, one of two buffers:
-  /// sa[kb][64] then sb[kb][tileN].
-  int64_t tableBytes() const { return 4 * (kBlocksPerStage * 64) +
-                                      4 * (kBlocksPerStage * tileN); }
-  int64_t tablesOff() const { return stages * stageBytes(); }
+  /// sa[kb][64] then sb[kb][tileN] (fp8 path only).
+  int64_t tableBytes() const {
+    return upcast ? 0
+                  : 4 * (kBlocksPerStage * 64) + 4 * (kBlocksPerStage * tileN);
+  }
+  int64_t tablesOff() const { return bfOff() + 2 * bfBufBytes(); }
   int64_t barOff() const { return tablesOff() + 4 * tableBytes(); }
   int64_t fullBar(int64_t s) const { return barOff() + 8 * s; }
   int64_t emptyBarBase() const { return barOff() + 64; }
@@ -522,14 +532,14 @@ Value emitPrologue(GB &b, KernelFrame &f, const GemmProblem &p, Value flagAddr,
 } // namespace
 
 int64_t mlir::mxmoe::kernels::getSm90GemmSharedBytes(const GemmConfig &cfg) {
-  return SmemMap{cfg.tileN, cfg.stages}.total();
+  return SmemMap{cfg.tileN, cfg.stages, cfg.upcastBF16}.total();
 }
 
 gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
     gpu::GPUModuleOp module, StringRef name, const GemmProblem &p,
     const GemmConfig &cfg, TypeRange argTypes) {
   MLIRContext *ctx = module.getContext();
-  SmemMap map{cfg.tileN, cfg.stages};
+  SmemMap map{cfg.tileN, cfg.stages, cfg.upcastBF16};
   KernelFrame f = createGemmKernel(module, name, p, cfg, argTypes, kThreads,
                                    map.total());
   GB &b = *f.b;
@@ -616,7 +626,189 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
         return e5m2 ? NVVM::WGMMATypes::e5m2 : NVVM::WGMMATypes::e4m3;
       };
 
-      gen.forEachTile(bid, grid, [&](const Tile &T, Value it0) {
+      // Epilogue: predicated stores of this thread's fragment (the fp32
+      // accumulator of wgmma m64nNk*: element i of thread (warp, lane) is
+      // row 16*warp + lane/4 + 8*((i/2)%2), column 8*(i/4) + 2*(lane%4) +
+      // i%2, PTX ISA 9.7.15.5.2).
+      auto epilogue = [&](const Tile &T, ArrayRef<Value> accv) {
+        Type outTy = p.outF32 ? Type(f32) : Type(b.getBF16Type());
+        for (int64_t i = 0; i < nFrag; ++i) {
+          int64_t j = i / 4, e = i % 4;
+          Value r = b.add(b.add(b.mulc(w, 64), fragRow), b.idx(e < 2 ? 0 : 8));
+          Value c = b.add(fragCol, b.idx(8 * j + e % 2));
+          Value ok = b.land(b.ult(r, T.rowsValid), b.ult(c, T.colsValid));
+          Value v = accv[i];
+          ifThen(b, ok, [&] {
+            Value o = p.outF32 ? v : arith::TruncFOp::create(b, outTy, v).getResult();
+            b.store(o, out, b.add(T.outBase, b.add(b.mulc(r, T.outStride), c)));
+          });
+        }
+      };
+
+      // ---- bf16 upcast (GemmConfig::upcastBF16) ----
+      // Stage `it` (the CTA's running stage counter; s-th of the tile) is
+      // converted by both consumer warpgroups: every thread converts
+      // 16-element chunks of its warpgroup's 64 A rows and of half of the
+      // tile's B rows from the fp8 ring slot to the bf16 buffer of parity
+      // it % 2 (exact: fp8 -> f16 by cvt.rn.f16x2.{e4m3,e5m2}x2, times the
+      // block's 2^(e-127) in fp32, rounded to bf16 with no loss; blocks
+      // past the tile's valid K blocks are written as zeros), then releases
+      // the ring slot. Software pipeline: the 8 bf16 wgmma m64nNk16 of
+      // stage s run while stage s+1 is converted into the other buffer;
+      // wait_group 0 and a 256-thread barrier close the step, so the
+      // accumulator is never read while in flight and no buffer is
+      // rewritten before both warpgroups' wgmmas on it are done.
+      auto upcastTile = [&](const Tile &T, Value it0) -> Value {
+        auto accTy = LLVM::LLVMStructType::getLiteral(
+            ctx, SmallVector<Type>(nFrag, f32));
+        auto v4 = VectorType::get({4}, b.getI32Type());
+        Type f8a = p.aE5M2 ? Type(Float8E5M2Type::get(ctx)) : Type(Float8E4M3FNType::get(ctx));
+        Type f8b = p.bE5M2 ? Type(Float8E5M2Type::get(ctx)) : Type(Float8E4M3FNType::get(ctx));
+        auto bufA = [&](Value it) {
+          return b.add(at(map.bfOff()), b.mulc(b.rem(it, 2), map.bfBufBytes()));
+        };
+        // One chunk: row `row` of a [rows x 128] fp8 tile, 16 elements at
+        // K 16q..16q+15 (MX block q/2 of stage s).
+        auto convert = [&](Value s, Value src, Value dst, int64_t dstAtomBytes,
+                           Value row, Value q, Value atom, Value scaleRow,
+                           Type elem) {
+          Value sw = b.rem(row, 8);
+          Value in = LLVM::LoadOp::create(
+              b, v4, b.sptr(b.add(src, b.add(b.mulc(row, 128),
+                                           b.mulc(b.xori(q, sw), 16)))), 16);
+          Value kb = b.div(q, 2);
+          Value live = b.ult(b.add(b.mulc(s, kBlocksPerStage), kb), T.kBlocks);
+          Value byte = arith::ExtUIOp::create(
+              b, b.getI32Type(),
+              b.lds(b.getI8Type(),
+                    b.add(atom, b.add(b.add(b.mulc(b.rem(scaleRow, 32), 16),
+                                            b.mulc(b.div(scaleRow, 32), 4)),
+                                      kb))));
+          Value scale = decodeE8M0(b, byte);
+          Value s2 = vector::BroadcastOp::create(b, VectorType::get({2}, f32), scale);
+          SmallVector<Value> words;
+          for (int64_t i = 0; i < 4; ++i) {
+            Value word = LLVM::ExtractElementOp::create(b, in, b.i32(i));
+            Value bytes = LLVM::BitcastOp::create(
+                b, VectorType::get({4}, b.getI8Type()), word);
+            for (int64_t h = 0; h < 2; ++h) {
+              Value pair = vector::ShuffleOp::create(
+                  b, bytes, bytes, ArrayRef<int64_t>{2 * h, 2 * h + 1});
+              Value h2 = NVVM::ConvertF8x2ToF16x2Op::create(
+                  b, VectorType::get({2}, b.getF16Type()), pair,
+                  b.getBoolAttr(false), TypeAttr::get(elem));
+              Value f2 = arith::ExtFOp::create(b, VectorType::get({2}, f32), h2);
+              Value m2 = arith::MulFOp::create(b, f2, s2);
+              Value bf = arith::TruncFOp::create(
+                  b, VectorType::get({2}, b.getBF16Type()), m2);
+              Value wv = LLVM::BitcastOp::create(b, b.getI32Type(), bf);
+              words.push_back(b.select(live, wv, b.i32(0)));
+            }
+          }
+          Value j = b.div(q, 4);
+          Value c0 = b.mulc(b.rem(q, 4), 2);
+          Value rowBase = b.add(b.add(dst, b.mulc(j, dstAtomBytes)), b.mulc(row, 128));
+          for (int64_t h = 0; h < 2; ++h) {
+            Value v = LLVM::UndefOp::create(b, v4);
+            for (int64_t i = 0; i < 4; ++i)
+              v = LLVM::InsertElementOp::create(b, v4, v, words[4 * h + i], b.i32(i));
+            Value chunk = b.xori(b.add(c0, b.idx(h)), sw);
+            LLVM::StoreOp::create(b, v, b.sptr(b.add(rowBase, b.mulc(chunk, 16))), 16);
+          }
+        };
+        // Converts stage s (running counter it) and releases its ring slot.
+        auto convertStage = [&](Value s, Value it) {
+          Value st = b.rem(it, cfg.stages);
+          Value phase = b.rem(b.div(it, cfg.stages), 2);
+          Value stage = b.add(base, b.mulc(st, map.stageBytes()));
+          Value full = b.sptr(b.add(at(map.barOff()), b.mulc(st, 8)));
+          Value empty = b.sptr(b.add(at(map.emptyBarBase()), b.mulc(st, 8)));
+          NVVM::MBarrierTryWaitParityOp::create(b, full, b.toI32(phase),
+                                                b.i32(0x989680));
+          Value bfA = bufA(it), bfB = b.add(bfA, b.idx(map.bfBOff()));
+          Value fp8A = b.add(stage, b.idx(map.aOff()));
+          Value fp8B = b.add(stage, b.idx(map.bOff()));
+          Value saAtom = b.add(stage, b.idx(map.saOff()));
+          Value sbAtom = b.add(stage, b.idx(map.sbOff()));
+          for (int64_t i = 0; i < 4; ++i) { // 64 rows x 8 chunks / 128
+            Value c = b.add(t, b.idx(128 * i));
+            Value row = b.add(b.mulc(w, 64), b.div(c, 8));
+            convert(s, fp8A, bfA, kBM * 128, row, b.rem(c, 8), saAtom, row, f8a);
+          }
+          for (int64_t i = 0; i < cfg.tileN / 32; ++i) { // tileN/2 rows x 8 / 128
+            Value c = b.add(t, b.idx(128 * i));
+            Value n = b.add(b.mulc(w, cfg.tileN / 2), b.div(c, 8));
+            convert(s, fp8B, bfB, cfg.tileN * 128, n, b.rem(c, 8), sbAtom,
+                    b.add(T.bAtomRow, n), f8b);
+          }
+          // Generic-proxy shared-memory writes -> visible to wgmma (async
+          // proxy); then every consumer warp releases the ring slot once.
+          NVVM::FenceProxyOp::create(
+              b, NVVM::ProxyKind::async_shared,
+              NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+          NVVM::SyncWarpOp::create(b, b.i32(-1));
+          ifThen(b, b.eq(lane, b.idx(0)), [&] {
+            NVVM::MBarrierArriveOp::create(b, Type(), empty, Value(),
+                                           NVVM::MemScopeKind::CTA, false);
+          });
+        };
+        auto consumerBarrier = [&] {
+          NVVM::BarrierOp::create(b, Type(), b.i32(3), b.i32(256), nullptr, Value());
+        };
+        ifThen(b, b.ult(b.idx(0), T.kStages), [&] {
+          convertStage(b.idx(0), it0);
+          consumerBarrier();
+        });
+        SmallVector<Value> init(nFrag, b.f32(0.0f));
+        init.push_back(it0);
+        auto loop = scf::ForOp::create(b, b.idx(0), T.kStages, b.idx(1), init);
+        {
+          OpBuilder::InsertionGuard g2(b);
+          b.setInsertionPointToStart(loop.getBody());
+          Value s = loop.getInductionVar();
+          Value it = loop.getRegionIterArgs().back();
+          Value bfA = bufA(it), bfB = b.add(bfA, b.idx(map.bfBOff()));
+          SmallVector<Value> accIn(loop.getRegionIterArgs().drop_back());
+          Value acc = LLVM::UndefOp::create(b, accTy);
+          for (int64_t i = 0; i < nFrag; ++i)
+            acc = LLVM::InsertValueOp::create(b, acc, accIn[i], ArrayRef<int64_t>{i});
+          NVVM::WgmmaFenceAlignedOp::create(b);
+          for (int64_t kk = 0; kk < kBK / 16; ++kk) {
+            int64_t j = kk / 4, koff = (kk % 4) * 32;
+            // This warpgroup's 64 rows start 64 x 128 B into each A atom
+            // (a multiple of the 1024-byte swizzle period).
+            Value aDesc = descOf(b.add(b.add(bfA, b.mulc(w, 64 * 128)),
+                                       b.idx(j * kBM * 128 + koff)));
+            Value bDesc = descOf(b.add(bfB, b.idx(j * cfg.tileN * 128 + koff)));
+            acc = NVVM::WgmmaMmaAsyncOp::create(
+                b, accTy, acc, aDesc, bDesc,
+                NVVM::MMAShapeAttr::get(ctx, 64, cfg.tileN, 16),
+                NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::bf16),
+                NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::bf16),
+                NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+                NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
+                NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+                NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+                NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+                NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col), nullptr);
+          }
+          NVVM::WgmmaGroupSyncAlignedOp::create(b);
+          Value next = b.add(s, b.idx(1));
+          ifThen(b, b.ult(next, T.kStages),
+                 [&] { convertStage(next, b.add(it, b.idx(1))); });
+          NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
+          consumerBarrier();
+          SmallVector<Value> yield;
+          for (int64_t i = 0; i < nFrag; ++i)
+            yield.push_back(LLVM::ExtractValueOp::create(b, acc, ArrayRef<int64_t>{i}));
+          yield.push_back(b.add(it, b.idx(1)));
+          scf::YieldOp::create(b, yield);
+        }
+        epilogue(T, SmallVector<Value>(loop.getResults().drop_back()));
+        return loop.getResults().back();
+      };
+
+      auto fp8Tile = [&](const Tile &T, Value it0) -> Value {
         SmallVector<Value> init(nFrag, b.f32(0.0f));
         init.push_back(it0);
         auto loop = scf::ForOp::create(b, b.idx(0), T.kStages, b.idx(1), init);
@@ -768,21 +960,13 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
           yield.push_back(b.add(it, b.idx(1)));
           scf::YieldOp::create(b, yield);
         }
-        // Epilogue: predicated stores of this thread's fragment.
-        Type outTy = p.outF32 ? Type(f32) : Type(b.getBF16Type());
-        for (int64_t i = 0; i < nFrag; ++i) {
-          int64_t j = i / 4, e = i % 4;
-          Value r = b.add(b.add(b.mulc(w, 64), fragRow), b.idx(e < 2 ? 0 : 8));
-          Value c = b.add(fragCol, b.idx(8 * j + e % 2));
-          Value ok = b.land(b.ult(r, T.rowsValid), b.ult(c, T.colsValid));
-          Value v = loop.getResult(i);
-          ifThen(b, ok, [&] {
-            Value o = p.outF32 ? v : arith::TruncFOp::create(b, outTy, v).getResult();
-            b.store(o, out, b.add(T.outBase, b.add(b.mulc(r, T.outStride), c)));
-          });
-        }
+        epilogue(T, SmallVector<Value>(loop.getResults().drop_back()));
         return loop.getResults().back();
-      });
+      };
+      if (cfg.upcastBF16)
+        gen.forEachTile(bid, grid, upcastTile);
+      else
+        gen.forEachTile(bid, grid, fp8Tile);
     }
   });
   gpu::ReturnOp::create(b);

@@ -59,6 +59,14 @@ struct GemmConfig {
   int64_t tileN = 128;
   int64_t stages = 4;
   int64_t numCTAs = 132;
+  /// sm_90a MMA strategy. false: fp8 wgmma m64nNk32 per MX block with the
+  /// block's scales applied to the fp32 partial on the CUDA cores (option B
+  /// of shared/reference/hopper.md). true ("bf16 upcast", option A): the
+  /// consumer warpgroups dequantize each stage's fp8 tiles exactly to bf16
+  /// (e4m3/e5m2 x 2^(e-127) has at most 4 significant bits) into one of two
+  /// 128B-swizzled bf16 buffers, and bf16 wgmma m64nNk16 accumulates the
+  /// whole K in fp32 (no per-block promotion; products exact).
+  bool upcastBF16 = false;
 };
 
 /// Dynamic shared memory (bytes) the kernel needs for `cfg`.

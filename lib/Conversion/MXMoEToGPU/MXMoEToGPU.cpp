@@ -46,6 +46,11 @@ using ::mxmoe::roundUp;
 
 namespace {
 
+/// Dynamic shared memory one CTA may use on sm_90a and sm_100a (227 KiB,
+/// CUDA Programming Guide, compute capability 9.0 / 10.0 technical
+/// specifications).
+constexpr int64_t kMaxDynamicSmem = 227 * 1024;
+
 constexpr StringLiteral kKernelModuleName = "mxmoe_kernels";
 
 /// How the kernels see an MX tensor pair: the data is [batch, rows, len]
@@ -249,7 +254,9 @@ struct KernelGen {
   gpu::GPUModuleOp module;
   int64_t blockSize;
   bool hostLaunch;
-  GemmConfig gemm;
+  GemmConfig gemm;   ///< fp8 configuration (sm_100a; sm_90a fp8 strategy)
+  GemmConfig upcast; ///< sm_90a bf16-upcast configuration
+  StringRef sm90Mma; ///< "fp8", "bf16" or "auto" (bf16 for f32 outputs)
   bool sm100;     ///< grouped GEMMs use tcgen05 (else wgmma)
   StringRef chip; ///< target chip (diagnostics)
   /// Kernels generated so far per enclosing function (names are
@@ -476,11 +483,31 @@ LogicalResult KernelGen::genGroupedMatmul(GroupedMatmulOp op) {
   SmallVector<Type> args{tmap, argType(as), tmap, argType(bs),
                          argType(cast<RankedTensorType>(op.getOffsets().getType())),
                          argType(res), MemRefType::get({1}, i32)};
+  // sm_90a strategy: fp8 wgmma with per-block promotion is the faster one
+  // at bf16 output; the exact bf16 upcast keeps f32 outputs within fp32
+  // accumulation error (the fp8 MMA's internal accumulation of a 32-term
+  // block does not).
+  bool useUpcast = !sm100 && (sm90Mma == "bf16" || (sm90Mma == "auto" && p.outF32));
+  const GemmConfig &cfg = useUpcast ? upcast : gemm;
+  if (!sm100 && getSm90GemmSharedBytes(cfg) > kMaxDynamicSmem)
+    return op.emitOpError("the grouped-GEMM configuration needs ")
+           << getSm90GemmSharedBytes(cfg)
+           << " bytes of shared memory, over the 232448 of sm_90a ("
+           << (!useUpcast              ? "fp8 kernel"
+               : sm90Mma == "auto" ? "bf16 upcast kernel, chosen by "
+                                     "gemm-sm90-mma=auto for the f32 output"
+                                   : "bf16 upcast kernel")
+           << "); lower gemm-stages"
+           << (useUpcast ? " or choose gemm-sm90-mma=fp8" : "");
   gpu::GPUFuncOp kernel =
       sm100 ? buildGroupedMatmulSm100(module, name("grouped_matmul", op), p,
-                                      gemm, args)
+                                      cfg, args)
             : buildGroupedMatmulSm90(module, name("grouped_matmul", op), p,
-                                     gemm, args);
+                                     cfg, args);
+  kernel->setAttr("mxmoe.mma", StringAttr::get(op.getContext(),
+                                               sm100 ? "tcgen05_mxf8f6f4"
+                                               : useUpcast ? "wgmma_bf16_upcast"
+                                                           : "wgmma_fp8_promote"));
   annotate(op, kernel,
            {"tensor_map:operand:0", "operand:1", "tensor_map:operand:2",
             "operand:3", "operand:4", "result:0", "status"});
@@ -1172,18 +1199,28 @@ struct ConvertMXMoEToGPUPass
                          << static_cast<int64_t>(gemmTileN);
       return signalPassFailure();
     }
-    if (gemmStages < 2 || gemmStages > 8 || gemmCTAs < 1) {
-      module.emitError() << "convert-mxmoe-to-gpu: gemm-stages must be in "
-                            "[2, 8] and gemm-ctas >= 1";
+    if ((gemmStages != 0 && (gemmStages < 2 || gemmStages > 8)) ||
+        gemmCTAs < 1) {
+      module.emitError() << "convert-mxmoe-to-gpu: gemm-stages must be 0 "
+                            "(auto) or in [2, 8] and gemm-ctas >= 1";
       return signalPassFailure();
     }
-    GemmConfig gemm{gemmTileN, gemmStages, gemmCTAs};
-    int64_t bytes = sm100 ? getSm100GemmSharedBytes(gemm)
-                          : getSm90GemmSharedBytes(gemm);
-    if (bytes > 227 * 1024) {
+    if (gemmSm90Mma != "fp8" && gemmSm90Mma != "bf16" && gemmSm90Mma != "auto") {
+      module.emitError() << "convert-mxmoe-to-gpu: gemm-sm90-mma must be fp8, "
+                            "bf16 or auto, got '"
+                         << gemmSm90Mma << "'";
+      return signalPassFailure();
+    }
+    // The fp8 configuration (every sm_100a kernel; sm_90a kernels with the
+    // fp8 strategy) and the bf16-upcast one (sm_90a); each generated kernel
+    // checks its own shared-memory budget.
+    GemmConfig gemm{gemmTileN, gemmStages ? gemmStages : 4, gemmCTAs, false};
+    GemmConfig upcast{gemmTileN, gemmStages ? gemmStages : 2, gemmCTAs, true};
+    if (sm100 && getSm100GemmSharedBytes(gemm) > kMaxDynamicSmem) {
       module.emitError() << "convert-mxmoe-to-gpu: the grouped-GEMM "
                             "configuration needs "
-                         << bytes << " bytes of shared memory, over the 232448 of "
+                         << getSm100GemmSharedBytes(gemm)
+                         << " bytes of shared memory, over the 232448 of "
                          << chip << "; lower gemm-stages";
       return signalPassFailure();
     }
@@ -1215,7 +1252,8 @@ struct ConvertMXMoEToGPUPass
       kernels =
           gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModuleName);
     }
-    KernelGen gen{kernels, blockSize, hostLaunch, gemm, sm100, chip, {}};
+    KernelGen gen{kernels, blockSize, hostLaunch, gemm, upcast, gemmSm90Mma,
+                  sm100, chip, {}};
     for (Operation *op : ops) {
       // The generators size grids, group tables and padding from static
       // shapes, the number of token groups (offsets) included.

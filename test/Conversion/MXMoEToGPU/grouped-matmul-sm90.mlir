@@ -1,8 +1,14 @@
 // sm_90a lowering of mxmoe.grouped_matmul (MXFP8, blocked scales): one
 // persistent warp-specialized wgmma kernel per op, the op annotated (the
 // launcher builds the TMA descriptors), never replaced by a launch.
+// The default strategy (gemm-sm90-mma=auto) is fp8 wgmma with per-block
+// promotion for bf16 outputs and the exact bf16 upcast for f32 outputs.
 // RUN: mxmoe-opt %s --convert-mxmoe-to-gpu=chip=sm_90a | FileCheck %s
-// RUN: mxmoe-opt %s --convert-mxmoe-to-gpu="chip=sm_90a gemm-tile-n=64 gemm-stages=6 gemm-ctas=114" | FileCheck %s --check-prefix=CFG
+// RUN: mxmoe-opt %s --convert-mxmoe-to-gpu="chip=sm_90a gemm-sm90-mma=fp8" | FileCheck %s --check-prefix=FP8
+// RUN: mxmoe-opt %s --convert-mxmoe-to-gpu="chip=sm_90a gemm-sm90-mma=bf16" | FileCheck %s --check-prefix=BF16
+// RUN: mxmoe-opt %s --convert-mxmoe-to-gpu="chip=sm_90a gemm-tile-n=64 gemm-stages=6 gemm-ctas=114 gemm-sm90-mma=fp8" | FileCheck %s --check-prefix=CFG
+// RUN: not mxmoe-opt %s --convert-mxmoe-to-gpu="chip=sm_90a gemm-tile-n=64 gemm-stages=6" 2>&1 | FileCheck %s --check-prefix=AUTOSMEM
+// AUTOSMEM: error: 'mxmoe.grouped_matmul' op the grouped-GEMM configuration needs 253184 bytes of shared memory, over the 232448 of sm_90a (bf16 upcast kernel, chosen by gemm-sm90-mma=auto for the f32 output); lower gemm-stages or choose gemm-sm90-mma=fp8
 // RUN: mxmoe-opt %s --mxmoe-to-nvvm=chip=sm_90a | mxmoe-opt --gpu-module-to-binary=format=isa | %python %S/../../Inputs/extract_ptx.py > %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
@@ -18,7 +24,7 @@
 // CHECK-SAME: memref<320000xbf16>
 // CHECK-SAME: memref<1xi32>
 // CHECK-SAME: known_block_size = array<i32: 384, 1, 1>
-// CHECK-SAME: mxmoe.block = array<i64: 384, 1, 1>, mxmoe.dynamic_smem = 148736 : i64, mxmoe.grid = array<i64: 132, 1, 1>
+// CHECK-SAME: mxmoe.block = array<i64: 384, 1, 1>, mxmoe.dynamic_smem = 148736 : i64, mxmoe.grid = array<i64: 132, 1, 1>, mxmoe.mma = "wgmma_fp8_promote"
 // Thread 0 validates the offsets and initializes the mbarrier ring.
 // CHECK: nvvm.mbarrier.init
 // CHECK: nvvm.fence.mbarrier.init
@@ -40,11 +46,25 @@
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: llvm.intr.fma
 // CHECK: nvvm.mbarrier.arrive
+// The f32-output weight gradient gets the bf16 upcast: 2 fp8 stages + two
+// bf16 buffers (2 x 64 KiB); e4m3 / e5m2 -> f16 by cvt, times 2^(e-127) in
+// fp32, rounded to bf16 (exact), then 8 bf16 wgmma k16 per stage
+// accumulating in place (scale-d one), after the async-proxy fence and the
+// 256-thread consumer barrier.
 // CHECK: gpu.func @wgrad__grouped_matmul_0(
 // CHECK-SAME: dims = array<i64: 1056, 256>
 // CHECK-SAME: dims = array<i64: 1056, 384>
 // CHECK-SAME: memref<393216xf32>
-// CHECK: nvvm.wgmma.mma_async {{.*}} A[<e4m3>, <one>, <row>], B[<e5m2>, <one>, <col>]
+// CHECK-SAME: mxmoe.dynamic_smem = 199936 : i64
+// CHECK-SAME: mxmoe.mma = "wgmma_bf16_upcast"
+// CHECK: nvvm.convert.f8x2.to.f16x2 {{.*}}(f8E4M3FN)
+// CHECK: arith.truncf {{.*}} : vector<2xf32> to vector<2xbf16>
+// CHECK: nvvm.convert.f8x2.to.f16x2 {{.*}}(f8E5M2)
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>, space = #nvvm.shared_space<cta>}
+// CHECK: nvvm.barrier id = {{.*}} number_of_threads = {{.*}}
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>, D[<f32>, <one>], A[<bf16>, <one>, <row>], B[<bf16>, <one>, <col>]
+// CHECK-COUNT-7: nvvm.wgmma.mma_async
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: gpu.func @scout__grouped_matmul_0(
 // The Scout shape (K = 5120 = 40 full stages) runs the software pipeline:
 // the next block's wgmma is in flight while a partial is promoted.
@@ -52,6 +72,15 @@
 
 // CFG: mxmoe.dynamic_smem = 163072 : i64, mxmoe.grid = array<i64: 114, 1, 1>
 // CFG: <m = 64, n = 32, k = 32>, D[<f32>, <zero>]
+
+// FP8-LABEL: gpu.func @wgrad__grouped_matmul_0(
+// FP8-SAME: mxmoe.dynamic_smem = 148736 : i64
+// FP8-SAME: mxmoe.mma = "wgmma_fp8_promote"
+// FP8: nvvm.wgmma.mma_async {{.*}} A[<e4m3>, <one>, <row>], B[<e5m2>, <one>, <col>]
+
+// BF16-LABEL: gpu.func @fwd__grouped_matmul_0(
+// BF16-SAME: mxmoe.mma = "wgmma_bf16_upcast"
+// BF16: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 16>
 
 // PTX: .extern .shared .align 1024 .b8 __mxmoe_dynamic_smem[];
 // PTX-LABEL: .visible .entry fwd__grouped_matmul_0(
@@ -67,7 +96,10 @@
 // PTX-DAG: wgmma.commit_group.sync.aligned
 // PTX-DAG: wgmma.wait_group.sync.aligned 0
 // PTX-LABEL: .visible .entry wgrad__grouped_matmul_0(
-// PTX: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e5m2
+// PTX: cvt.rn.f16x2.e4m3x2
+// PTX: cvt.rn.bf16x2.f32
+// PTX: fence.proxy.async.shared::cta
+// PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // PTX-LABEL: .visible .entry scout__grouped_matmul_0(
 // PTX: wgmma.wait_group.sync.aligned 1
 
