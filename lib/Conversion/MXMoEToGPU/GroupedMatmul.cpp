@@ -34,7 +34,13 @@ constexpr int64_t kBK = 128;           // K per stage = 4 MX blocks
 constexpr int64_t kBlocksPerStage = 4; // MX blocks (k32 wgmmas) per stage
 constexpr int64_t kThreads = 384;      // producer + 2 consumer warpgroups
 constexpr int64_t kAtom = 512;         // one blocked 128x4 scale atom
-constexpr int64_t kConsumerWarps = 8;  // arrivals on an "empty" mbarrier
+/// Arrivals on an sm_90a "empty" mbarrier: every consumer thread arrives
+/// once per stage after its last shared-memory read of the slot. (One
+/// elected lane per warp after bar.warp.sync would release only that lane's
+/// own accesses under the PTX memory model's mbarrier.arrive .release
+/// semantics for compute-sanitizer racecheck, which then reports the next
+/// fill's bulk copy as racing with the other lanes' reads.)
+constexpr int64_t kConsumerArrivals = 256;
 constexpr StringLiteral kSmemGlobal = "__mxmoe_dynamic_smem";
 
 /// Shared-memory map (byte offsets from the 1024-aligned base).
@@ -557,7 +563,7 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
   SmallVector<std::pair<Value, int64_t>> bars;
   for (int64_t s = 0; s < cfg.stages; ++s) {
     bars.push_back({at(map.fullBar(s)), 1});
-    bars.push_back({at(map.emptyBarBase() + 8 * s), kConsumerWarps});
+    bars.push_back({at(map.emptyBarBase() + 8 * s), kConsumerArrivals});
   }
   Value valid = emitPrologue(b, f, p, at(map.flagOff()), bars);
 
@@ -742,15 +748,12 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
                     b.add(T.bAtomRow, n), f8b);
           }
           // Generic-proxy shared-memory writes -> visible to wgmma (async
-          // proxy); then every consumer warp releases the ring slot once.
+          // proxy); then every consumer thread releases the ring slot.
           NVVM::FenceProxyOp::create(
               b, NVVM::ProxyKind::async_shared,
               NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
-          NVVM::SyncWarpOp::create(b, b.i32(-1));
-          ifThen(b, b.eq(lane, b.idx(0)), [&] {
-            NVVM::MBarrierArriveOp::create(b, Type(), empty, Value(),
-                                           NVVM::MemScopeKind::CTA, false);
-          });
+          NVVM::MBarrierArriveOp::create(b, Type(), empty, Value(),
+                                         NVVM::MemScopeKind::CTA, false);
         };
         auto consumerBarrier = [&] {
           NVVM::BarrierOp::create(b, Type(), b.i32(3), b.i32(256), nullptr, Value());
@@ -950,12 +953,9 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
             return acc;
           };
           acc = allLive ? pipelined() : partial();
-          // Release the slot: every consumer warp arrives once.
-          NVVM::SyncWarpOp::create(b, b.i32(-1));
-          ifThen(b, b.eq(lane, b.idx(0)), [&] {
-            NVVM::MBarrierArriveOp::create(b, Type(), empty, Value(),
-                                           NVVM::MemScopeKind::CTA, false);
-          });
+          // Release the slot: every consumer thread arrives once.
+          NVVM::MBarrierArriveOp::create(b, Type(), empty, Value(),
+                                         NVVM::MemScopeKind::CTA, false);
           SmallVector<Value> yield(acc);
           yield.push_back(b.add(it, b.idx(1)));
           scf::YieldOp::create(b, yield);
