@@ -143,6 +143,18 @@ SmallVector<Value> ifYield(GB &b, Value cond, ValueRange otherwise,
   return SmallVector<Value>(op.getResults());
 }
 
+/// The ring slot of a CTA's `it`-th pipeline stage (all index values): slot
+/// number, mbarrier phase parity of this use, shared-memory base address.
+struct RingSlot {
+  Value st, phase, stage;
+};
+RingSlot ringSlot(GB &b, Value base, Value it, int64_t stages,
+                  int64_t stageBytes) {
+  Value st = b.rem(it, stages);
+  return {st, b.rem(b.div(it, stages), 2),
+          b.add(base, b.mulc(st, stageBytes))};
+}
+
 /// fp32 2^(byte - 127) from an i32 byte: byte 0 -> 2^-127 (subnormal
 /// 0x00400000, never 0), 255 -> NaN (OCP MX v1.0 E8M0).
 Value decodeE8M0(GB &b, Value byte) {
@@ -588,9 +600,8 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
           OpBuilder::InsertionGuard g2(b);
           b.setInsertionPointToStart(loop.getBody());
           Value s = loop.getInductionVar(), it = loop.getRegionIterArg(0);
-          Value st = b.rem(it, cfg.stages);
-          Value phase = b.rem(b.div(it, cfg.stages), 2);
-          Value stage = b.add(base, b.mulc(st, map.stageBytes()));
+          RingSlot slot = ringSlot(b, base, it, cfg.stages, map.stageBytes());
+          Value st = slot.st, phase = slot.phase, stage = slot.stage;
           Value full = b.sptr(b.add(at(map.barOff()), b.mulc(st, 8)));
           Value empty = b.sptr(b.add(at(map.emptyBarBase()), b.mulc(st, 8)));
           loadTiles(b, stage, full, empty, phase, txBytes,
@@ -649,6 +660,31 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
             b.store(o, out, b.add(T.outBase, b.add(b.mulc(r, T.outStride), c)));
           });
         }
+      };
+
+      // The per-tile loop over pipeline stages shared by both strategies:
+      // carries the nFrag fp32 accumulator values (zero at the tile's start)
+      // and the CTA's running stage counter; body(s, it, acc) returns the
+      // updated accumulator. Returns (accumulator, next counter).
+      auto stageLoop = [&](const Tile &T, Value it0,
+                           function_ref<SmallVector<Value>(
+                               Value, Value, SmallVector<Value>)> body)
+          -> std::pair<SmallVector<Value>, Value> {
+        SmallVector<Value> init(nFrag, b.f32(0.0f));
+        init.push_back(it0);
+        auto loop = scf::ForOp::create(b, b.idx(0), T.kStages, b.idx(1), init);
+        {
+          OpBuilder::InsertionGuard g2(b);
+          b.setInsertionPointToStart(loop.getBody());
+          Value it = loop.getRegionIterArgs().back();
+          SmallVector<Value> yield =
+              body(loop.getInductionVar(), it,
+                   SmallVector<Value>(loop.getRegionIterArgs().drop_back()));
+          yield.push_back(b.add(it, b.idx(1)));
+          scf::YieldOp::create(b, yield);
+        }
+        return {SmallVector<Value>(loop.getResults().drop_back()),
+                loop.getResults().back()};
       };
 
       // ---- bf16 upcast (GemmConfig::upcastBF16) ----
@@ -724,9 +760,8 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
         };
         // Converts stage s (running counter it) and releases its ring slot.
         auto convertStage = [&](Value s, Value it) {
-          Value st = b.rem(it, cfg.stages);
-          Value phase = b.rem(b.div(it, cfg.stages), 2);
-          Value stage = b.add(base, b.mulc(st, map.stageBytes()));
+          RingSlot slot = ringSlot(b, base, it, cfg.stages, map.stageBytes());
+          Value st = slot.st, phase = slot.phase, stage = slot.stage;
           Value full = b.sptr(b.add(at(map.barOff()), b.mulc(st, 8)));
           Value empty = b.sptr(b.add(at(map.emptyBarBase()), b.mulc(st, 8)));
           NVVM::MBarrierTryWaitParityOp::create(b, full, b.toI32(phase),
@@ -762,16 +797,10 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
           convertStage(b.idx(0), it0);
           consumerBarrier();
         });
-        SmallVector<Value> init(nFrag, b.f32(0.0f));
-        init.push_back(it0);
-        auto loop = scf::ForOp::create(b, b.idx(0), T.kStages, b.idx(1), init);
-        {
-          OpBuilder::InsertionGuard g2(b);
-          b.setInsertionPointToStart(loop.getBody());
-          Value s = loop.getInductionVar();
-          Value it = loop.getRegionIterArgs().back();
+        auto [accOut, itOut] = stageLoop(T, it0, [&](Value s, Value it,
+                                                     SmallVector<Value> accIn)
+                                                     -> SmallVector<Value> {
           Value bfA = bufA(it), bfB = b.add(bfA, b.idx(map.bfBOff()));
-          SmallVector<Value> accIn(loop.getRegionIterArgs().drop_back());
           Value acc = LLVM::UndefOp::create(b, accTy);
           for (int64_t i = 0; i < nFrag; ++i)
             acc = LLVM::InsertValueOp::create(b, acc, accIn[i], ArrayRef<int64_t>{i});
@@ -801,29 +830,21 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
                  [&] { convertStage(next, b.add(it, b.idx(1))); });
           NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
           consumerBarrier();
-          SmallVector<Value> yield;
+          SmallVector<Value> accNext;
           for (int64_t i = 0; i < nFrag; ++i)
-            yield.push_back(LLVM::ExtractValueOp::create(b, acc, ArrayRef<int64_t>{i}));
-          yield.push_back(b.add(it, b.idx(1)));
-          scf::YieldOp::create(b, yield);
-        }
-        epilogue(T, SmallVector<Value>(loop.getResults().drop_back()));
-        return loop.getResults().back();
+            accNext.push_back(LLVM::ExtractValueOp::create(b, acc, ArrayRef<int64_t>{i}));
+          return accNext;
+        });
+        epilogue(T, accOut);
+        return itOut;
       };
 
       auto fp8Tile = [&](const Tile &T, Value it0) -> Value {
-        SmallVector<Value> init(nFrag, b.f32(0.0f));
-        init.push_back(it0);
-        auto loop = scf::ForOp::create(b, b.idx(0), T.kStages, b.idx(1), init);
-        {
-          OpBuilder::InsertionGuard g2(b);
-          b.setInsertionPointToStart(loop.getBody());
-          Value s = loop.getInductionVar();
-          Value it = loop.getRegionIterArgs().back();
-          SmallVector<Value> acc(loop.getRegionIterArgs().drop_back());
-          Value st = b.rem(it, cfg.stages);
-          Value phase = b.rem(b.div(it, cfg.stages), 2);
-          Value stage = b.add(base, b.mulc(st, map.stageBytes()));
+        auto [accOut, itOut] = stageLoop(T, it0, [&](Value s, Value it,
+                                                     SmallVector<Value> acc)
+                                                     -> SmallVector<Value> {
+          RingSlot slot = ringSlot(b, base, it, cfg.stages, map.stageBytes());
+          Value st = slot.st, phase = slot.phase, stage = slot.stage;
           Value full = b.sptr(b.add(at(map.barOff()), b.mulc(st, 8)));
           Value empty = b.sptr(b.add(at(map.emptyBarBase()), b.mulc(st, 8)));
           NVVM::MBarrierTryWaitParityOp::create(b, full, b.toI32(phase),
@@ -956,12 +977,10 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
           // Release the slot: every consumer thread arrives once.
           NVVM::MBarrierArriveOp::create(b, Type(), empty, Value(),
                                          NVVM::MemScopeKind::CTA, false);
-          SmallVector<Value> yield(acc);
-          yield.push_back(b.add(it, b.idx(1)));
-          scf::YieldOp::create(b, yield);
-        }
-        epilogue(T, SmallVector<Value>(loop.getResults().drop_back()));
-        return loop.getResults().back();
+          return acc;
+        });
+        epilogue(T, accOut);
+        return itOut;
       };
       if (cfg.upcastBF16)
         gen.forEachTile(bid, grid, upcastTile);
@@ -1090,9 +1109,8 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm100(
         OpBuilder::InsertionGuard g(b);
         b.setInsertionPointToStart(loop.getBody());
         Value s = loop.getInductionVar(), it = loop.getRegionIterArg(0);
-        Value st = b.rem(it, cfg.stages);
-        Value phase = b.rem(b.div(it, cfg.stages), 2);
-        Value stage = b.add(base, b.mulc(st, map.stageBytes()));
+        RingSlot slot = ringSlot(b, base, it, cfg.stages, map.stageBytes());
+        Value st = slot.st, phase = slot.phase, stage = slot.stage;
         loadTiles(b, stage, bar(map.fullBar(), st), bar(map.emptyBar(), st),
                   phase, txBytes, b.add(T.kCoord0, b.mulc(s, kBK)), 0,
                   map.aBytes(), descA, descB, T);
@@ -1149,9 +1167,8 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm100(
             OpBuilder::InsertionGuard g(b);
             b.setInsertionPointToStart(loop.getBody());
             Value s = loop.getInductionVar(), it = loop.getRegionIterArg(0);
-            Value st = b.rem(it, cfg.stages);
-            Value phase = b.rem(b.div(it, cfg.stages), 2);
-            Value stage = b.add(base, b.mulc(st, map.stageBytes()));
+            RingSlot slot = ringSlot(b, base, it, cfg.stages, map.stageBytes());
+            Value st = slot.st, phase = slot.phase, stage = slot.stage;
             NVVM::MBarrierTryWaitParityOp::create(b, bar(map.fullBar(), st),
                                                   b.toI32(phase), b.i32(0x989680));
             fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
