@@ -143,6 +143,25 @@ SmallVector<Value> ifYield(GB &b, Value cond, ValueRange otherwise,
   return SmallVector<Value>(op.getResults());
 }
 
+/// One wgmma.mma_async m64nNkK with both operands K-major in shared memory
+/// (descriptors `aDesc`, `bDesc`) and an fp32 accumulator struct `acc` of
+/// type `accTy`; `accumulate` false writes D = A*B (scale-d 0).
+Value wgmmaKMajor(GB &b, Type accTy, Value acc, Value aDesc, Value bDesc,
+                  int64_t n, int64_t k, NVVM::WGMMATypes aType,
+                  NVVM::WGMMATypes bType, bool accumulate) {
+  MLIRContext *ctx = b.getContext();
+  return NVVM::WgmmaMmaAsyncOp::create(
+      b, accTy, acc, aDesc, bDesc, NVVM::MMAShapeAttr::get(ctx, 64, n, k),
+      NVVM::WGMMATypesAttr::get(ctx, aType), NVVM::WGMMATypesAttr::get(ctx, bType),
+      NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+      NVVM::WGMMAScaleOutAttr::get(ctx, accumulate ? NVVM::WGMMAScaleOut::one
+                                                   : NVVM::WGMMAScaleOut::zero),
+      NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+      NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+      NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+      NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col), nullptr);
+}
+
 /// The ring slot of a CTA's `it`-th pipeline stage (all index values): slot
 /// number, mbarrier phase parity of this use, shared-memory base address.
 struct RingSlot {
@@ -662,6 +681,18 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
         }
       };
 
+      // A consumer's view of the CTA's it-th stage: waits until the slot's
+      // tiles and scale atoms landed (its full barrier) and returns the
+      // slot's shared-memory base and its empty barrier.
+      auto acquireStage = [&](Value it) -> std::pair<Value, Value> {
+        RingSlot slot = ringSlot(b, base, it, cfg.stages, map.stageBytes());
+        Value full = b.sptr(b.add(at(map.barOff()), b.mulc(slot.st, 8)));
+        Value empty = b.sptr(b.add(at(map.emptyBarBase()), b.mulc(slot.st, 8)));
+        NVVM::MBarrierTryWaitParityOp::create(b, full, b.toI32(slot.phase),
+                                              b.i32(0x989680));
+        return {slot.stage, empty};
+      };
+
       // The per-tile loop over pipeline stages shared by both strategies:
       // carries the nFrag fp32 accumulator values (zero at the tile's start)
       // and the CTA's running stage counter; body(s, it, acc) returns the
@@ -760,12 +791,8 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
         };
         // Converts stage s (running counter it) and releases its ring slot.
         auto convertStage = [&](Value s, Value it) {
-          RingSlot slot = ringSlot(b, base, it, cfg.stages, map.stageBytes());
-          Value st = slot.st, phase = slot.phase, stage = slot.stage;
-          Value full = b.sptr(b.add(at(map.barOff()), b.mulc(st, 8)));
-          Value empty = b.sptr(b.add(at(map.emptyBarBase()), b.mulc(st, 8)));
-          NVVM::MBarrierTryWaitParityOp::create(b, full, b.toI32(phase),
-                                                b.i32(0x989680));
+          std::pair<Value, Value> acquired = acquireStage(it);
+          Value stage = acquired.first, empty = acquired.second;
           Value bfA = bufA(it), bfB = b.add(bfA, b.idx(map.bfBOff()));
           Value fp8A = b.add(stage, b.idx(map.aOff()));
           Value fp8B = b.add(stage, b.idx(map.bOff()));
@@ -812,17 +839,9 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
             Value aDesc = descOf(b.add(b.add(bfA, b.mulc(w, 64 * 128)),
                                        b.idx(j * kBM * 128 + koff)));
             Value bDesc = descOf(b.add(bfB, b.idx(j * cfg.tileN * 128 + koff)));
-            acc = NVVM::WgmmaMmaAsyncOp::create(
-                b, accTy, acc, aDesc, bDesc,
-                NVVM::MMAShapeAttr::get(ctx, 64, cfg.tileN, 16),
-                NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::bf16),
-                NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::bf16),
-                NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
-                NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
-                NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
-                NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
-                NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
-                NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col), nullptr);
+            acc = wgmmaKMajor(b, accTy, acc, aDesc, bDesc, cfg.tileN, 16,
+                              NVVM::WGMMATypes::bf16, NVVM::WGMMATypes::bf16,
+                              /*accumulate=*/true);
           }
           NVVM::WgmmaGroupSyncAlignedOp::create(b);
           Value next = b.add(s, b.idx(1));
@@ -843,12 +862,8 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
         auto [accOut, itOut] = stageLoop(T, it0, [&](Value s, Value it,
                                                      SmallVector<Value> acc)
                                                      -> SmallVector<Value> {
-          RingSlot slot = ringSlot(b, base, it, cfg.stages, map.stageBytes());
-          Value st = slot.st, phase = slot.phase, stage = slot.stage;
-          Value full = b.sptr(b.add(at(map.barOff()), b.mulc(st, 8)));
-          Value empty = b.sptr(b.add(at(map.emptyBarBase()), b.mulc(st, 8)));
-          NVVM::MBarrierTryWaitParityOp::create(b, full, b.toI32(phase),
-                                                b.i32(0x989680));
+          std::pair<Value, Value> acquired = acquireStage(it);
+          Value stage = acquired.first, empty = acquired.second;
           // Decode this warpgroup's scales of the stage to fp32 tables
           // (double-buffered by stage parity): sa[kb][r] for its 64 rows,
           // sb[kb][c] for the tile's columns; 6 (tileN=128) per thread.
@@ -897,18 +912,10 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
                 ctx, SmallVector<Type>(n / 2, f32));
             NVVM::WgmmaFenceAlignedOp::create(b);
             Value undef = LLVM::UndefOp::create(b, ty);
-            Value P = NVVM::WgmmaMmaAsyncOp::create(
+            Value P = wgmmaKMajor(
                 b, ty, undef, descOf(b.add(aTile, b.idx(32 * kb))),
-                descOf(b.add(bTile, b.idx(c0 * kBK + 32 * kb))),
-                NVVM::MMAShapeAttr::get(ctx, 64, n, 32),
-                NVVM::WGMMATypesAttr::get(ctx, typeOf(p.aE5M2)),
-                NVVM::WGMMATypesAttr::get(ctx, typeOf(p.bE5M2)),
-                NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
-                NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::zero),
-                NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
-                NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
-                NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
-                NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col), nullptr);
+                descOf(b.add(bTile, b.idx(c0 * kBK + 32 * kb))), n, 32,
+                typeOf(p.aE5M2), typeOf(p.bE5M2), /*accumulate=*/false);
             NVVM::WgmmaGroupSyncAlignedOp::create(b);
             return P;
           };
