@@ -166,6 +166,8 @@ int main(int argc, char **argv) {
   opts.gemmCTAs = gemmCTAs;
   opts.gemmSm90Mma = gemmSm90Mma;
   opts.configure = configure;
+  // Per-chip threads would interleave the timing reports and IR dumps.
+  opts.parallelChips = !timing && dumpIRAfter.empty();
   mlir::mxmoe::CompileResult result;
   if (failed(mlir::mxmoe::compileModule(*module, opts, result)))
     return 1;

@@ -27,7 +27,7 @@
 namespace mlir::mxmoe {
 
 struct CompileOptions : DefaultPipelineOptions {
-  /// Target chips, in order (each sm_90a or sm_100a).
+  /// Target chips, in order (sm_90a, sm_100a, sm_103a).
   std::vector<std::string> chips = {"sm_90a", "sm_100a"};
   /// CUDA toolkit root whose bin/ptxas assembles cubins ("" = PTX only).
   std::string toolkit;
@@ -35,6 +35,10 @@ struct CompileOptions : DefaultPipelineOptions {
   std::string inputName = "<module>";
   /// Called on every PassManager before it runs (timing, IR printing).
   std::function<void(PassManager &)> configure;
+  /// Compile the chips on parallel threads (when the context is
+  /// multithreaded); false keeps one chip after the other, e.g. for
+  /// readable --timing or --dump-ir-after output.
+  bool parallelChips = true;
 };
 
 struct ChipArtifacts {
