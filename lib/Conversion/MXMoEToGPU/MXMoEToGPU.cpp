@@ -793,19 +793,23 @@ void KernelGen::genQuantizeRowwiseBlocked(QuantizeOp op, const MXGeometry &geo,
 
 // A CTA of 256 threads quantizes a tile of 128 tokens x 64 columns of a
 // row-major [M, K] input (per batch for 3-D inputs): coalesced 16-byte
-// loads along K (128-byte row segments) into shared memory (fp32, rows
-// padded by one word plus a per-32-row shift so that column reads are
-// bank-conflict free), a barrier, then one thread per (column, 32-token
-// block) with the four blocks of a column in adjacent lanes, so each
-// output row [K, M] receives 128 contiguous bytes per tile. (256 x 32 and
-// 64 x 128 tiles measured slower on the H200: bench/RESULTS.md.)
+// loads along K (128-byte row segments for 16-bit inputs) stored as they
+// are (16-byte stores, input element type) into shared memory whose
+// 32-row blocks are shifted by 8 elements so that the column reads of a
+// warp (8 columns x 4 blocks) hit distinct banks, a barrier, then one
+// thread per (column, 32-token block) with the four blocks of a column in
+// adjacent lanes, so each output row [K, M] receives 128 contiguous bytes
+// per tile. (256 x 32 and 64 x 128 tiles, and an fp32 shared-memory tile,
+// measured slower on the H200: bench/RESULTS.md.)
 void KernelGen::genQuantizeColwiseTiled(QuantizeOp op, const MXGeometry &geo,
                                         MXElementKind kind) {
-  constexpr int64_t TM = 128, TK = 64, kThreads = 256, kStride = TK + 1;
-  // A warp covers 32/(TM/32) columns c x TM/32 blocks b; shifting each
-  // 32-row block by kShift words puts element i of lane (c, b) in bank
-  // (i + c + kShift*b) mod 32: distinct for all 32 lanes.
-  constexpr int64_t kShift = 32 / (TM / 32);
+  constexpr int64_t TM = 128, TK = 64, kThreads = 256, kStride = TK;
+  // A warp covers 8 columns c x 4 blocks b; a row is 64 elements (a
+  // multiple of 32 words), so shifting 32-row block b by 8b elements puts
+  // lane (c, b)'s element in word (8b + c) * size / 4 mod 32: for 2- and
+  // 4-byte elements the 4 blocks occupy disjoint banks (two 16-bit columns
+  // share a word, which is not a conflict).
+  constexpr int64_t kShift = 8;
   RankedTensorType in = op.getInput().getType();
   RankedTensorType data = op.getData().getType();
   RankedTensorType scales = op.getScales().getType();
@@ -818,10 +822,18 @@ void KernelGen::genQuantizeColwiseTiled(QuantizeOp op, const MXGeometry &geo,
   int64_t sCols = scales.getShape().back();
   int64_t tilesM = ::mxmoe::ceilDiv(M, TM), tilesK = ::mxmoe::ceilDiv(K, TK);
   int64_t tileWork = geo.batch * tilesM * tilesK * kThreads;
-  int64_t padWork = blocked ? scales.getNumElements() : 0;
+  // Padding bytes of blocked scales are known statically here: rows
+  // K..sRows-1 of every scale column and columns cs..sCols-1 of rows < K,
+  // per batch. One extra thread zeroes each (none when K % 128 == 0 and
+  // M/32 % 4 == 0: enumerating every scale byte instead doubled the grid
+  // of the large shapes with threads that write nothing).
+  int64_t padRowBytes = blocked ? (sRows - K) * sCols : 0;
+  int64_t padColBytes = blocked ? K * (sCols - cs) : 0;
+  int64_t padPerBatch = padRowBytes + padColBytes;
+  int64_t padWork = geo.batch * padPerBatch;
   int64_t perLoad = 16 / (elem.getIntOrFloatBitWidth() / 8);
   int64_t chunksPerRow = TK / perLoad, rowsPerPass = kThreads / chunksPerRow;
-  int64_t smemWords = TM * kStride + (TM / 32) * kShift;
+  int64_t smemElems = TM * kStride + (TM / 32) * kShift;
 
   auto kernel = createKernel(
       module, name("quantize", op),
@@ -833,8 +845,7 @@ void KernelGen::genQuantizeColwiseTiled(QuantizeOp op, const MXGeometry &geo,
         auto wg = gpu::AddressSpaceAttr::get(b.getContext(),
                                              gpu::AddressSpace::Workgroup);
         Value smem = fn.addWorkgroupAttribution(
-            MemRefType::get({smemWords}, b.getF32Type(),
-                            MemRefLayoutAttrInterface{}, wg),
+            MemRefType::get({smemElems}, elem, MemRefLayoutAttrInterface{}, wg),
             fn.getLoc());
         fn.setWorkgroupAttributionAttr(fn.getNumWorkgroupAttributions() - 1,
                                        "llvm.align", b.getI64IntegerAttr(16));
@@ -864,13 +875,9 @@ void KernelGen::genQuantizeColwiseTiled(QuantizeOp op, const MXGeometry &geo,
                       b, vt, a[0],
                       ValueRange{b.add(inBase, b.add(b.mulc(m, K), k))},
                       false, llvm::MaybeAlign(16));
-                  Value dst = sIndex(row, col);
-                  for (int64_t j = 0; j < perLoad; ++j) {
-                    Value e = vector::ExtractOp::create(b, v, j);
-                    if (e.getType() != b.getF32Type())
-                      e = arith::ExtFOp::create(b, b.getF32Type(), e);
-                    b.store(e, smem, b.add(dst, b.idx(j)));
-                  }
+                  vector::StoreOp::create(b, v, smem,
+                                          ValueRange{sIndex(row, col)}, false,
+                                          llvm::MaybeAlign(16));
                 });
               }
               gpu::BarrierOp::create(b);
@@ -879,9 +886,13 @@ void KernelGen::genQuantizeColwiseTiled(QuantizeOp op, const MXGeometry &geo,
               Value k = b.add(k0, c), m = b.add(m0, b.mulc(blk, 32));
               ifThen(b, b.andi(b.ult(k, b.idx(K)), b.ult(m, b.idx(M))), [&] {
                 SmallVector<Value> xs;
-                for (int64_t i = 0; i < kMXBlockSize; ++i)
-                  xs.push_back(b.load(
-                      smem, sIndex(b.add(b.mulc(blk, 32), b.idx(i)), c)));
+                for (int64_t i = 0; i < kMXBlockSize; ++i) {
+                  Value e = b.load(
+                      smem, sIndex(b.add(b.mulc(blk, 32), b.idx(i)), c));
+                  if (e.getType() != b.getF32Type())
+                    e = arith::ExtFOp::create(b, b.getF32Type(), e);
+                  xs.push_back(e);
+                }
                 Value row = b.add(b.mulc(bi, K), k);
                 Value dIdx = b.add(b.mulc(row, M), m);
                 Value byte = quantizeBlock(b, xs, mode, kind, a[1], dIdx);
@@ -894,15 +905,27 @@ void KernelGen::genQuantizeColwiseTiled(QuantizeOp op, const MXGeometry &geo,
               });
             },
             [&](Value o) {
-              int64_t perBatch = sRows * sCols;
-              Value w = b.rem(o, perBatch);
-              auto rc = b.blockedCoord(w, b.idx(sCols));
-              Value real = b.andi(b.ult(rc.first, b.idx(K)),
-                                  b.ult(rc.second, b.idx(cs)));
-              ifThen(b, arith::XOrIOp::create(
-                            b, real,
-                            arith::ConstantIntOp::create(b, b.getI1Type(), 1)),
-                     [&] { storeZeroScale(b, a[2], o); });
+              Value bi = b.div(o, padPerBatch), w = b.rem(o, padPerBatch);
+              // w < padRowBytes: padding row; else a padding column of a
+              // real row.
+              Value row, col;
+              if (padColBytes == 0) {
+                row = b.add(b.idx(K), b.div(w, sCols));
+                col = b.rem(w, sCols);
+              } else if (padRowBytes == 0) {
+                row = b.div(w, sCols - cs);
+                col = b.add(b.idx(cs), b.rem(w, sCols - cs));
+              } else {
+                Value inRows = b.ult(w, b.idx(padRowBytes));
+                Value w2 = b.sub(w, b.idx(padRowBytes));
+                row = b.select(inRows, b.add(b.idx(K), b.div(w, sCols)),
+                               b.div(w2, sCols - cs));
+                col = b.select(inRows, b.rem(w, sCols),
+                               b.add(b.idx(cs), b.rem(w2, sCols - cs)));
+              }
+              storeZeroScale(b, a[2],
+                             b.add(b.mulc(bi, sRows * sCols),
+                                   b.blockedOffset(row, col, sCols)));
             });
       });
   finish(op, kernel, quantizeHostArgs(op));

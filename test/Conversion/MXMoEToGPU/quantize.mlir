@@ -32,17 +32,35 @@ func.func @rowwise(%x: tensor<200x2880xbf16>) {
 
 // Columnwise (32x1) f32 -> e5m2 writes the data transposed, tiled through
 // shared memory: a CTA loads 128 tokens x 64 columns with 16-byte loads
-// along K (3 x 2 tiles of 256 threads here), then one thread per
-// (column, 32-token block) quantizes from shared memory.
+// along K (3 x 2 tiles of 256 threads here) stored as 16-byte vectors
+// into shared memory (128 x 64 elements + an 8-element shift per 32-row
+// block), then one thread per (column, 32-token block) quantizes from
+// shared memory. Row-major scales: no padding threads.
 // CHECK-LABEL: gpu.func @colwise__quantize_0(
-// CHECK-SAME: %{{.*}}: memref<30720xf32> {llvm.noalias}, %{{.*}}: memref<30720xf8E5M2> {llvm.noalias}, %{{.*}}: memref<960xf8E8M0FNU> {llvm.noalias}) workgroup(%[[SMEM:.*]] : memref<8352xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel attributes {{{.*}}mxmoe.grid = array<i64: 6, 1, 1>}
+// CHECK-SAME: %{{.*}}: memref<30720xf32> {llvm.noalias}, %{{.*}}: memref<30720xf8E5M2> {llvm.noalias}, %{{.*}}: memref<960xf8E8M0FNU> {llvm.noalias}) workgroup(%[[SMEM:.*]] : memref<8224xf32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}) kernel attributes {{{.*}}mxmoe.grid = array<i64: 6, 1, 1>}
 // CHECK: vector.load %{{.*}} {alignment = 16 : i64} : memref<30720xf32>, vector<4xf32>
-// CHECK: memref.store %{{.*}}, %[[SMEM]]
+// CHECK: vector.store %{{.*}}, %[[SMEM]][%{{.*}}] {alignment = 16 : i64} : memref<8224xf32, #gpu.address_space<workgroup>>, vector<4xf32>
 // CHECK: gpu.barrier
 // CHECK: memref.load %[[SMEM]]
 // CHECK: nvvm.convert.f32x2.to.f8x2 {{.*}} : i16(f8E5M2)
 func.func @colwise(%x: tensor<320x96xf32>) {
   %q, %s = mxmoe.quantize %x {axis = 0 : i64, rounding = #mxmoe.rounding<floor>}
       : tensor<320x96xf32> -> tensor<96x320xf8E5M2>, tensor<96x10xf8E8M0FNU>
+  return
+}
+
+// -----
+
+// Columnwise bf16 with fused blocked scales [128 x 12] for data [96, 320]:
+// the 6 tiles (1536 threads) plus one thread per padding scale byte only,
+// (128 - 96) x 12 padding rows + 96 x (12 - 10) padding columns = 576,
+// 2112 threads = 9 CTAs (not one per each of the 1536 scale bytes).
+// CHECK-LABEL: gpu.func @colwise_blocked__quantize_0(
+// CHECK-SAME: workgroup(%{{.*}} : memref<8224xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK-SAME: mxmoe.grid = array<i64: 9, 1, 1>
+func.func @colwise_blocked(%x: tensor<320x96xbf16>) {
+  %q, %s = mxmoe.quantize %x {axis = 0 : i64, rounding = #mxmoe.rounding<rceil>}
+      : tensor<320x96xbf16> -> tensor<96x320xf8E4M3FN>,
+        tensor<128x12xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>
   return
 }
