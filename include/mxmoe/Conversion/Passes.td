@@ -52,22 +52,32 @@ def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
     `chip=sm_90a`, a persistent warp-specialized wgmma kernel (see
     lib/Conversion/MXMoEToGPU/GroupedMatmul.h): TMA loads of A/B tiles
     into 128B-swizzled shared memory, bulk copies of the blocked scale
-    atoms, an mbarrier ring of `gemm-stages` stages, one fp8 wgmma
-    m64nNk32 per MX block with the block's two scales applied to the fp32
-    partial on the CUDA cores. Kernel ABI: (tensor map of lhs, lhs scales,
-    tensor map of rhs, rhs scales, i32 offsets, output, i32 status); the
-    two tensor maps are 128-byte CUtensorMaps in device memory described
-    by the `mxmoe.tensor_map` argument attributes (mxmoeRtEncodeTensorMap2D
-    builds them), the grid is `gemm-ctas` CTAs of 384 threads with
-    `mxmoe.dynamic_smem` bytes of dynamic shared memory. Because the tensor
-    maps are built by the runtime, grouped_matmul ops are always annotated
-    with `mxmoe.kernel` (never replaced by a launch, even with
-    host-launch). For `chip=sm_100a` the same op becomes the tcgen05 kernel
-    (same parameters; 192 threads: TMA warp, block-scaled tcgen05.mma
-    issuer with tcgen05.cp of the scale atoms into TMEM, four tcgen05.ld
-    epilogue warps; `gemm-tile-n` 64, 128 or 256; shared-memory and TMEM
-    budgets checked; docs/tcgen05-grouped-gemm.md). FP4/FP6 operands, bf16
-    operands and row-major scales fail with a diagnostic.
+    atoms, an mbarrier ring of `gemm-stages` stages, and one of two exact
+    MMA strategies (`gemm-sm90-mma`): `fp8` runs one fp8 wgmma m64nNk32 per
+    MX block with the block's two scales applied to the fp32 partial on
+    the CUDA cores; `bf16` dequantizes each stage exactly to bf16 in shared
+    memory (two buffers) and accumulates the whole K with bf16 wgmma
+    m64nNk16 in fp32; `auto` (default) takes `bf16` for f32 outputs (whose
+    1e-4 accuracy the fp8 MMA's internal block accumulation misses) and
+    `fp8` otherwise. Kernel ABI: (tensor map of lhs, lhs scales, tensor map
+    of rhs, rhs scales, i32 offsets, output, i32 status); the two tensor
+    maps are 128-byte CUtensorMaps in device memory described by the
+    `mxmoe.tensor_map` argument attributes (mxmoeRtEncodeTensorMap2D builds
+    them), the grid is `gemm-ctas` CTAs of 384 threads with
+    `mxmoe.dynamic_smem` bytes of dynamic shared memory (each kernel checks
+    its budget: an op error names the strategy and the option to lower);
+    `mxmoe.mma` names the strategy. Because the tensor maps are built by
+    the runtime, grouped_matmul ops are always annotated with
+    `mxmoe.kernel` (never replaced by a launch, even with host-launch). For
+    `chip=sm_100a` and `chip=sm_103a` the same op becomes the tcgen05
+    kernel (same parameters; 192 threads: TMA warp, block-scaled
+    tcgen05.mma kind::mxf8f6f4 issuer with tcgen05.cp of the scale atoms
+    into TMEM, four tcgen05.ld epilogue warps; `gemm-tile-n` 64, 128 or
+    256; shared-memory and TMEM budgets checked;
+    docs/tcgen05-grouped-gemm.md), which also takes f4E2M1FN (MXFP4)
+    operands in 2D x 3D GEMMs with K % 128 == 0 (unpacking TMA type
+    16U4_ALIGN16B). FP6 operands, FP4 on sm_90a, bf16 operands and
+    row-major scales fail with a diagnostic.
   }];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
@@ -81,10 +91,11 @@ def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
            "threads per CTA of the generated kernels (32..1024, a multiple "
            "of 32)">,
     Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
-           "target chip of the grouped-GEMM kernels: sm_90a (wgmma kernel) or "
-           "sm_100a (tcgen05 kernel)">,
+           "target chip of the grouped-GEMM kernels: sm_90a (wgmma kernel), "
+           "sm_100a or sm_103a (tcgen05 kernel)">,
     Option<"gemmTileN", "gemm-tile-n", "int64_t", /*default=*/"128",
-           "N of the grouped-GEMM tile (64 or 128; M is 128, K 128 per "
+           "N of the grouped-GEMM tile (64 or 128; 256 on sm_100a/sm_103a; M "
+           "is 128, K 128 per "
            "stage)">,
     Option<"gemmStages", "gemm-stages", "int64_t", /*default=*/"0",
            "pipeline stages of the grouped-GEMM kernel (2..8; 0 = auto: 4, "
