@@ -356,8 +356,24 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
   };
   for (size_t i = 0; i < jobs.size(); ++i)
     jobs[i].chip = options.chips[i];
-  if (options.parallelChips && jobs.size() > 1 &&
-      context->isMultithreadingEnabled()) {
+  bool parallel = options.parallelChips && jobs.size() > 1 &&
+                  context->isMultithreadingEnabled();
+  if (parallel) {
+    // A pass manager loads the dialects its passes depend on when it
+    // starts; loading is not thread-safe, so load them all here first
+    // (callers whose context loaded every dialect already pay nothing).
+    DialectRegistry deps;
+    for (const std::string &chip : options.chips) {
+      PassManager pm(context);
+      buildKernelPipeline(pm, chip, opts);
+      buildPTXPipeline(pm, chip);
+      pm.getDependentDialects(deps);
+    }
+    context->appendDialectRegistry(deps);
+    for (StringRef name : deps.getDialectNames())
+      context->getOrLoadDialect(name);
+  }
+  if (parallel) {
     std::vector<std::thread> threads;
     for (size_t i = 1; i < jobs.size(); ++i)
       threads.emplace_back([&, i] { jobs[i].status = runChip(jobs[i], false); });
