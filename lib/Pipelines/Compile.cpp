@@ -31,8 +31,9 @@ std::string typeString(Type t) {
 
 /// Manifest rows for the kernels of the (just converted) module.
 llvm::json::Array describeKernels(ModuleOp module, StringRef chip) {
-  // Which op (and which function / fqn / pass) each kernel implements.
-  llvm::StringMap<llvm::json::Object> origin;
+  // Which ops (and which function / fqn / pass) each kernel implements:
+  // after mxmoe-dedupe-kernels one kernel can serve several ops.
+  llvm::StringMap<llvm::json::Array> origin;
   module.walk([&](Operation *op) {
     auto ref = op->getAttrOfType<SymbolRefAttr>("mxmoe.kernel");
     if (!ref)
@@ -47,7 +48,7 @@ llvm::json::Array describeKernels(ModuleOp module, StringRef chip) {
     }
     if (auto axis = op->getAttrOfType<IntegerAttr>("axis"))
       o["axis"] = axis.getInt();
-    origin[ref.getLeafReference().getValue()] = std::move(o);
+    origin[ref.getLeafReference().getValue()].push_back(std::move(o));
   });
   llvm::json::Array rows;
   module.walk([&](gpu::GPUFuncOp fn) {
@@ -58,10 +59,13 @@ llvm::json::Array describeKernels(ModuleOp module, StringRef chip) {
     // wgmma_bf16_upcast or tcgen05_mxf8f6f4).
     if (auto mma = fn->getAttrOfType<StringAttr>("mxmoe.mma"))
       row["mma"] = mma.getValue();
+    // The first op it serves at top level, every op under "uses".
     auto it = origin.find(fn.getName());
-    if (it != origin.end())
-      for (auto &kv : it->second)
+    if (it != origin.end() && !it->second.empty()) {
+      for (auto &kv : *it->second.front().getAsObject())
         row[kv.first] = kv.second;
+      row["uses"] = std::move(it->second);
+    }
     llvm::json::Array params;
     for (auto [i, t] : llvm::enumerate(fn.getArgumentTypes())) {
       auto m = cast<MemRefType>(t);

@@ -37,6 +37,8 @@ void mlir::mxmoe::buildKernelPipeline(OpPassManager &pm, llvm::StringRef chip,
   conv.gemmCTAs = opts.gemmCTAs;
   conv.gemmSm90Mma = opts.gemmSm90Mma;
   pm.addPass(createConvertMXMoEToGPU(conv));
+  // Ops of equal shapes and types get identical kernels: compile each once.
+  pm.addPass(createMXMoEDedupeKernels());
 }
 
 void mlir::mxmoe::buildPTXPipeline(OpPassManager &pm, llvm::StringRef chip) {

@@ -45,7 +45,8 @@ def report(name, ok, detail):
 
 
 def kernel(manifest, function):
-    return next(k for k in manifest["kernels"] if k["function"] == function)
+    return next(k for k in manifest["kernels"]
+                if any(u["function"] == function for u in k["uses"]))
 
 
 def launch(L, k, tensors, maps=None):

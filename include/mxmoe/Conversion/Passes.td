@@ -118,4 +118,29 @@ def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
   ];
 }
 
+def MXMoEDedupeKernels : Pass<"mxmoe-dedupe-kernels", "::mlir::ModuleOp"> {
+  let summary = "Merge identical GPU kernels generated for different ops";
+  let description = [{
+    `convert-mxmoe-to-gpu` emits one `gpu.func` kernel per op, named after
+    the op's function (`<fqn>_<pass>__<op>_<index>`). Ops of the same shape,
+    element types, layouts and options get identical kernels: in a Llama 4
+    Scout layer the forward and input-gradient GEMMs of `attention.wq` and
+    `attention.wo` (all 8192 x 5120 x 5120) are one kernel, and 36 kernels
+    per chip are 23 distinct ones.
+
+    This pass keeps the first of every set of identical kernels of a
+    `gpu.module` (identical = the same generic-form IR apart from the
+    symbol name: body, signature, argument attributes such as
+    `mxmoe.tensor_map`, and kernel attributes such as `mxmoe.grid`),
+    redirects every reference to the others (`mxmoe.kernel` attributes,
+    `gpu.launch_func`) to it, and erases them. Later stages (NVVM lowering,
+    LLVM NVPTX code generation, ptxas) then compile each distinct kernel
+    once; `mxmoe-compile` lists every op a kernel serves under `uses` in
+    the manifest.
+
+    The result is the same program: a kernel is a pure function of its
+    parameters, so launching one copy or another cannot change an output.
+  }];
+}
+
 #endif // MXMOE_CONVERSION_PASSES

@@ -47,7 +47,9 @@ struct DefaultPipelineOptions {
 void buildModelPipeline(OpPassManager &pm, const DefaultPipelineOptions &opts);
 
 /// Stage 2: convert-mxmoe-to-gpu with host-launch=false for `chip`
-/// (sm_90a or sm_100a: the grouped-GEMM kernels are chip specific).
+/// (sm_90a, sm_100a or sm_103a: the grouped-GEMM kernels are chip
+/// specific), then mxmoe-dedupe-kernels (one kernel per set of identical
+/// kernels; the ops' `mxmoe.kernel` references are redirected).
 void buildKernelPipeline(OpPassManager &pm, llvm::StringRef chip,
                          const DefaultPipelineOptions &opts = {});
 

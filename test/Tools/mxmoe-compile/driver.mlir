@@ -4,6 +4,8 @@
 // RUN: FileCheck %s --check-prefix=PTX100 < %t/sm_100a/kernels.ptx
 // RUN: FileCheck %s --check-prefix=HEADER < %t/mxmoe_kernels.h
 // RUN: FileCheck %s --check-prefix=REPORT < %t/policy-report.json
+// RUN: FileCheck %s --check-prefix=USES < %t/manifest.json
+// RUN: FileCheck %s --check-prefix=DEDUPE < %t/sm_90a/kernels.ptx
 // RUN: %if ptxas %{ test -s %t/sm_90a/kernels.cubin && test -s %t/sm_100a/kernels.cubin %}
 // RUN: not mxmoe-compile %s -o %t --chip sm_80 2>&1 | FileCheck %s --check-prefix=CHIP
 // RUN: not mxmoe-compile %t/does-not-exist.mlir -o %t 2>&1 | FileCheck %s --check-prefix=NOFILE
@@ -60,11 +62,37 @@
 // HEADER: static const char mxmoe_ptx_sm_100a[] =
 // REPORT: "fqn": "layers.0.moe.experts.w13",
 // REPORT: "precision": "mxfp8",
+// Layer 1 has layer 0's shapes and recipe: mxmoe-dedupe-kernels keeps one
+// kernel per op kind, listed under "uses" with both layers' ops, and layer
+// 1's programs launch layer 0's kernels.
+// USES: "name": "layers_0_moe_experts_w13_forward__quantize_0",
+// USES: "uses": [
+// USES-NEXT: {
+// USES-NEXT: "axis": 1,
+// USES-NEXT: "fqn": "layers.0.moe.experts.w13",
+// USES-NEXT: "function": "layers.0.moe.experts.w13.forward",
+// USES-NEXT: "op": "mxmoe.quantize",
+// USES-NEXT: "pass": "forward"
+// USES-NEXT: },
+// USES-NEXT: {
+// USES-NEXT: "axis": 1,
+// USES-NEXT: "fqn": "layers.1.moe.experts.w13",
+// USES-NEXT: "function": "layers.1.moe.experts.w13.forward",
+// USES: "programs": [
+// USES: "function": "layers.1.moe.experts.w13.forward",
+// USES: "kernel": "layers_0_moe_experts_w13_forward__quantize_0",
+// DEDUPE-NOT: layers_1_moe
 // CHIP: mxmoe-compile: unsupported chip 'sm_80'; supported: sm_90a, sm_100a, sm_103a
 // NOFILE: mxmoe-compile: cannot parse '{{.*}}does-not-exist.mlir'
 
 func.func @moe(%x: tensor<256x512xbf16>, %w: tensor<4x1024x512xbf16>, %o: tensor<4xi32>) -> tensor<256x1024xbf16> {
   %y = mxmoe.scaled_grouped_matmul %x, %w, %o {fqn = "layers.0.moe.experts.w13"}
+      : (tensor<256x512xbf16>, tensor<4x1024x512xbf16>, tensor<4xi32>) -> tensor<256x1024xbf16>
+  return %y : tensor<256x1024xbf16>
+}
+
+func.func @moe1(%x: tensor<256x512xbf16>, %w: tensor<4x1024x512xbf16>, %o: tensor<4xi32>) -> tensor<256x1024xbf16> {
+  %y = mxmoe.scaled_grouped_matmul %x, %w, %o {fqn = "layers.1.moe.experts.w13"}
       : (tensor<256x512xbf16>, tensor<4x1024x512xbf16>, tensor<4xi32>) -> tensor<256x1024xbf16>
   return %y : tensor<256x1024xbf16>
 }
