@@ -46,48 +46,71 @@
 using namespace mlir;
 namespace cl = llvm::cl;
 
+/// mxmoe-compile's own options: `--help` lists only these (LLVM's and
+/// MLIR's remain accepted, e.g. `--time-passes`, and are listed by
+/// `--help-hidden`).
+static cl::OptionCategory category("mxmoe-compile options");
+
 static cl::opt<std::string> inputFile(cl::Positional,
-                                      cl::desc("<model.mlir>"),
-                                      cl::init(MXMOE_DEFAULT_INPUT));
-static cl::opt<std::string> outDir("o", cl::desc("output directory"),
-                                   cl::init("mxmoe-out"));
-static cl::list<std::string> chips("chip", cl::desc("target chips"),
-                                   cl::CommaSeparated);
+                                      cl::desc("<model.mlir> (default: the bundled Llama 4 Scout layer)"),
+                                      cl::init(MXMOE_DEFAULT_INPUT),
+    cl::cat(category));
+static cl::opt<std::string> outDir("o", cl::desc("output directory (default: mxmoe-out)"),
+                                   cl::init("mxmoe-out"),
+    cl::cat(category));
+static cl::list<std::string> chips("chip", cl::desc("target chips, comma-separated or repeated: sm_90a, sm_100a, "
+             "sm_103a (default: sm_90a,sm_100a)"),
+                                   cl::CommaSeparated,
+    cl::cat(category));
 static cl::opt<std::string> toolkit("toolkit",
                                     cl::desc("CUDA toolkit root (ptxas)"),
-                                    cl::init("/usr/local/cuda"));
+                                    cl::init("/usr/local/cuda"),
+    cl::cat(category));
 static cl::list<std::string> excludes(
     "exclude", cl::desc("extra precision-policy exclude patterns (checked "
                         "before the defaults)"),
-    cl::CommaSeparated);
+    cl::CommaSeparated,
+    cl::cat(category));
 static cl::opt<std::string> rounding("rounding",
-                                     cl::desc("MX scale rounding"),
-                                     cl::init("rceil"));
+                                     cl::desc("MX scale rounding of the expanded quantizations: rceil "
+             "(default), floor, ceil or even"),
+                                     cl::init("rceil"),
+    cl::cat(category));
 static cl::opt<int64_t> tokensPerShard("tokens-per-shard",
-                                       cl::desc("tiled-MLP auto shard size"),
-                                       cl::init(32768));
+                                       cl::desc("tokens per shard of tiled MLPs with shards = auto "
+             "(default 32768)"),
+                                       cl::init(32768),
+    cl::cat(category));
 static cl::opt<std::string> dumpIRAfter(
     "dump-ir-after", cl::desc("print the IR after the pass with this name"),
-    cl::init(""));
+    cl::init(""),
+    cl::cat(category));
 static cl::opt<int64_t> gemmTileN(
-    "gemm-tile-n", cl::desc("N of the grouped-GEMM tile (64 or 128)"),
-    cl::init(128));
+    "gemm-tile-n", cl::desc("N of the grouped-GEMM tile (64 or 128; 256 on sm_100a "
+                       "and sm_103a)"),
+    cl::init(128),
+    cl::cat(category));
 static cl::opt<int64_t> gemmStages(
     "gemm-stages",
     cl::desc("pipeline stages of the grouped GEMM (2..8; 0 = auto)"),
-    cl::init(0));
+    cl::init(0),
+    cl::cat(category));
 static cl::opt<int64_t> gemmCTAs(
     "gemm-ctas",
     cl::desc("persistent CTAs of the grouped GEMM (the GPU's SM count)"),
-    cl::init(132));
+    cl::init(132),
+    cl::cat(category));
 static cl::opt<std::string> gemmSm90Mma(
     "gemm-sm90-mma",
     cl::desc("sm_90a grouped-GEMM MMA strategy: fp8 (per-block promotion), "
              "bf16 (exact upcast to bf16 wgmma) or auto (bf16 for f32 "
              "outputs)"),
-    cl::init("auto"));
-static cl::opt<bool> timing("timing", cl::desc("print pass timings"),
-                            cl::init(false));
+    cl::init("auto"),
+    cl::cat(category));
+static cl::opt<bool> timing("timing", cl::desc("print pass timings (per stage and chip; compiles the "
+                                      "chips one after the other)"),
+                            cl::init(false),
+    cl::cat(category));
 
 namespace {
 
@@ -118,6 +141,7 @@ void configure(PassManager &pm) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv, "mxmoe driver: IR file -> kernels\n");
   auto start = std::chrono::steady_clock::now();
   if (chips.empty()) {

@@ -8,6 +8,7 @@
 // RUN: FileCheck %s --check-prefix=DEDUPE < %t/sm_90a/kernels.ptx
 // RUN: %if ptxas %{ test -s %t/sm_90a/kernels.cubin && test -s %t/sm_100a/kernels.cubin %}
 // RUN: not mxmoe-compile %s -o %t --chip sm_80 2>&1 | FileCheck %s --check-prefix=CHIP
+// RUN: mxmoe-compile --help | FileCheck %s --check-prefix=HELP
 // RUN: not mxmoe-compile %t/does-not-exist.mlir -o %t 2>&1 | FileCheck %s --check-prefix=NOFILE
 
 // LOG: mxmoe-compile: {{.*}}driver.mlir -> {{.*}} (sm_90a, sm_100a) in {{[0-9.]+}} s
@@ -82,6 +83,13 @@
 // USES: "function": "layers.1.moe.experts.w13.forward",
 // USES: "kernel": "layers_0_moe_experts_w13_forward__quantize_0",
 // DEDUPE-NOT: layers_1_moe
+// --help lists the driver's options, not LLVM's backend flags.
+// HELP: mxmoe-compile options:
+// HELP: --chip=<string> {{.*}}sm_90a, sm_100a, sm_103a
+// HELP: --gemm-sm90-mma
+// HELP: --tokens-per-shard
+// HELP-NOT: --amdgpu
+// HELP-NOT: --nvptx
 // CHIP: mxmoe-compile: unsupported chip 'sm_80'; supported: sm_90a, sm_100a, sm_103a
 // NOFILE: mxmoe-compile: cannot parse '{{.*}}does-not-exist.mlir'
 
