@@ -84,12 +84,13 @@
 // USES: "kernel": "layers_0_moe_experts_w13_forward__quantize_0",
 // DEDUPE-NOT: layers_1_moe
 // --help lists the driver's options, not LLVM's backend flags.
+// HELP-NOT: --amdgpu
+// HELP-NOT: --nvptx
 // HELP: mxmoe-compile options:
 // HELP: --chip=<string> {{.*}}sm_90a, sm_100a, sm_103a
 // HELP: --gemm-sm90-mma
 // HELP: --tokens-per-shard
 // HELP-NOT: --amdgpu
-// HELP-NOT: --nvptx
 // CHIP: mxmoe-compile: unsupported chip 'sm_80'; supported: sm_90a, sm_100a, sm_103a
 // NOFILE: mxmoe-compile: cannot parse '{{.*}}does-not-exist.mlir'
 
