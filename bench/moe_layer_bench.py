@@ -11,6 +11,12 @@ torch._grouped_mm. Prints tokens/s and peak memory per path and shape.
 
     ./build/bin/mxmoe-compile bench/moe_layer.mlir --chip sm_90a -o .device/layer
     python3 bench/moe_layer_bench.py .device/layer        # device
+    python3 bench/moe_layer_bench.py .device/layer --profile   # + GPU time per kernel class
+
+With --profile each path's step also runs 3 times under torch.profiler and
+the GPU time per iteration is split into mxmoe grouped-GEMM kernels, mxmoe
+quantize kernels and PyTorch kernels (the rest of the wall time is GPU
+idle: host overhead and synchronization).
 """
 from __future__ import annotations
 
@@ -48,8 +54,27 @@ def bf16_gmm(x, w, offs):
     return torch._grouped_mm(x, w.transpose(-2, -1), offs=offs)
 
 
+def gpu_time_breakdown(step, iters=3):
+    """GPU ms per iteration of `step`, by kernel class (torch.profiler)."""
+    from torch.profiler import ProfilerActivity, profile
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(iters):
+            step()
+        torch.cuda.synchronize()
+    cls = {"mxmoe_gemm_ms": 0.0, "mxmoe_quantize_ms": 0.0, "torch_ms": 0.0}
+    for e in prof.events():
+        if e.device_type != torch.autograd.DeviceType.CUDA:
+            continue
+        us = e.device_time if hasattr(e, "device_time") else e.cuda_time
+        key = ("mxmoe_gemm_ms" if "grouped_matmul" in e.name else
+               "mxmoe_quantize_ms" if "__quantize" in e.name else "torch_ms")
+        cls[key] += us / 1e3 / iters
+    return {k: round(v, 3) for k, v in cls.items()}
+
+
 def main():
     out_dir = sys.argv[1]
+    profile = "--profile" in sys.argv[2:]
     dev = torch.device("cuda")
     rows = []
     for name, s in SHAPES.items():
@@ -80,11 +105,14 @@ def main():
                 step()
             b.record()
             torch.cuda.synchronize()
+            mp.check_deferred()  # the torch ops check their offsets without syncing
             ms = a.elapsed_time(b) / iters
             peak = (torch.cuda.max_memory_allocated() - base) / 2**30
             r = {"shape": name, "path": path, "tokens": T, "top_k": k, "experts": E,
                  "hidden": H, "expert_dim": I, "ms_fwd_bwd": round(ms, 3),
                  "tokens_per_s": round(T / ms * 1e3), "peak_gib_above_params": round(peak, 2)}
+            if profile:
+                r.update(gpu_time_breakdown(step))
             rows.append(r)
             print(json.dumps(r), flush=True)
     return 0

@@ -10,6 +10,17 @@ one of those. `Program` allocates the intermediates, builds the tensor maps
 stream's device, checks every grouped kernel's status, and returns the
 results as torch tensors.
 
+Status checks: a grouped kernel that rejects its offsets writes nothing
+and sets its status word. With check="sync" (the default of `Program`) the
+call reads the status words at its end (one device synchronization) and
+raises KernelRejectedInput. With check="deferred" (the default of the
+autograd function and the torch op, whose callers train at full speed) the
+status words are copied to pinned host memory without waiting; every later
+call raises for any earlier call whose copy has completed, and
+`check_deferred()` waits for all of them (call it where a training step
+ends). A rejected call is always reported, at the latest there; its
+outputs are undefined.
+
 `MXGroupedMM` wraps a forward / input_grad / weight_grad triple as a
 torch.autograd.Function: forward = quantize(x), quantize(W) and the MXFP8
 grouped GEMM; backward = the input and weight gradients, each with its own
@@ -18,6 +29,7 @@ recipe, compiled by mxmoe).
 """
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 from typing import Dict, List, Sequence
@@ -42,10 +54,49 @@ def _dtype(name: str):
     }[name]
 
 
+# Deferred status checks: (event, pinned host status words, kernel names,
+# function) of calls that have not been checked yet.
+_PENDING: List[tuple] = []
+_MAX_PENDING = 64
+
+
+def _drain(block: bool) -> None:
+    """Checks the deferred status words whose copies have completed (all of
+    them, waiting, if `block`); raises KernelRejectedInput for the first
+    rejected call."""
+    global _PENDING
+    keep, err = [], None
+    for entry in _PENDING:
+        event, host, names, function = entry
+        if err is not None or not (block or event.query()):
+            keep.append(entry)
+            continue
+        event.synchronize()
+        for code, name in zip(host[:, 0].tolist(), names):
+            if code != 0:
+                err = rt.KernelRejectedInput(
+                    5, f"{function}: kernel '{name}' rejected its group offsets "
+                       f"(status {code}; deferred check: the call had returned)")
+                break
+    _PENDING = keep
+    if err is not None:
+        raise err
+
+
+def check_deferred() -> None:
+    """Waits for every call made with check="deferred" and raises
+    KernelRejectedInput if any of them rejected its offsets."""
+    _drain(block=True)
+
+
 class Program:
     """One program of a manifest, ready to run on `chip` (sm_90a here)."""
 
-    def __init__(self, out_dir: str, function: str, chip: str = "sm_90a"):
+    def __init__(self, out_dir: str, function: str, chip: str = "sm_90a",
+                 check: str = "sync"):
+        if check not in ("sync", "deferred"):
+            raise ValueError(f"check must be 'sync' or 'deferred', got {check!r}")
+        self.check = check
         manifest = json.load(open(os.path.join(out_dir, "manifest.json")))
         progs = {p["function"]: p for p in manifest.get("programs", [])}
         if function not in progs:
@@ -78,67 +129,96 @@ class Program:
                     f"{'' if a.is_contiguous() else ' (not contiguous)'}")
 
     def __call__(self, *args, return_buffers: bool = False):
+        """Runs the program on `args` (contiguous CUDA tensors of the
+        manifest's shapes and dtypes) on the current stream; returns the
+        results (fresh tensors, or the arguments a program returns as they
+        are). Every tensor map of the call is encoded on the host into one
+        pinned buffer and copied with a single asynchronous copy; the
+        grouped kernels' status words share one device buffer, read at the
+        end (check="sync": the only synchronization) or later
+        (check="deferred", see the module docstring): a nonzero status
+        raises KernelRejectedInput naming the kernel."""
         torch = _torch()
         self._check_args(args)
+        if self.check == "deferred":
+            _drain(block=len(_PENDING) >= _MAX_PENDING)
         dev = args[0].device
-        bufs = [torch.empty(b["bytes"], dtype=torch.uint8, device=dev)
-                for b in self.prog["buffers"]]
-        keep, statuses = [], []
+        stream = torch.cuda.current_stream(dev)
+        bufs = [self._alloc(b, dev) for b in self.prog["buffers"]]
 
         def ptr(b):
             return args[b["arg"]].data_ptr() if "arg" in b else bufs[b["buffer"]].data_ptr()
 
-        for step in self.prog["steps"]:
-            k = self.kernels[step["kernel"]]
+        steps = [(step, self.kernels[step["kernel"]]) for step in self.prog["steps"]]
+        maps = [(i, j) for i, (step, k) in enumerate(steps)
+                for j, b in enumerate(step["bindings"]) if b.get("tensor_map")]
+        n_status = sum(1 for step, _ in steps for b in step["bindings"] if b.get("status"))
+        map_at, dev_maps = {}, None
+        if maps:
+            host = torch.empty(len(maps) * 128, dtype=torch.uint8, pin_memory=True)
+            for n, (i, j) in enumerate(maps):
+                step, k = steps[i]
+                blob = rt.tensor_map_for(k["params"][j], ptr(step["bindings"][j]))
+                ctypes.memmove(host.data_ptr() + 128 * n, blob, 128)
+                map_at[(i, j)] = 128 * n
+            dev_maps = host.to(dev, non_blocking=True)
+        # One int32 status word per grouped kernel, 16 bytes apart (every
+        # kernel parameter must be 16-byte aligned).
+        status = (torch.full((max(n_status, 1), 4), -1, dtype=torch.int32, device=dev)
+                  if n_status else None)
+        status_of = []
+        for i, (step, k) in enumerate(steps):
             ptrs = []
-            for b, param in zip(step["bindings"], k["params"]):
+            for j, b in enumerate(step["bindings"]):
                 if b.get("status"):
-                    st = torch.full((1,), -1, dtype=torch.int32, device=dev)
-                    statuses.append((st, k["name"]))
-                    ptrs.append(st.data_ptr())
+                    ptrs.append(status.data_ptr() + 16 * len(status_of))
+                    status_of.append(k["name"])
                 elif b.get("tensor_map"):
-                    blob = rt.tensor_map_for(param, ptr(b))
-                    t = torch.frombuffer(bytearray(blob), dtype=torch.uint8).to(dev)
-                    keep.append(t)
-                    ptrs.append(t.data_ptr())
+                    ptrs.append(dev_maps.data_ptr() + map_at[(i, j)])
                 else:
                     ptrs.append(ptr(b))
             self.module.launch(k["name"], k["grid"], k["block"], ptrs,
                                shared_bytes=k.get("dynamic_shared_memory", 0),
-                               stream=torch.cuda.current_stream(dev).cuda_stream)
-        for st, name in statuses:
-            if int(st.item()) != 0:
-                raise rt.KernelRejectedInput(5, f"kernel '{name}' rejected its group offsets "
-                                                f"(status {int(st.item())})")
+                               stream=stream.cuda_stream)
+        if n_status and self.check == "deferred":
+            host = torch.empty(status.shape, dtype=status.dtype, pin_memory=True)
+            host.copy_(status, non_blocking=True)
+            event = torch.cuda.Event()
+            event.record(stream)
+            _PENDING.append((event, host, status_of, self.prog["function"]))
+        elif n_status:
+            for code, name in zip(status[:, 0].tolist(), status_of):
+                if code != 0:
+                    raise rt.KernelRejectedInput(5, f"kernel '{name}' rejected its group offsets "
+                                                    f"(status {code})")
         out = []
         for r in self.prog["returns"]:
-            if "arg" in r:
-                out.append(args[r["arg"]])
-                continue
-            spec = self.prog["buffers"][r["buffer"]]
-            out.append(self._view(bufs[r["buffer"]], spec))
+            out.append(args[r["arg"]] if "arg" in r else bufs[r["buffer"]])
         if return_buffers:
-            return out, [self._view(b, s) for b, s in zip(bufs, self.prog["buffers"])]
+            return out, bufs
         return out
 
     @staticmethod
-    def _view(buf, spec):
-        """Typed view of an intermediate (packed FP4 data stays bytes)."""
-        dt = _dtype(spec["dtype"])
+    def _alloc(spec, dev):
+        """An intermediate of the program, typed with its shape (packed FP4
+        data stays bytes)."""
+        torch = _torch()
         if spec["dtype"] == "f4E2M1FN":
-            return buf
-        return buf.view(dt).view(spec["shape"])
+            return torch.empty(spec["bytes"], dtype=torch.uint8, device=dev)
+        return torch.empty(spec["shape"], dtype=_dtype(spec["dtype"]), device=dev)
 
 
-def mx_grouped_mm_function(out_dir: str, fqn: str, chip: str = "sm_90a"):
+def mx_grouped_mm_function(out_dir: str, fqn: str, chip: str = "sm_90a",
+                           check: str = "deferred"):
     """torch.autograd.Function for the routed-expert GEMM `fqn`:
     y = x @ W[g]^T per token group (x [M, K] bf16, W [G, N, K] bf16, offsets
     [G] int32 end offsets), forward and both gradients through mxmoe's MXFP8
-    kernels. Shapes are the ones the IR was compiled for."""
+    kernels. Shapes are the ones the IR was compiled for. `check`: see the
+    module docstring (deferred: call check_deferred() where a step ends)."""
     torch = _torch()
-    fwd = Program(out_dir, fqn + ".forward", chip)
-    dgrad = Program(out_dir, fqn + ".input_grad", chip)
-    wgrad = Program(out_dir, fqn + ".weight_grad", chip)
+    fwd = Program(out_dir, fqn + ".forward", chip, check)
+    dgrad = Program(out_dir, fqn + ".input_grad", chip, check)
+    wgrad = Program(out_dir, fqn + ".weight_grad", chip, check)
 
     class MXGroupedMM(torch.autograd.Function):
         @staticmethod
@@ -158,16 +238,17 @@ def mx_grouped_mm_function(out_dir: str, fqn: str, chip: str = "sm_90a"):
 
 
 def register_torch_op(out_dir: str, fqn: str, chip: str = "sm_90a",
-                      namespace: str = "mxmoe"):
+                      namespace: str = "mxmoe", check: str = "deferred"):
     """Registers `torch.ops.<namespace>.<name>(x, w, offsets)` (name = fqn
     with '.' -> '_') as a torch.library custom op over the compiled
     forward/input_grad/weight_grad programs, with a fake (meta) kernel for
     tracing and an autograd formula, so it runs under torch.compile as one
-    graph node (fullgraph=True works). Returns the op."""
+    graph node (fullgraph=True works). `check`: see the module docstring.
+    Returns the op."""
     torch = _torch()
-    fwd = Program(out_dir, fqn + ".forward", chip)
-    dgrad = Program(out_dir, fqn + ".input_grad", chip)
-    wgrad = Program(out_dir, fqn + ".weight_grad", chip)
+    fwd = Program(out_dir, fqn + ".forward", chip, check)
+    dgrad = Program(out_dir, fqn + ".input_grad", chip, check)
+    wgrad = Program(out_dir, fqn + ".weight_grad", chip, check)
     name = fqn.replace(".", "_")
     out_spec = fwd.prog["buffers"][fwd.prog["returns"][0]["buffer"]]
 
@@ -176,7 +257,8 @@ def register_torch_op(out_dir: str, fqn: str, chip: str = "sm_90a",
     @torch.library.custom_op(f"{namespace}::{name}", mutates_args=(),
                              schema="(Tensor x, Tensor w, Tensor offsets) -> Tensor")
     def op(x, w, offsets):
-        return fwd(x.contiguous(), w.contiguous(), offsets.contiguous())[0].clone()
+        # The program's result is a fresh tensor: no copy.
+        return fwd(x.contiguous(), w.contiguous(), offsets.contiguous())[0]
 
     @op.register_fake
     def _(x, w, offsets):
@@ -187,7 +269,7 @@ def register_torch_op(out_dir: str, fqn: str, chip: str = "sm_90a",
         schema="(Tensor grad, Tensor x, Tensor w, Tensor offsets) -> Tensor[]")
     def backward_op(grad, x, w, offsets):
         g = grad.contiguous()
-        return [dgrad(g, w, offsets)[0].clone(), wgrad(g, x, offsets)[0].clone()]
+        return [dgrad(g, w, offsets)[0], wgrad(g, x, offsets)[0]]
 
     @backward_op.register_fake
     def _(grad, x, w, offsets):

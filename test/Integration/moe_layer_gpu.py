@@ -14,7 +14,9 @@ routing with an empty expert and rows past the last offset:
   * rows past the last offset and the empty expert's weight gradient are
     exactly zero.
 Then the autograd function (forward + both gradients through mxmoe) against
-torch autograd in float32. Prints a table and `N passed, N failed` last.
+torch autograd in float32, the torch op under torch.compile, and offsets
+rejected by the kernels (raised at the call, or later with deferred
+checks). Prints a table and `N passed, N failed` last.
 
 Usage (device): moe_layer_gpu.py DIR   (DIR = mxmoe-compile output)
 """
@@ -240,6 +242,35 @@ def main():
         report("decreasing offsets rejected", False, "no error raised")
     except Exception as ex:  # noqa: BLE001
         report("decreasing offsets rejected", "rejected" in str(ex), str(ex)[:90])
+
+    # deferred checks (the autograd function's and torch op's default): the
+    # rejecting call returns, and the rejection is raised by check_deferred()
+    # or, once the GPU has finished it, by the next call; a good call after
+    # that passes.
+    for how in ("check_deferred()", "next call"):
+        fwd_d = mp.Program(out_dir, "experts.w13.forward", check="deferred")
+        try:
+            fwd_d(x.detach(), w.detach(), bad)
+            returned = True
+        except Exception:  # noqa: BLE001
+            returned = False
+        try:
+            if how == "check_deferred()":
+                mp.check_deferred()
+            else:
+                torch.cuda.synchronize()
+                fwd_d(x.detach(), w.detach(), offs)
+            report(f"deferred rejection raised by {how}", False, "no error raised")
+        except Exception as ex:  # noqa: BLE001
+            ok = returned and isinstance(ex, mp.rt.KernelRejectedInput) and "deferred" in str(ex)
+            report(f"deferred rejection raised by {how}", ok, str(ex)[:90])
+    try:
+        (y_ok,) = mp.Program(out_dir, "experts.w13.forward", check="deferred")(
+            x.detach(), w.detach(), offs)
+        mp.check_deferred()
+        report("deferred check of a good call", bool(torch.isfinite(y_ok.float()).all()), "no error")
+    except Exception as ex:  # noqa: BLE001
+        report("deferred check of a good call", False, repr(ex)[:90])
 
     passed = sum(results)
     print(f"{passed} passed, {len(results) - passed} failed")
