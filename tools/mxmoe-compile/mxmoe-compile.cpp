@@ -32,6 +32,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -127,13 +128,22 @@ bool writeFile(StringRef path, StringRef text) {
   return true;
 }
 
+/// Pass arguments that ran (for --dump-ir-after's "no such pass" error).
+llvm::StringSet<> passesRun;
+bool dumped = false;
+
 void configure(PassManager &pm) {
   if (timing)
     pm.enableTiming();
   if (!dumpIRAfter.empty())
     pm.enableIRPrinting(
         [](Pass *, Operation *) { return false; },
-        [](Pass *p, Operation *) { return p->getArgument() == dumpIRAfter; },
+        [](Pass *p, Operation *) {
+          passesRun.insert(p->getArgument());
+          bool match = p->getArgument() == dumpIRAfter;
+          dumped |= match;
+          return match;
+        },
         /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
 }
 
@@ -162,6 +172,9 @@ int main(int argc, char **argv) {
   registry.insert<mlir::mxmoe::MXMoEDialect>();
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // Module-scope IR printing needs a single-threaded context.
+  if (!dumpIRAfter.empty())
+    context.disableMultithreading();
 
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diag(sourceMgr, &context);
@@ -195,6 +208,16 @@ int main(int argc, char **argv) {
   mlir::mxmoe::CompileResult result;
   if (failed(mlir::mxmoe::compileModule(*module, opts, result)))
     return 1;
+  if (!dumpIRAfter.empty() && !dumped) {
+    SmallVector<StringRef> names;
+    for (const auto &e : passesRun)
+      names.push_back(e.getKey());
+    llvm::sort(names);
+    llvm::errs() << "mxmoe-compile: --dump-ir-after=" << dumpIRAfter
+                 << ": no pass of that name ran; the pipeline's passes: "
+                 << llvm::join(names, ", ") << "\n";
+    return 1;
+  }
   if (!writeFile(outDir + "/model.mlir", result.modelIR))
     return 1;
   for (const mlir::mxmoe::ChipArtifacts &art : result.chips) {

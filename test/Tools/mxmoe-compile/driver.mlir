@@ -9,6 +9,8 @@
 // RUN: %if ptxas %{ test -s %t/sm_90a/kernels.cubin && test -s %t/sm_100a/kernels.cubin %}
 // RUN: not mxmoe-compile %s -o %t --chip sm_80 2>&1 | FileCheck %s --check-prefix=CHIP
 // RUN: mxmoe-compile --help | FileCheck %s --check-prefix=HELP
+// RUN: mxmoe-compile %s -o %t.dump --chip sm_90a --dump-ir-after=mxmoe-dedupe-kernels 2>&1 | FileCheck %s --check-prefix=DUMP
+// RUN: not mxmoe-compile %s -o %t.dump --chip sm_90a --dump-ir-after=no-such-pass 2>&1 | FileCheck %s --check-prefix=NOPASS
 // RUN: not mxmoe-compile %t/does-not-exist.mlir -o %t 2>&1 | FileCheck %s --check-prefix=NOFILE
 
 // LOG: mxmoe-compile: {{.*}}driver.mlir -> {{.*}} (sm_90a, sm_100a) in {{[0-9.]+}} s
@@ -83,6 +85,12 @@
 // USES: "function": "layers.1.moe.experts.w13.forward",
 // USES: "kernel": "layers_0_moe_experts_w13_forward__quantize_0",
 // DEDUPE-NOT: layers_1_moe
+// --dump-ir-after prints the module after the named pass (the context runs
+// single-threaded for it); a name no pass has is an error listing them.
+// DUMP: IR Dump After MXMoEDedupeKernels (mxmoe-dedupe-kernels)
+// DUMP: gpu.module @mxmoe_kernels
+// DUMP: mxmoe-compile: {{.*}}driver.mlir -> {{.*}} (sm_90a) in
+// NOPASS: mxmoe-compile: --dump-ir-after=no-such-pass: no pass of that name ran; the pipeline's passes: {{.*}}mxmoe-dedupe-kernels{{.*}}mxmoe-precision-policy
 // --help lists the driver's options, not LLVM's backend flags.
 // HELP-NOT: --amdgpu
 // HELP-NOT: --nvptx
