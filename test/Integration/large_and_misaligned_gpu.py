@@ -30,18 +30,16 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from checks import Checks  # noqa: E402
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 from mxmoe import reference as ref  # noqa: E402
 from mxmoe import runtime as rt  # noqa: E402
 import gemm_gpu  # noqa: E402  (Launcher, random codes, e4m3 decode table)
 
 dev = torch.device("cuda")
-results = []
+CHECKS = Checks(width=44)
+report = CHECKS.report
 
-
-def report(name, ok, detail):
-    results.append(ok)
-    print(f"{name:44s} {'PASS' if ok else 'FAIL'}  {detail}")
 
 
 def kernel(manifest, function):
@@ -189,9 +187,7 @@ def main():
     st, err, tail_zero, unwritten = big_gemm(L, man)
     report("grouped GEMM out 266240x8192 (>2^31)", st == 0 and err <= 4e-3 and tail_zero and unwritten == 0,
            f"status {st}, rel err {err:.2e} (<= 4e-3), tail zero {tail_zero}, unwritten {unwritten}")
-    passed = sum(results)
-    print(f"{passed} passed, {len(results) - passed} failed")
-    return 0 if passed == len(results) else 1
+    return CHECKS.summary()
 
 
 if __name__ == "__main__":

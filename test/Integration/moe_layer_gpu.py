@@ -29,17 +29,16 @@ import numpy as np
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from checks import Checks  # noqa: E402
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 from mxmoe import program as mp  # noqa: E402
 from mxmoe import reference as ref  # noqa: E402
 
 dev = torch.device("cuda")
-results = []
+CHECKS = Checks(width=42)
+report = CHECKS.report
 
-
-def report(name, ok, detail):
-    results.append(ok)
-    print(f"{name:42s} {'PASS' if ok else 'FAIL'}  {detail}", flush=True)
 
 
 def rel(a, b):
@@ -272,9 +271,7 @@ def main():
     except Exception as ex:  # noqa: BLE001
         report("deferred check of a good call", False, repr(ex)[:90])
 
-    passed = sum(results)
-    print(f"{passed} passed, {len(results) - passed} failed")
-    return 0 if passed == len(results) else 1
+    return CHECKS.summary()
 
 
 if __name__ == "__main__":

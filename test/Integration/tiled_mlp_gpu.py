@@ -18,16 +18,15 @@ import torch
 import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from checks import Checks  # noqa: E402
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 from mxmoe.tiled import shard_count, tiled_mlp  # noqa: E402
 
 dev = torch.device("cuda")
-results = []
+CHECKS = Checks(width=52)
+report = CHECKS.report
 
-
-def report(name, ok, detail):
-    results.append(ok)
-    print(f"{name:52s} {'PASS' if ok else 'FAIL'}  {detail}", flush=True)
 
 
 def mlp(x, w13, w2):
@@ -89,9 +88,7 @@ def main():
         report("shards = 0 rejected", False, "no error")
     except ValueError as e:
         report("shards = 0 rejected", "positive" in str(e), str(e))
-    passed = sum(results)
-    print(f"{passed} passed, {len(results) - passed} failed")
-    return 0 if passed == len(results) else 1
+    return CHECKS.summary()
 
 
 if __name__ == "__main__":
