@@ -108,10 +108,12 @@ static cl::opt<std::string> gemmSm90Mma(
              "outputs)"),
     cl::init("auto"),
     cl::cat(category));
-static cl::opt<bool> timing("timing", cl::desc("print pass timings (per stage and chip; compiles the "
+static cl::opt<bool> timing("timing", cl::desc("print pass timings, also --mlir-timing (per stage and chip; compiles the "
                                       "chips one after the other)"),
                             cl::init(false),
     cl::cat(category));
+static cl::alias mlirTiming("mlir-timing", cl::desc("alias for --timing"),
+                            cl::aliasopt(timing), cl::cat(category));
 
 namespace {
 
