@@ -2,11 +2,14 @@
 
 #include "mxmoe/Pipelines/Compile.h"
 #include "mxmoe/Conversion/Chips.h"
+#include "mxmoe/Dialect/MXMoE/IR/MXMoEOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
@@ -312,6 +315,65 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
   if (failed(modelOk))
     return failure();
 
+  // MX ops the expansion left in place (inside tiled-MLP shard loops: their
+  // token count is dynamic) get no kernels: say so, in the diagnostics (one
+  // warning per tiled MLP, at its location) and in the manifest, instead of
+  // letting the policy report's "mxfp8" stand.
+  llvm::json::Array uncompiled;
+  llvm::MapVector<StringRef, std::pair<Location, SmallVector<std::string>>>
+      byTiledMLP;
+  module.walk([&](Operation *op) {
+    std::optional<Precision> precision;
+    StringRef fqn;
+    if (auto lin = dyn_cast<LinearOp>(op)) {
+      precision = lin.getPrecision();
+      fqn = lin.getFqn();
+    } else if (auto sgm = dyn_cast<ScaledGroupedMatmulOp>(op)) {
+      precision = sgm.getPrecision();
+      fqn = sgm.getFqn();
+    } else {
+      return;
+    }
+    if (!precision || *precision == Precision::bf16)
+      return;
+    StringRef tiled;
+    if (auto loop = op->getParentOfType<scf::ForOp>())
+      for (StringRef key : {"mxmoe.tiled_mlp", "mxmoe.tiled_mlp_backward"})
+        if (auto name = loop->getAttrOfType<StringAttr>(key))
+          tiled = name.getValue();
+    std::string reason = !tiled.empty()
+                             ? "inside the shard loop of tiled MLP '" +
+                                   tiled.str() +
+                                   "' (dynamic token count; MX kernels need "
+                                   "static shapes)"
+                             : "not expanded (dynamic shape)";
+    auto fn = op->getParentOfType<FunctionOpInterface>();
+    uncompiled.push_back(llvm::json::Object{
+        {"fqn", fqn},
+        {"op", op->getName().getStringRef()},
+        {"function", fn ? fn.getName() : StringRef()},
+        {"precision", stringifyPrecision(*precision)},
+        {"reason", reason}});
+    auto &entry =
+        byTiledMLP.try_emplace(tiled, op->getLoc(), SmallVector<std::string>())
+            .first->second;
+    std::string item =
+        (fqn + " (" + stringifyPrecision(*precision) + ")").str();
+    if (!llvm::is_contained(entry.second, item))
+      entry.second.push_back(item);
+  });
+  for (auto &[tiled, entry] : byTiledMLP)
+    emitWarning(entry.first)
+        << "mxmoe: not compiled to kernels, "
+        << (tiled.empty() ? std::string("dynamic shapes")
+                          : "inside the shard loop of tiled MLP '" +
+                                tiled.str() +
+                                "' (dynamic token count; MX kernels need "
+                                "static shapes)")
+        << ": " << llvm::join(entry.second, ", ")
+        << "; they stay in the host IR (model.mlir) and are listed under "
+           "\"uncompiled\" in the manifest";
+
   // Kernel generation, NVVM lowering, PTX and ptxas per chip, on a clone of
   // the MX-level module. Chips are independent: with several chips and a
   // multithreaded context they run on their own threads (MLIR contexts
@@ -420,7 +482,8 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
       {"input", options.inputName},
       {"chips", std::move(chipList)},
       {"kernels", std::move(manifest)},
-      {"programs", std::move(programs)}};
+      {"programs", std::move(programs)},
+      {"uncompiled", std::move(uncompiled)}};
   llvm::raw_string_ostream js(result.manifestJson);
   js << llvm::formatv("{0:2}", doc) << "\n";
   return success();
