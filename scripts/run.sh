@@ -34,5 +34,8 @@ for chip in m["chips"]:
 for k in m["kernels"]:
     if k["chip"] == m["chips"][0]:
         print(f"    {k['name']:58} {k.get('pass', ''):12} grid {k['grid'][0]:>7} x {k['block'][0]}")
+unc = sorted({u["fqn"] for u in m.get("uncompiled", [])})
+if unc:
+    print(f"not compiled to kernels (inside tiled-MLP shard loops): {', '.join(unc)}")
 print(f"manifest: {out}/manifest.json")
 PY
