@@ -407,7 +407,7 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
       return success();
     PassManager lower(context);
     configure(lower);
-    buildPTXPipeline(lower, chip);
+    buildPTXPipeline(lower, chip, opts.llvmOptLevel);
     if (failed(lower.run(*clone)))
       return failure();
     clone->walk([&](gpu::BinaryOp op) {
@@ -432,7 +432,7 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
     for (const std::string &chip : options.chips) {
       PassManager pm(context);
       buildKernelPipeline(pm, chip, opts);
-      buildPTXPipeline(pm, chip);
+      buildPTXPipeline(pm, chip, opts.llvmOptLevel);
       pm.getDependentDialects(deps);
     }
     context->appendDialectRegistry(deps);

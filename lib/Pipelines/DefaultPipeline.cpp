@@ -41,8 +41,9 @@ void mlir::mxmoe::buildKernelPipeline(OpPassManager &pm, llvm::StringRef chip,
   pm.addPass(createMXMoEDedupeKernels());
 }
 
-void mlir::mxmoe::buildPTXPipeline(OpPassManager &pm, llvm::StringRef chip) {
-  buildNVVMKernelPipeline(pm, chip);
+void mlir::mxmoe::buildPTXPipeline(OpPassManager &pm, llvm::StringRef chip,
+                                   int64_t llvmOptLevel) {
+  buildNVVMKernelPipeline(pm, chip, llvmOptLevel);
   GpuModuleToBinaryPassOptions bin;
   bin.compilationTarget = "isa";
   pm.addPass(createGpuModuleToBinaryPass(bin));

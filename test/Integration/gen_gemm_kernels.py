@@ -105,6 +105,8 @@ def main():
     ap.add_argument("--build", default="build")
     ap.add_argument("--out", default=".device/gemm")
     ap.add_argument("--bench", action="store_true", help="also the benchmark shapes")
+    ap.add_argument("--chips", default="sm_90a,sm_100a,sm_103a",
+                    help="comma-separated chips to compile for (sm_90a is the one run)")
     ap.add_argument("--extra", action="append", default=[],
                     help="an extra mxmoe-compile option, repeatable "
                          "(e.g. --extra=--gemm-stages=5)")
@@ -117,8 +119,8 @@ def main():
     # sm_90a runs on the H200; sm_100a and sm_103a (tcgen05) are assembled
     # by ptxas and their SASS inspected with cuobjdump on the device (no
     # Blackwell here).
-    cmd = [os.path.join(args.build, "bin", "mxmoe-compile"), src, "--chip", "sm_90a",
-           "--chip", "sm_100a", "--chip", "sm_103a", "-o", args.out] + args.extra
+    cmd = [os.path.join(args.build, "bin", "mxmoe-compile"), src, "--chip", args.chips,
+           "-o", args.out] + args.extra
     subprocess.run(cmd, check=True)
     manifest = json.load(open(os.path.join(args.out, "manifest.json")))
     # A kernel serves every op listed under "uses" (mxmoe-dedupe-kernels

@@ -108,6 +108,11 @@ static cl::opt<std::string> gemmSm90Mma(
              "outputs)"),
     cl::init("auto"),
     cl::cat(category));
+static cl::opt<int64_t> llvmOptLevel(
+    "llvm-opt-level",
+    cl::desc("LLVM IR optimization level of the kernels before NVPTX code "
+             "generation (0-3; ptxas optimizes at -O3 either way)"),
+    cl::init(3), cl::cat(category));
 static cl::opt<bool> timing("timing", cl::desc("print pass timings, also --mlir-timing (per stage and chip; compiles the "
                                       "chips one after the other)"),
                             cl::init(false),
@@ -204,6 +209,12 @@ int main(int argc, char **argv) {
   opts.gemmStages = gemmStages;
   opts.gemmCTAs = gemmCTAs;
   opts.gemmSm90Mma = gemmSm90Mma;
+  if (llvmOptLevel < 0 || llvmOptLevel > 3) {
+    llvm::errs() << "mxmoe-compile: --llvm-opt-level must be 0, 1, 2 or 3, got "
+                 << llvmOptLevel << "\n";
+    return 1;
+  }
+  opts.llvmOptLevel = llvmOptLevel;
   opts.configure = configure;
   // Per-chip threads would interleave the timing reports and IR dumps.
   opts.parallelChips = !timing && dumpIRAfter.empty();

@@ -31,7 +31,10 @@ void registerMXMoEPipelines();
 /// nvvmTargetChipFor in Chips.h, and compileModule retargets their PTX) and
 /// lowers every gpu.module to NVVM/LLVM with bare-pointer kernel
 /// parameters, ready for gpu-module-to-binary.
-void buildNVVMKernelPipeline(OpPassManager &pm, llvm::StringRef chip);
+/// `llvmOptLevel` is the target's O (LLVM IR optimization before NVPTX
+/// code generation, 0-3).
+void buildNVVMKernelPipeline(OpPassManager &pm, llvm::StringRef chip,
+                             int64_t llvmOptLevel = 3);
 
 } // namespace mlir::mxmoe
 

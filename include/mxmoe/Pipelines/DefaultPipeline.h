@@ -40,6 +40,10 @@ struct DefaultPipelineOptions {
   int64_t gemmCTAs = 132;
   /// sm_90a grouped-GEMM MMA strategy: "fp8" or "bf16" (gemm-sm90-mma).
   std::string gemmSm90Mma = "auto";
+  /// LLVM IR optimization level (0-3) of the kernels' NVVM target
+  /// (`#nvvm.target<O = N>`) before NVPTX code generation; ptxas then
+  /// optimizes the PTX at its own -O3 either way.
+  int64_t llvmOptLevel = 3;
 };
 
 /// Stage 1: the model-level passes (policy, expansion, scale packing,
@@ -55,7 +59,8 @@ void buildKernelPipeline(OpPassManager &pm, llvm::StringRef chip,
 
 /// Stage 3: lowers the gpu.modules to NVVM for `chip` (sm_90a or sm_100a)
 /// and serializes them to PTX text (gpu-module-to-binary format=isa).
-void buildPTXPipeline(OpPassManager &pm, llvm::StringRef chip);
+void buildPTXPipeline(OpPassManager &pm, llvm::StringRef chip,
+                      int64_t llvmOptLevel = 3);
 
 } // namespace mlir::mxmoe
 

@@ -27,11 +27,12 @@ struct ToNVVMOptions : public PassPipelineOptions<ToNVVMOptions> {
 };
 } // namespace
 
-void mlir::mxmoe::buildNVVMKernelPipeline(OpPassManager &pm, StringRef chip) {
+void mlir::mxmoe::buildNVVMKernelPipeline(OpPassManager &pm, StringRef chip,
+                                          int64_t llvmOptLevel) {
   GpuNVVMAttachTargetOptions target;
   target.chip = nvvmTargetChipFor(chip).str();
   target.features = ptxFeaturesFor(chip).str();
-  target.optLevel = 3;
+  target.optLevel = llvmOptLevel;
   pm.addPass(createGpuNVVMAttachTarget(target));
   OpPassManager &gpuPm = pm.nest<gpu::GPUModuleOp>();
   gpuPm.addPass(createCanonicalizerPass());

@@ -9,6 +9,8 @@
 // RUN: %if ptxas %{ test -s %t/sm_90a/kernels.cubin && test -s %t/sm_100a/kernels.cubin %}
 // RUN: not mxmoe-compile %s -o %t --chip sm_80 2>&1 | FileCheck %s --check-prefix=CHIP
 // RUN: mxmoe-compile --help | FileCheck %s --check-prefix=HELP
+// RUN: not mxmoe-compile %s -o %t.o4 --llvm-opt-level 4 2>&1 | FileCheck %s --check-prefix=OPTLEVEL
+// RUN: rm -rf %t.o0 && mxmoe-compile %s -o %t.o0 --chip sm_90a --llvm-opt-level 0 && FileCheck %s --check-prefix=PTX90 < %t.o0/sm_90a/kernels.ptx
 // RUN: mxmoe-compile %s -o %t.dump --chip sm_90a --dump-ir-after=mxmoe-dedupe-kernels 2>&1 | FileCheck %s --check-prefix=DUMP
 // RUN: not mxmoe-compile %s -o %t.dump --chip sm_90a --dump-ir-after=no-such-pass 2>&1 | FileCheck %s --check-prefix=NOPASS
 // RUN: not mxmoe-compile %t/does-not-exist.mlir -o %t 2>&1 | FileCheck %s --check-prefix=NOFILE
@@ -91,6 +93,7 @@
 // DUMP: gpu.module @mxmoe_kernels
 // DUMP: mxmoe-compile: {{.*}}driver.mlir -> {{.*}} (sm_90a) in
 // NOPASS: mxmoe-compile: --dump-ir-after=no-such-pass: no pass of that name ran; the pipeline's passes: {{.*}}mxmoe-dedupe-kernels{{.*}}mxmoe-precision-policy
+// OPTLEVEL: mxmoe-compile: --llvm-opt-level must be 0, 1, 2 or 3, got 4
 // --help lists the driver's options, not LLVM's backend flags.
 // HELP-NOT: --amdgpu
 // HELP-NOT: --nvptx
