@@ -62,6 +62,9 @@ MxmoeCompiler mxmoeCompilerCreate(void) {
   registry.insert<mxmoe::MXMoEDialect>();
   auto *c = new MxmoeCompiler_;
   c->context = std::make_unique<MLIRContext>(registry);
+  // Diagnostics name name:line:col; the op (for module-level errors the
+  // whole module) is not appended to them.
+  c->context->printOpOnDiagnostic(false);
   c->context->loadAllAvailableDialects();
   return c;
 }

@@ -250,12 +250,12 @@ LogicalResult assemble(ModuleOp module, const std::string &toolkit,
   SmallString<128> in, out;
   if (llvm::sys::fs::createTemporaryFile("mxmoe", "ptx", in) ||
       llvm::sys::fs::createTemporaryFile("mxmoe", "cubin", out))
-    return module.emitError("mxmoe: cannot create temporary files for ptxas");
+    return emitError(module.getLoc(), "mxmoe: cannot create temporary files for ptxas");
   {
     std::error_code ec;
     llvm::raw_fd_ostream os(in, ec);
     if (ec)
-      return module.emitError("mxmoe: cannot write ") << in << ": " << ec.message();
+      return emitError(module.getLoc(), "mxmoe: cannot write ") << in << ": " << ec.message();
     os << art.ptx;
   }
   std::string arch = "-arch=" + art.chip;
@@ -265,10 +265,16 @@ LogicalResult assemble(ModuleOp module, const std::string &toolkit,
   std::string err;
   int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, {}, 0, 0, &err);
   art.cubin = rc == 0 ? slurp(out) : std::string();
+  if (rc == 0 && art.cubin.empty()) {
+    llvm::sys::fs::remove(in);
+    llvm::sys::fs::remove(out);
+    return emitError(module.getLoc(), "mxmoe: ")
+           << ptxas << " exited 0 but wrote no cubin for " << art.chip;
+  }
   llvm::sys::fs::remove(in);
   llvm::sys::fs::remove(out);
   if (rc != 0)
-    return module.emitError("mxmoe: ptxas failed for ") << art.chip << ": " << err;
+    return emitError(module.getLoc(), "mxmoe: ptxas failed for ") << art.chip << ": " << err;
   return success();
 }
 
@@ -278,13 +284,58 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
                                          const CompileOptions &options,
                                          CompileResult &result) {
   MLIRContext *context = module.getContext();
+  // Options are checked before any pass runs, each error naming the option
+  // and its value (diagnostics carry the module's location only: a failing
+  // pass would otherwise print the whole module after it).
+  Location loc = module.getLoc();
   for (const std::string &chip : options.chips)
     if (!isSupportedChip(chip))
-      return module.emitError("mxmoe: unsupported chip '")
+      return emitError(loc, "mxmoe: unsupported chip '")
              << chip << "'; supported: " << kSupportedChips;
   if (options.chips.empty())
-    return module.emitError("mxmoe: no target chip given (")
+    return emitError(loc, "mxmoe: no target chip given (")
            << kSupportedChips << ")";
+  // A chip given twice is compiled once.
+  CompileOptions unique = options;
+  unique.chips.clear();
+  for (const std::string &chip : options.chips)
+    if (!llvm::is_contained(unique.chips, chip))
+      unique.chips.push_back(chip);
+  bool anySm90 = llvm::any_of(unique.chips, [](const std::string &c) {
+    return !isTcgen05Chip(c);
+  });
+  if (options.gemmTileN != 64 && options.gemmTileN != 128 &&
+      !(options.gemmTileN == 256 && !anySm90))
+    return emitError(loc, "mxmoe: gemm-tile-n must be 64 or 128 (and 256 "
+                          "only when every chip is sm_100a or sm_103a), got ")
+           << options.gemmTileN;
+  if (options.gemmStages != 0 &&
+      (options.gemmStages < 2 || options.gemmStages > 8))
+    return emitError(loc, "mxmoe: gemm-stages must be 0 (auto) or in [2, 8], "
+                          "got ")
+           << options.gemmStages;
+  if (options.gemmCTAs < 1 || options.gemmCTAs > 2147483647)
+    return emitError(loc, "mxmoe: gemm-ctas must be in [1, 2147483647] (the "
+                          "GPU's SM count, e.g. 132), got ")
+           << options.gemmCTAs;
+  if (options.gemmSm90Mma != "fp8" && options.gemmSm90Mma != "bf16" &&
+      options.gemmSm90Mma != "auto")
+    return emitError(loc, "mxmoe: gemm-sm90-mma must be fp8, bf16 or auto, "
+                          "got '")
+           << options.gemmSm90Mma << "'";
+  if (!llvm::is_contained({"floor", "rceil", "ceil", "even"},
+                          StringRef(options.rounding)))
+    return emitError(loc, "mxmoe: rounding must be floor, rceil, ceil or "
+                          "even, got '")
+           << options.rounding << "'";
+  if (options.tokensPerShard < 1)
+    return emitError(loc, "mxmoe: tokens-per-shard must be >= 1, got ")
+           << options.tokensPerShard;
+  if (options.llvmOptLevel < 0 || options.llvmOptLevel > 3)
+    return emitError(loc, "mxmoe: llvm-opt-level must be 0, 1, 2 or 3, got ")
+           << options.llvmOptLevel;
+  if (unique.chips.size() != options.chips.size())
+    return compileModule(module, unique, result);
   auto configure = [&](PassManager &pm) {
     if (options.configure)
       options.configure(pm);
@@ -297,7 +348,7 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
   bool tempReport = reportPath.empty();
   if (tempReport &&
       llvm::sys::fs::createTemporaryFile("mxmoe-policy", "json", reportPath))
-    return module.emitError("mxmoe: cannot create a temporary policy report");
+    return emitError(module.getLoc(), "mxmoe: cannot create a temporary policy report");
   opts.policyReport = reportPath.str().str();
   PassManager model(context);
   configure(model);
@@ -416,7 +467,7 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
           job.art.ptx = obj.getObject().getValue().str();
     });
     if (!retargetPtx(job.art.ptx, chip))
-      return module.emitError("mxmoe: no .target directive to retarget to ")
+      return emitError(module.getLoc(), "mxmoe: no .target directive to retarget to ")
              << chip << " in the generated PTX";
     return assemble(module, options.toolkit, job.art);
   };

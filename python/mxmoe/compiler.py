@@ -21,6 +21,9 @@ import os
 from dataclasses import dataclass, field
 from typing import Dict, Optional, Sequence
 
+# Chips mxmoe-compile writes artifacts for (include/mxmoe/Conversion/Chips.h).
+SUPPORTED_CHIPS = ("sm_90a", "sm_100a", "sm_103a")
+
 from .runtime import library_path
 
 _lib = None
@@ -85,6 +88,16 @@ class CompileOutput:
     def write(self, out_dir: str) -> None:
         """Writes the layout of `mxmoe-compile -o out_dir`."""
         os.makedirs(out_dir, exist_ok=True)
+        # Artifacts of an earlier compile must not survive next to these
+        # (a launcher would load another model's kernels).
+        for name in ("manifest.json", "model.mlir", "mxmoe_kernels.h", "policy-report.json"):
+            if os.path.isfile(os.path.join(out_dir, name)):
+                os.remove(os.path.join(out_dir, name))
+        for chip in SUPPORTED_CHIPS:
+            for name in ("kernels.ptx", "kernels.cubin"):
+                path = os.path.join(out_dir, chip, name)
+                if os.path.isfile(path):
+                    os.remove(path)
         files = {"manifest.json": json.dumps(self.manifest, indent=2) + "\n",
                  "model.mlir": self.model, "mxmoe_kernels.h": self.header,
                  "policy-report.json": self.policy_report}

@@ -36,7 +36,7 @@ from typing import Dict, List, Sequence
 
 from . import runtime as rt
 
-_MODULES: Dict[str, "rt.Module"] = {}
+_MODULES: Dict[tuple, "rt.Module"] = {}
 
 
 def _torch():
@@ -107,11 +107,15 @@ class Program:
         missing = [s["kernel"] for s in self.prog["steps"] if s["kernel"] not in self.kernels]
         if missing:
             raise KeyError(f"kernels {missing} not built for {chip}")
-        key = os.path.join(out_dir, chip)
+        # The image the manifest names: its cubin when ptxas built one, else
+        # the PTX (a cubin file the manifest does not name is not this
+        # compile's). Cached per file and modification time.
+        any_kernel = next(iter(self.kernels.values()))
+        cubin = any_kernel.get("cubin", "")
+        rel = cubin if cubin.endswith(".cubin") else any_kernel["ptx"]
+        path = os.path.join(out_dir, rel)
+        key = (os.path.abspath(path), os.path.getmtime(path))
         if key not in _MODULES:
-            path = os.path.join(out_dir, chip, "kernels.cubin")
-            if not os.path.exists(path):
-                path = os.path.join(out_dir, chip, "kernels.ptx")
             data = open(path, "rb").read() + (b"\0" if path.endswith(".ptx") else b"")
             _MODULES[key] = rt.Module(data)
         self.module = _MODULES[key]

@@ -165,6 +165,16 @@ int main(int argc, char **argv) {
     chips.push_back("sm_90a");
     chips.push_back("sm_100a");
   }
+  {
+    // A chip given twice is compiled (and listed) once.
+    std::vector<std::string> unique;
+    for (const std::string &chip : chips)
+      if (!llvm::is_contained(unique, chip))
+        unique.push_back(chip);
+    chips.clear();
+    for (const std::string &chip : unique)
+      chips.push_back(chip);
+  }
   for (const std::string &chip : chips)
     if (!mlir::mxmoe::isSupportedChip(chip)) {
       llvm::errs() << "mxmoe-compile: unsupported chip '" << chip
@@ -179,6 +189,9 @@ int main(int argc, char **argv) {
   registry.insert<mlir::mxmoe::MXMoEDialect>();
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // Diagnostics name file:line:col and show the source line; the op itself
+  // (for module-level errors: the whole module) is not printed after them.
+  context.printOpOnDiagnostic(false);
   // Module-scope IR printing needs a single-threaded context.
   if (!dumpIRAfter.empty())
     context.disableMultithreading();
@@ -191,6 +204,20 @@ int main(int argc, char **argv) {
     llvm::errs() << "mxmoe-compile: cannot parse '" << inputFile << "'\n";
     return 1;
   }
+  if (llvm::sys::fs::exists(outDir) && !llvm::sys::fs::is_directory(outDir)) {
+    llvm::errs() << "mxmoe-compile: -o " << outDir
+                 << " exists and is not a directory\n";
+    return 1;
+  }
+  // Remove the artifacts of an earlier compile first: a launcher must never
+  // find another model's kernels (or a stale cubin) next to this manifest,
+  // also when this compile fails or builds no cubin.
+  for (StringRef name : {"manifest.json", "model.mlir", "mxmoe_kernels.h",
+                         "policy-report.json"})
+    llvm::sys::fs::remove(outDir + "/" + name);
+  for (StringRef chip : mlir::mxmoe::kSupportedChipList)
+    for (StringRef name : {"kernels.ptx", "kernels.cubin"})
+      llvm::sys::fs::remove(outDir + "/" + chip + "/" + name);
   if (std::error_code ec = llvm::sys::fs::create_directories(outDir)) {
     llvm::errs() << "mxmoe-compile: cannot create '" << outDir
                  << "': " << ec.message() << "\n";
@@ -209,11 +236,6 @@ int main(int argc, char **argv) {
   opts.gemmStages = gemmStages;
   opts.gemmCTAs = gemmCTAs;
   opts.gemmSm90Mma = gemmSm90Mma;
-  if (llvmOptLevel < 0 || llvmOptLevel > 3) {
-    llvm::errs() << "mxmoe-compile: --llvm-opt-level must be 0, 1, 2 or 3, got "
-                 << llvmOptLevel << "\n";
-    return 1;
-  }
   opts.llvmOptLevel = llvmOptLevel;
   opts.configure = configure;
   // Per-chip threads would interleave the timing reports and IR dumps.
@@ -238,6 +260,9 @@ int main(int argc, char **argv) {
       llvm::errs() << "mxmoe-compile: no MX kernels for " << art.chip << "\n";
       continue;
     }
+    if (art.cubin.empty())
+      llvm::errs() << "mxmoe-compile: note: " << art.chip
+                   << ": PTX only, no cubin (" << art.cubinNote << ")\n";
     std::string dir = outDir + "/" + art.chip;
     llvm::sys::fs::create_directories(dir);
     if (!writeFile(dir + "/kernels.ptx", art.ptx) ||

@@ -26,6 +26,10 @@ namespace mlir::mxmoe {
 inline constexpr llvm::StringLiteral kSupportedChips =
     "sm_90a, sm_100a, sm_103a";
 
+/// Every supported chip, in the order of kSupportedChips.
+inline constexpr llvm::StringLiteral kSupportedChipList[] = {
+    "sm_90a", "sm_100a", "sm_103a"};
+
 /// True for the chips whose grouped GEMM is the tcgen05 kernel.
 inline bool isTcgen05Chip(llvm::StringRef chip) {
   return chip == "sm_100a" || chip == "sm_103a";

@@ -1222,10 +1222,17 @@ struct ConvertMXMoEToGPUPass
                          << static_cast<int64_t>(gemmTileN);
       return signalPassFailure();
     }
-    if ((gemmStages != 0 && (gemmStages < 2 || gemmStages > 8)) ||
-        gemmCTAs < 1) {
+    if (gemmStages != 0 && (gemmStages < 2 || gemmStages > 8)) {
       module.emitError() << "convert-mxmoe-to-gpu: gemm-stages must be 0 "
-                            "(auto) or in [2, 8] and gemm-ctas >= 1";
+                            "(auto) or in [2, 8], got "
+                         << static_cast<int64_t>(gemmStages);
+      return signalPassFailure();
+    }
+    // A 1-D grid has at most 2^31 - 1 CTAs (CUDA gridDim.x).
+    if (gemmCTAs < 1 || gemmCTAs > 2147483647) {
+      module.emitError() << "convert-mxmoe-to-gpu: gemm-ctas must be in [1, "
+                            "2147483647] (the GPU's SM count, e.g. 132), got "
+                         << static_cast<int64_t>(gemmCTAs);
       return signalPassFailure();
     }
     if (gemmSm90Mma != "fp8" && gemmSm90Mma != "bf16" && gemmSm90Mma != "auto") {

@@ -9,6 +9,18 @@
 // RUN: %if ptxas %{ test -s %t/sm_90a/kernels.cubin && test -s %t/sm_100a/kernels.cubin %}
 // RUN: not mxmoe-compile %s -o %t --chip sm_80 2>&1 | FileCheck %s --check-prefix=CHIP
 // RUN: mxmoe-compile --help | FileCheck %s --check-prefix=HELP
+// RUN: not mxmoe-compile %s -o %t.bad --gemm-stages 9 2>&1 | FileCheck %s --check-prefix=STAGES
+// RUN: not mxmoe-compile %s -o %t.bad --gemm-ctas 4294967297 2>&1 | FileCheck %s --check-prefix=CTAS
+// RUN: not mxmoe-compile %s -o %t.bad --gemm-tile-n 256 2>&1 | FileCheck %s --check-prefix=TILEN
+// RUN: not mxmoe-compile %s -o %t/manifest.json 2>&1 | FileCheck %s --check-prefix=NOTDIR
+// Recompiling into a used directory: the old cubin is removed when this
+// compile builds none, and a chip given twice is compiled once.
+// RUN: rm -rf %t.re && mxmoe-compile %s -o %t.re --chip sm_90a --toolkit %t.nowhere 2>&1 | FileCheck %s --check-prefix=NOPTXAS
+// RUN: mkdir -p %t.re/sm_100a && touch %t.re/sm_90a/kernels.cubin %t.re/sm_100a/kernels.cubin
+// RUN: mxmoe-compile %s -o %t.re --chip sm_90a,sm_90a --toolkit %t.nowhere | FileCheck %s --check-prefix=TWICE
+// RUN: not test -e %t.re/sm_90a/kernels.cubin
+// RUN: not test -e %t.re/sm_100a/kernels.cubin
+// RUN: FileCheck %s --check-prefix=ONECHIP < %t.re/manifest.json
 // RUN: not mxmoe-compile %s -o %t.o4 --llvm-opt-level 4 2>&1 | FileCheck %s --check-prefix=OPTLEVEL
 // RUN: rm -rf %t.o0 && mxmoe-compile %s -o %t.o0 --chip sm_90a --llvm-opt-level 0 && FileCheck %s --check-prefix=PTX90 < %t.o0/sm_90a/kernels.ptx
 // RUN: mxmoe-compile %s -o %t.dump --chip sm_90a --dump-ir-after=mxmoe-dedupe-kernels 2>&1 | FileCheck %s --check-prefix=DUMP
@@ -93,7 +105,19 @@
 // DUMP: gpu.module @mxmoe_kernels
 // DUMP: mxmoe-compile: {{.*}}driver.mlir -> {{.*}} (sm_90a) in
 // NOPASS: mxmoe-compile: --dump-ir-after=no-such-pass: no pass of that name ran; the pipeline's passes: {{.*}}mxmoe-dedupe-kernels{{.*}}mxmoe-precision-policy
-// OPTLEVEL: mxmoe-compile: --llvm-opt-level must be 0, 1, 2 or 3, got 4
+// OPTLEVEL: error: mxmoe: llvm-opt-level must be 0, 1, 2 or 3, got 4
+// OPTLEVEL-NOT: see current operation
+// Bad option values: one line naming the option and value, no IR dump.
+// STAGES: error: mxmoe: gemm-stages must be 0 (auto) or in [2, 8], got 9
+// STAGES-NOT: see current operation
+// CTAS: error: mxmoe: gemm-ctas must be in [1, 2147483647] (the GPU's SM count, e.g. 132), got 4294967297
+// TILEN: error: mxmoe: gemm-tile-n must be 64 or 128 (and 256 only when every chip is sm_100a or sm_103a), got 256
+// NOTDIR: mxmoe-compile: -o {{.*}}manifest.json exists and is not a directory
+// NOPTXAS: mxmoe-compile: note: sm_90a: PTX only, no cubin (not built: ptxas not found at {{.*}}nowhere/bin/ptxas)
+// TWICE: -> {{.*}} (sm_90a) in
+// ONECHIP: "chips": [
+// ONECHIP-NEXT: "sm_90a"
+// ONECHIP-NEXT: ],
 // --help lists the driver's options, not LLVM's backend flags.
 // HELP-NOT: --amdgpu
 // HELP-NOT: --nvptx
