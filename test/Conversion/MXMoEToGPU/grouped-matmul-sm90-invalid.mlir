@@ -11,7 +11,7 @@
 // SMEM: error: 'mxmoe.grouped_matmul' op the grouped-GEMM configuration needs 283904 bytes of shared memory, over the 232448 of sm_90a (fp8 kernel); lower gemm-stages
 // SMEMUP: error: 'mxmoe.grouped_matmul' op the grouped-GEMM configuration needs 233728 bytes of shared memory, over the 232448 of sm_90a (bf16 upcast kernel); lower gemm-stages or choose gemm-sm90-mma=fp8
 // MMA: convert-mxmoe-to-gpu: gemm-sm90-mma must be fp8, bf16 or auto, got 'int8'
-// STAGES: convert-mxmoe-to-gpu: gemm-stages must be 0 (auto) or in [2, 8] and gemm-ctas >= 1
+// STAGES: convert-mxmoe-to-gpu: gemm-stages must be 0 (auto) or in [2, 8], got 1
 // CHIP: unsupported chip 'sm_80' (supported: sm_90a, sm_100a, sm_103a)
 
 func.func @fp4(%a: tensor<256x256xf4E2M1FN>, %as: tensor<512x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,
