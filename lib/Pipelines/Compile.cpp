@@ -6,7 +6,9 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/MapVector.h"
@@ -125,7 +127,8 @@ llvm::json::Array describeKernels(ModuleOp module, StringRef chip) {
 /// each step names its kernel and binds every kernel parameter to a
 /// function argument, an intermediate buffer, a status buffer, or a tensor
 /// map over one of those (from the ops' `mxmoe.kernel_args`).
-llvm::json::Array describePrograms(ModuleOp module) {
+llvm::json::Array describePrograms(ModuleOp module,
+                                   llvm::json::Array &withoutProgram) {
   llvm::json::Array programs;
   auto tensorInfo = [](Type t) {
     auto tt = cast<RankedTensorType>(t);
@@ -147,14 +150,39 @@ llvm::json::Array describePrograms(ModuleOp module) {
   module.walk([&](func::FuncOp fn) {
     if (fn.isExternal())
       return;
-    bool straight = true;
+    // Replayable: kernel ops, reshapes (the same bytes under another
+    // shape), i32 constants (the offsets of a plain linear) and the return.
+    auto replayable = [](Operation &op) {
+      if (isa<func::ReturnOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
+              op) ||
+          op.hasAttr("mxmoe.kernel_args"))
+        return true;
+      if (auto c = dyn_cast<arith::ConstantOp>(op))
+        if (auto d = dyn_cast<DenseIntElementsAttr>(c.getValue()))
+          return d.getElementType().isInteger(32);
+      return false;
+    };
+    Operation *blocker = nullptr;
     for (Operation &op : fn.getBody().front())
-      if (!isa<func::ReturnOp>(op) && !op.hasAttr("mxmoe.kernel_args"))
-        straight = false;
-    if (!straight || fn.getBody().front().getOperations().size() < 2)
+      if (!blocker && !replayable(op))
+        blocker = &op;
+    bool hasKernel = llvm::any_of(fn.getBody().front(), [](Operation &op) {
+      return op.hasAttr("mxmoe.kernel_args");
+    });
+    if (blocker && hasKernel) {
+      // An expanded function that also computes on the host (e.g. a
+      // linear's bias): its kernels exist, a runtime cannot replay it.
+      withoutProgram.push_back(llvm::json::Object{
+          {"function", fn.getName()},
+          {"reason", ("'" + blocker->getName().getStringRef() +
+                      "' is not a kernel launch")
+                         .str()}});
+      return;
+    }
+    if (blocker || !hasKernel)
       return;
     llvm::DenseMap<Value, llvm::json::Object> where;
-    llvm::json::Array args, buffers, steps, returns;
+    llvm::json::Array args, buffers, steps, returns, constants;
     for (BlockArgument a : fn.getArguments()) {
       llvm::json::Object info = tensorInfo(a.getType());
       args.push_back(llvm::json::Object(info));
@@ -162,8 +190,29 @@ llvm::json::Array describePrograms(ModuleOp module) {
     }
     for (Operation &op : fn.getBody().front()) {
       if (auto ret = dyn_cast<func::ReturnOp>(op)) {
-        for (Value v : ret.getOperands())
-          returns.push_back(llvm::json::Object(where[v]));
+        for (Value v : ret.getOperands()) {
+          llvm::json::Object r(where[v]);
+          llvm::json::Object info = tensorInfo(v.getType());
+          r["shape"] = std::move(info["shape"]);
+          r["dtype"] = std::move(info["dtype"]);
+          returns.push_back(std::move(r));
+        }
+        continue;
+      }
+      if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op)) {
+        where[op.getResult(0)] = llvm::json::Object(where[op.getOperand(0)]);
+        continue;
+      }
+      if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+        auto d = cast<DenseIntElementsAttr>(c.getValue());
+        llvm::json::Array values;
+        for (const APInt &v : d.getValues<APInt>())
+          values.push_back(v.getSExtValue());
+        llvm::json::Object info = tensorInfo(c.getType());
+        info["values"] = std::move(values);
+        where[c.getResult()] = llvm::json::Object{
+            {"constant", static_cast<int64_t>(constants.size())}};
+        constants.push_back(std::move(info));
         continue;
       }
       for (Value r : op.getResults()) {
@@ -200,6 +249,7 @@ llvm::json::Array describePrograms(ModuleOp module) {
     llvm::json::Object prog{{"function", fn.getName()},
                             {"args", std::move(args)},
                             {"buffers", std::move(buffers)},
+                            {"constants", std::move(constants)},
                             {"steps", std::move(steps)},
                             {"returns", std::move(returns)}};
     if (auto fqn = fn->getAttrOfType<StringAttr>("mxmoe.fqn"))
@@ -437,6 +487,7 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
     ChipArtifacts art;
     std::string modelIR;        ///< first chip only
     llvm::json::Array programs; ///< first chip only
+    llvm::json::Array withoutProgram; ///< first chip only
   };
   std::vector<ChipJob> jobs(options.chips.size());
   auto runChip = [&](ChipJob &job, bool first) -> LogicalResult {
@@ -450,7 +501,7 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
     if (first) {
       llvm::raw_string_ostream os(job.modelIR);
       clone->print(os);
-      job.programs = describePrograms(*clone);
+      job.programs = describePrograms(*clone, job.withoutProgram);
     }
     job.rows = describeKernels(*clone, chip);
     job.art.chip = chip;
@@ -507,6 +558,16 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
 
   llvm::json::Array manifest;
   llvm::json::Array programs = std::move(jobs.front().programs);
+  llvm::json::Array withoutProgram = std::move(jobs.front().withoutProgram);
+  for (const llvm::json::Value &v : withoutProgram) {
+    const llvm::json::Object *o = v.getAsObject();
+    emitWarning(module.getLoc())
+        << "mxmoe: " << *o->getString("function")
+        << " has kernels but no launch program ("
+        << *o->getString("reason")
+        << "); it is listed under \"functions_without_program\" in the "
+           "manifest";
+  }
   result.modelIR = std::move(jobs.front().modelIR);
   result.header = "/* Generated by mxmoe: PTX of the kernels listed in "
                   "manifest.json. */\n#pragma once\n";
@@ -534,6 +595,7 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
       {"chips", std::move(chipList)},
       {"kernels", std::move(manifest)},
       {"programs", std::move(programs)},
+      {"functions_without_program", std::move(withoutProgram)},
       {"uncompiled", std::move(uncompiled)}};
   llvm::raw_string_ostream js(result.manifestJson);
   js << llvm::formatv("{0:2}", doc) << "\n";

@@ -150,8 +150,14 @@ class Program:
         stream = torch.cuda.current_stream(dev)
         bufs = [self._alloc(b, dev) for b in self.prog["buffers"]]
 
+        consts = self._constants(dev)
+
         def ptr(b):
-            return args[b["arg"]].data_ptr() if "arg" in b else bufs[b["buffer"]].data_ptr()
+            if "arg" in b:
+                return args[b["arg"]].data_ptr()
+            if "constant" in b:
+                return consts[b["constant"]].data_ptr()
+            return bufs[b["buffer"]].data_ptr()
 
         steps = [(step, self.kernels[step["kernel"]]) for step in self.prog["steps"]]
         maps = [(i, j) for i, (step, k) in enumerate(steps)
@@ -197,10 +203,24 @@ class Program:
                                                     f"(status {code})")
         out = []
         for r in self.prog["returns"]:
-            out.append(args[r["arg"]] if "arg" in r else bufs[r["buffer"]])
+            t = args[r["arg"]] if "arg" in r else bufs[r["buffer"]]
+            # A reshape in the function returns the same bytes re-shaped.
+            if "shape" in r and r.get("dtype") != "f4E2M1FN" and list(t.shape) != r["shape"]:
+                t = t.view(r["shape"])
+            out.append(t)
         if return_buffers:
             return out, bufs
         return out
+
+    def _constants(self, dev):
+        """The program's constant tensors (e.g. a linear's one-group
+        offsets), created once per device."""
+        torch = _torch()
+        cache = self.__dict__.setdefault("_const_cache", {})
+        if dev not in cache:
+            cache[dev] = [torch.tensor(c["values"], dtype=_dtype(c["dtype"]), device=dev)
+                          .view(c["shape"]) for c in self.prog.get("constants", [])]
+        return cache[dev]
 
     @staticmethod
     def _alloc(spec, dev):

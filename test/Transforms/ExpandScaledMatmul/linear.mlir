@@ -18,6 +18,12 @@
 // CHECK-LABEL: func.func @layers.0.attention.wq.weight_grad(%{{.*}}: tensor<2x128x512xbf16>, %{{.*}}: tensor<2x128x256xbf16>) -> tensor<512x256xbf16>
 // CHECK: mxmoe.grouped_matmul {{.*}} -> tensor<1x512x256xbf16>
 // CHECK: tensor.collapse_shape {{.*}} : tensor<1x512x256xbf16> into tensor<512x256xbf16>
+// A biased linear also gets d(bias) = sum of grad_out over the tokens,
+// accumulated in f32 (host IR, no quantization).
+// CHECK-LABEL: func.func @layers.0.attention.wq.bias_grad(%{{.*}}: tensor<2x128x512xbf16>) -> tensor<512xbf16> attributes {mxmoe.fqn = "layers.0.attention.wq", mxmoe.pass = "bias_grad"}
+// CHECK: linalg.reduce ins(%{{.*}} : tensor<256x512xbf16>) outs(%{{.*}} : tensor<512xf32>) dimensions = [0]
+// CHECK: arith.extf
+// CHECK: arith.truncf %{{.*}} : tensor<512xf32> to tensor<512xbf16>
 func.func @lin(%x: tensor<2x128x256xbf16>, %w: tensor<512x256xbf16>, %b: tensor<512xbf16>,
                %wk: tensor<128x256xbf16>) -> tensor<2x128x512xbf16> {
   %y = mxmoe.linear %x, %w bias %b {fqn = "layers.0.attention.wq", precision = #mxmoe.precision<mxfp8>}

@@ -284,6 +284,36 @@ struct ExpandScaledMatmulPass
             b, loc, dw, SmallVector<ReassociationIndices>{{0, 1}, {2}});
         func::ReturnOp::create(b, loc, dw);
       }
+      // d(bias) = the sum of grad_out over the tokens, accumulated in f32
+      // (host IR: a reduction, no MX quantization).
+      if (Value biasV = op.getBias()) {
+        auto biasT = cast<RankedTensorType>(biasV.getType());
+        func::FuncOp bgrad =
+            makeFunc(op, fqn, symbols, "bias_grad", {dyT}, biasT);
+        OpBuilder b = OpBuilder::atBlockBegin(&bgrad.front());
+        Value dy = flatten(b, bgrad.getArgument(0));
+        Type f32 = b.getF32Type();
+        Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+        Value init = linalg::FillOp::create(
+                         b, loc, zero,
+                         tensor::EmptyOp::create(b, loc, biasT.getShape(), f32)
+                             .getResult())
+                         .getResult(0);
+        auto red = linalg::ReduceOp::create(
+            b, loc, ValueRange{dy}, ValueRange{init}, ArrayRef<int64_t>{0},
+            [&](OpBuilder &nb, Location nl, ValueRange args) {
+              Value v = args[0].getType() == f32
+                            ? args[0]
+                            : arith::ExtFOp::create(nb, nl, f32, args[0])
+                                  .getResult();
+              linalg::YieldOp::create(
+                  nb, nl, ValueRange{arith::AddFOp::create(nb, nl, v, args[1])});
+            });
+        Value db = red.getResult(0);
+        if (biasT.getElementType() != f32)
+          db = arith::TruncFOp::create(b, loc, biasT, db);
+        func::ReturnOp::create(b, loc, db);
+      }
     }
     OpBuilder b(op);
     auto call = func::CallOp::create(b, loc, fwd, op->getOperands());
