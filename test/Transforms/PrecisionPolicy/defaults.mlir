@@ -52,3 +52,22 @@ func.func @user(%x: tensor<64x64xbf16>, %w: tensor<64x64xbf16>) {
   %b = mxmoe.linear %x, %w {fqn = "layers.0.attention.wq", precision = #mxmoe.precision<bf16>} : (tensor<64x64xbf16>, tensor<64x64xbf16>) -> tensor<64x64xbf16>
   return
 }
+
+// Hugging Face names of the router and attention k/v are default excludes
+// too; gate_proj (the MLP's gate, not the router) is not.
+// CHECK-LABEL: func.func @hf_names
+func.func @hf_names(%x: tensor<4096x2048xbf16>, %r: tensor<128x2048xbf16>, %w: tensor<512x2048xbf16>) {
+  // expected-remark @+1 {{layers.0.mlp.gate -> bf16 (rule exclude: fqn matches exclude pattern 'mlp.gate')}}
+  %a = mxmoe.linear %x, %r {fqn = "layers.0.mlp.gate"} : (tensor<4096x2048xbf16>, tensor<128x2048xbf16>) -> tensor<4096x128xbf16>
+  // expected-remark @+1 {{layers.0.block_sparse_moe.gate -> bf16 (rule exclude: fqn matches exclude pattern 'block_sparse_moe.gate')}}
+  %b = mxmoe.linear %x, %r {fqn = "layers.0.block_sparse_moe.gate"} : (tensor<4096x2048xbf16>, tensor<128x2048xbf16>) -> tensor<4096x128xbf16>
+  // expected-remark @+1 {{layers.0.mlp.router -> bf16 (rule exclude: fqn matches exclude pattern 'mlp.router')}}
+  %c = mxmoe.linear %x, %r {fqn = "layers.0.mlp.router"} : (tensor<4096x2048xbf16>, tensor<128x2048xbf16>) -> tensor<4096x128xbf16>
+  // expected-remark @+1 {{layers.0.self_attn.k_proj -> bf16 (rule exclude: fqn matches exclude pattern 'self_attn.k_proj')}}
+  %d = mxmoe.linear %x, %w {fqn = "layers.0.self_attn.k_proj"} : (tensor<4096x2048xbf16>, tensor<512x2048xbf16>) -> tensor<4096x512xbf16>
+  // expected-remark @+1 {{layers.0.self_attn.v_proj -> bf16 (rule exclude: fqn matches exclude pattern 'self_attn.v_proj')}}
+  %e = mxmoe.linear %x, %w {fqn = "layers.0.self_attn.v_proj"} : (tensor<4096x2048xbf16>, tensor<512x2048xbf16>) -> tensor<4096x512xbf16>
+  // expected-remark @+1 {{layers.0.mlp.gate_proj -> mxfp8 (rule default: passes every rule)}}
+  %f = mxmoe.linear %x, %w {fqn = "layers.0.mlp.gate_proj"} : (tensor<4096x2048xbf16>, tensor<512x2048xbf16>) -> tensor<4096x512xbf16>
+  return
+}

@@ -27,7 +27,14 @@ using namespace mlir;
 using namespace mlir::mxmoe;
 
 std::vector<std::string> mlir::mxmoe::getDefaultPrecisionExcludes() {
-  return {"output", "lm_head", "router.gate", "attention.wk", "attention.wv"};
+  // TorchTitan names, then the Hugging Face names of the same layers: the
+  // router of Qwen3-MoE / DeepSeek-V3 (mlp.gate), Mixtral
+  // (block_sparse_moe.gate) and gpt-oss (mlp.router); attention k/v.
+  return {"output",          "lm_head",
+          "router.gate",     "attention.wk",
+          "attention.wv",    "mlp.gate",
+          "block_sparse_moe.gate", "mlp.router",
+          "self_attn.k_proj", "self_attn.v_proj"};
 }
 
 bool mlir::mxmoe::fqnMatches(StringRef fqn, StringRef pattern) {
