@@ -56,11 +56,13 @@ struct Expander {
   /// Quantizes `x` along `axis` (offsets only for the token axis of the
   /// weight gradient); returns {data, row-major scales}.
   std::pair<Value, Value> quantize(Value x, int64_t axis, Value offsets,
-                                   ArrayRef<int64_t> dataShape) {
+                                   ArrayRef<int64_t> dataShape,
+                                   Type element = {}) {
     SmallVector<int64_t> scaleShape(dataShape);
     scaleShape.back() /= kMXBlockSize;
     auto q = QuantizeOp::create(
-        b, loc, t(dataShape, recipe.getElement()), t(scaleShape, e8m0()), x,
+        b, loc, t(dataShape, element ? element : recipe.getElement()),
+        t(scaleShape, e8m0()), x,
         offsets, b.getI64IntegerAttr(axis),
         b.getI64IntegerAttr(recipe.getBlockSize()),
         RoundingModeAttr::get(ctx(), recipe.getRounding()));
@@ -116,9 +118,15 @@ struct Expander {
     }
     int64_t tp = getGroupPaddedExtent(d.m, d.g, kMXBlockSize);
     int64_t qp = roundUp(tp / kMXBlockSize + 3 * d.g, 4);
-    auto [gq, gs] = quantize(dy, 0, offs, {d.n, tp});
+    // An MXFP4 recipe quantizes the weight gradient's operands to MXFP8
+    // (e4m3): FP4 operands are not lowered for the token-axis 2D x 2D GEMM
+    // (the per-group token blocks of 32 do not meet FP4's K % 128).
+    Type wgElem = isa<Float4E2M1FNType>(recipe.getElement())
+                      ? Type(Float8E4M3FNType::get(ctx()))
+                      : recipe.getElement();
+    auto [gq, gs] = quantize(dy, 0, offs, {d.n, tp}, wgElem);
     Value gb = swizzle(gs, offs, {roundUp(d.n, 128), qp}, /*perKGroup=*/true);
-    auto [xq, xs] = quantize(x, 0, offs, {d.k, tp});
+    auto [xq, xs] = quantize(x, 0, offs, {d.k, tp}, wgElem);
     Value xb = swizzle(xs, offs, {roundUp(d.k, 128), qp}, /*perKGroup=*/true);
     return GroupedMatmulOp::create(b, loc, t({d.g, d.n, d.k}, outElem), gq, gb,
                                    xq, xb, offs);

@@ -96,7 +96,9 @@ def MXMoEExpandScaledMatmul
       dy and x along the token axis per group (32x1 with offsets: data
       [N,Tp] / [K,Tp], per-K-group blocked scales), 2D x 2D grouped matmul.
       With `weight-grad-bf16` the weight gradient stays in bf16 (TorchAO
-      `wgrad_with_hp`): transposes + a bf16 2D x 2D grouped matmul.
+      `wgrad_with_hp`): transposes + a bf16 2D x 2D grouped matmul. With an
+      MXFP4 (e2m1) recipe the weight gradient's operands are quantized to
+      MXFP8 e4m3 (FP4 operands are lowered for 2D x 3D GEMMs only).
 
     An `mxmoe.linear` with an MX `precision` (set by the policy or the user)
     is expanded the same way as the one-group case: tokens flattened to
