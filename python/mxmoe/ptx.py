@@ -30,24 +30,28 @@ def decode_mlir_string(raw: str) -> str:
 
 def compile_to_ptx(mlir: str, opt: str, chip: str) -> tuple[str, dict]:
     """Lowers MX-level IR to PTX for `chip`. Returns (ptx, kernels) where
-    kernels maps kernel name -> {"grid": [...], "block": [...]}."""
+    kernels maps kernel name -> {"grid": [...], "block": [...],
+    "dynamic_shared_memory": bytes}."""
     lowered = subprocess.run(
         [opt, f"--mxmoe-to-nvvm=chip={chip}", "-"], input=mlir, text=True,
         capture_output=True, check=True).stdout
+    # Each kernel's header line (gpu.func before, llvm.func after the NVVM
+    # lowering) carries mxmoe.block, mxmoe.grid and, for kernels with
+    # dynamic shared memory (the grouped GEMMs), mxmoe.dynamic_smem, in any
+    # order among the other attributes.
     kernels = {}
-    for m in re.finditer(r'sym_name = "([^"]+)".*?mxmoe\.block = array<i64: '
-                         r'(\d+), (\d+), (\d+)>, mxmoe\.grid = array<i64: '
-                         r'(\d+), (\d+), (\d+)>', lowered):
-        kernels[m.group(1)] = {"block": [int(m.group(i)) for i in (2, 3, 4)],
-                               "grid": [int(m.group(i)) for i in (5, 6, 7)]}
-    if not kernels:
-        for m in re.finditer(r'llvm\.func @([\w$.]+)\(.*?\) attributes \{[^}]*?'
-                             r'mxmoe\.block = array<i64: (\d+), (\d+), (\d+)>, '
-                             r'mxmoe\.grid = array<i64: (\d+), (\d+), (\d+)>',
-                             lowered):
-            kernels[m.group(1)] = {
-                "block": [int(m.group(i)) for i in (2, 3, 4)],
-                "grid": [int(m.group(i)) for i in (5, 6, 7)]}
+    arr = r"array<i64: (\d+), (\d+), (\d+)>"
+    for line in lowered.splitlines():
+        head = re.search(r'(?:llvm|gpu)\.func @([\w$.]+)\(', line)
+        block = re.search(r"mxmoe\.block = " + arr, line)
+        grid = re.search(r"mxmoe\.grid = " + arr, line)
+        if not (head and block and grid):
+            continue
+        smem = re.search(r"mxmoe\.dynamic_smem = (\d+)", line)
+        kernels[head.group(1)] = {
+            "block": [int(block.group(i)) for i in (1, 2, 3)],
+            "grid": [int(grid.group(i)) for i in (1, 2, 3)],
+            "dynamic_shared_memory": int(smem.group(1)) if smem else 0}
     binary = subprocess.run(
         [opt, "--gpu-module-to-binary=format=isa", "-"], input=lowered,
         text=True, capture_output=True, check=True).stdout
