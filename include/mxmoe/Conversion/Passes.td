@@ -7,7 +7,8 @@ include "mlir/Pass/PassBase.td"
 
 def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
   let summary = "Lower MX-level mxmoe ops (quantize, dequantize, "
-                "swizzle_scales, grouped_matmul on sm_90a) to GPU kernels";
+                "swizzle_scales, grouped_matmul on sm_90a, sm_100a and sm_103a) to GPU "
+                "kernels";
   let description = [{
     Every `mxmoe.quantize`, `mxmoe.dequantize` and `mxmoe.swizzle_scales` in
     a function becomes a `gpu.func` kernel in the module's
@@ -100,7 +101,9 @@ def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
     Option<"gemmStages", "gemm-stages", "int64_t", /*default=*/"0",
            "pipeline stages of the grouped-GEMM kernel (2..8; 0 = auto: 4, "
            "2 for sm_90a bf16-upcast kernels), each 128 x 128 (A) + N x 128 "
-           "(B) fp8 bytes + two 512-byte scale atoms of shared memory">,
+           "(B) fp8 bytes + two 512-byte scale atoms of shared memory; a kernel "
+           "whose stages exceed the chip's 227 KB is an error naming its "
+           "budget (tile N 128: at most 6 on sm_90a)">,
     Option<"gemmSm90Mma", "gemm-sm90-mma", "std::string", /*default=*/"\"auto\"",
            "MMA strategy of the sm_90a grouped GEMM: fp8 (fp8 wgmma per MX "
            "block, scales applied to the fp32 partial on the CUDA cores), "
