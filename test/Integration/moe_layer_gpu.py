@@ -242,6 +242,27 @@ def main():
     except Exception as ex:  # noqa: BLE001
         report("decreasing offsets rejected", "rejected" in str(ex), str(ex)[:90])
 
+    # a dense MX linear through its programs (one-group offsets are a
+    # program constant; the weight gradient is returned as [N, K])
+    try:
+        pf = mp.Program(out_dir, "proj.forward")
+        M, K = pf.prog["args"][0]["shape"]
+        N = pf.prog["args"][1]["shape"][0]
+        xl = torch.randn(M, K, device=dev, dtype=torch.bfloat16)
+        wl = (torch.randn(N, K, device=dev) / K ** 0.5).to(torch.bfloat16)
+        dyl = torch.randn(M, N, device=dev, dtype=torch.bfloat16)
+        (yl,) = pf(xl, wl)
+        (dxl,) = mp.Program(out_dir, "proj.input_grad")(dyl, wl)
+        (dwl,) = mp.Program(out_dir, "proj.weight_grad")(dyl, xl)
+        errs = [rel(yl, xl.double() @ wl.double().T), rel(dxl, dyl.double() @ wl.double()),
+                rel(dwl, dyl.double().T @ xl.double())]
+        shapes = [list(yl.shape), list(dxl.shape), list(dwl.shape)]
+        report("linear proj forward / input_grad / weight_grad",
+               max(errs) <= 6e-2 and shapes == [[M, N], [M, K], [N, K]],
+               "rel.err " + ", ".join(f"{e:.2e}" for e in errs) + f"; shapes {shapes}")
+    except Exception as ex:  # noqa: BLE001
+        report("linear proj forward / input_grad / weight_grad", False, repr(ex)[:200])
+
     # deferred checks (the autograd function's and torch op's default): the
     # rejecting call returns, and the rejection is raised by check_deferred()
     # or, once the GPU has finished it, by the next call; a good call after

@@ -19,3 +19,12 @@ func.func @experts(%x: tensor<2048x1024xbf16>, %w13: tensor<8x768x1024xbf16>,
       -> tensor<2048x1024xbf16>
   return %y : tensor<2048x1024xbf16>
 }
+
+// A dense MX linear (one-group grouped GEMM): its programs bind the
+// one-group offsets as a program constant and reshape the weight in place.
+func.func @proj(%x: tensor<2048x1024xbf16>, %w: tensor<768x1024xbf16>)
+    -> tensor<2048x768xbf16> {
+  %y = mxmoe.linear %x, %w {fqn = "proj", precision = #mxmoe.precision<mxfp8>}
+      : (tensor<2048x1024xbf16>, tensor<768x1024xbf16>) -> tensor<2048x768xbf16>
+  return %y : tensor<2048x768xbf16>
+}
