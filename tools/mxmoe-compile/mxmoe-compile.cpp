@@ -73,8 +73,9 @@ static cl::list<std::string> excludes(
     cl::CommaSeparated,
     cl::cat(category));
 static cl::opt<std::string> rounding("rounding",
-                                     cl::desc("MX scale rounding of the expanded quantizations: rceil "
-             "(default), floor, ceil or even"),
+                                     cl::desc("MX scale rounding of the recipes the policy assigns: rceil "
+             "(default), floor, ceil or even (an op that carries its own "
+             "recipe keeps that recipe's rounding)"),
                                      cl::init("rceil"),
     cl::cat(category));
 static cl::opt<int64_t> tokensPerShard("tokens-per-shard",
