@@ -17,6 +17,15 @@ if [ "$#" -eq 0 ]; then
   echo "// mxmoe-opt: parsed and verified examples/llama4_scout_moe.mlir" >&2
   set -- "$root/examples/llama4_scout_moe.mlir"
 fi
+# A user's own -o (or -o=DIR) wins over $MXMOE_OUT / mxmoe-out.
+prev=""
+for a in "$@"; do
+  case "$a" in
+    -o=*|--o=*) out="${a#*=}" ;;
+    *) if [ "$prev" = "-o" ] || [ "$prev" = "--o" ]; then out="$a"; fi ;;
+  esac
+  prev="$a"
+done
 "$build/bin/mxmoe-compile" "$@" -o "$out"
 python3 - "$out" <<'PY'
 import json, sys
