@@ -184,6 +184,25 @@ struct ExpandScaledMatmulPass
     return fn;
   }
 
+  /// The expanded functions are named after the op's fqn, and a runtime
+  /// finds them by that name: an fqn used twice, or a function already
+  /// named like one of them, is an error (no silent `_0` suffix).
+  LogicalResult checkNamesFree(Operation *op, StringAttr fqn,
+                               SymbolTable &symbols) {
+    for (StringRef kind : {"forward", "input_grad", "weight_grad", "bias_grad"})
+      if (Operation *other = symbols.lookup((fqn.getValue() + "." + kind).str())) {
+        InFlightDiagnostic d = op->emitOpError("fqn '")
+                               << fqn.getValue() << "' is not unique: @"
+                               << fqn.getValue() << "." << kind
+                               << " already exists (another op with this fqn, "
+                                  "or a function of that name); fqns name the "
+                                  "expanded functions a runtime looks up";
+        d.attachNote(other->getLoc()) << "the existing function";
+        return failure();
+      }
+    return success();
+  }
+
   /// A dense linear is the one-group case of the grouped GEMM: tokens are
   /// flattened to [T, *], the weight viewed as [1, N, K], offsets = [T].
   LogicalResult expandLinear(LinearOp op, SymbolTable &symbols) {
@@ -192,6 +211,8 @@ struct ExpandScaledMatmulPass
     if (!x.hasStaticShape() || !w.hasStaticShape())
       return op.emitOpError("mxmoe-expand-scaled-matmul needs static shapes "
                             "(tokens, N and K)");
+    if (failed(checkNamesFree(op, op.getFqnAttr(), symbols)))
+      return failure();
     int64_t rank = x.getRank();
     int64_t n = w.getDimSize(0), k = w.getDimSize(1);
     int64_t tokens = x.getNumElements() / k;
@@ -336,6 +357,8 @@ struct ExpandScaledMatmulPass
     if (!x.hasStaticShape() || !w.hasStaticShape())
       return op.emitOpError("mxmoe-expand-scaled-matmul needs static shapes "
                             "(M, N, K and the expert count)");
+    if (failed(checkNamesFree(op, op.getFqnAttr(), symbols)))
+      return failure();
     Dims d{x.getDimSize(0), w.getDimSize(1), w.getDimSize(2), w.getDimSize(0)};
     MXRecipeAttr recipe = op.getRecipeOrDefault();
     Type offsT = op.getOffsets().getType();
