@@ -146,8 +146,8 @@ struct ExpandScaledMatmulPass
       if (!op->getParentOfType<TiledMLPOp>())
         return false;
       op->emitRemark() << "mxmoe-expand-scaled-matmul: " << fqn
-                       << " is inside mxmoe.tiled_mlp; it is expanded after "
-                          "mxmoe-tile-mlp";
+                       << " is inside mxmoe.tiled_mlp; it is not expanded "
+                          "here (its shard token count is dynamic)";
       return true;
     };
     SmallVector<ScaledGroupedMatmulOp> ops;
@@ -163,12 +163,18 @@ struct ExpandScaledMatmulPass
       if (p && p.getValue() != Precision::bf16 && !deferred(op, op.getFqn()))
         linears.push_back(op);
     });
-    SymbolTable symbols(module);
+    // The expanded functions go into the op's nearest symbol table (a
+    // nested module keeps its calls and callees together).
+    SymbolTableCollection tables;
+    auto symbolsOf = [&](Operation *op) -> SymbolTable & {
+      return tables.getSymbolTable(
+          op->getParentWithTrait<OpTrait::SymbolTable>());
+    };
     for (ScaledGroupedMatmulOp op : ops)
-      if (failed(expand(op, symbols)))
+      if (failed(expand(op, symbolsOf(op))))
         return signalPassFailure();
     for (LinearOp op : linears)
-      if (failed(expandLinear(op, symbols)))
+      if (failed(expandLinear(op, symbolsOf(op))))
         return signalPassFailure();
   }
 
