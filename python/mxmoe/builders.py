@@ -178,7 +178,21 @@ if __name__ == "__main__":
     ap.add_argument("config", help="config.json path or one of: " + ", ".join(CONFIGS))
     ap.add_argument("--tokens", type=int, default=8192)
     ap.add_argument("--experts", type=int, default=None, help="local experts (EP slice)")
-    ap.add_argument("--rounding", default="rceil")
+    ap.add_argument("--rounding", default="rceil", choices=["floor", "rceil", "ceil", "even"])
     a = ap.parse_args()
-    cfg = CONFIGS.get(a.config) or json.load(open(a.config))
-    print(moe_layer_ir(cfg, a.tokens, experts=a.experts, rounding=a.rounding), end="")
+    if a.tokens < 1:
+        ap.error(f"--tokens must be >= 1, got {a.tokens}")
+    if a.experts is not None and a.experts < 1:
+        ap.error(f"--experts must be >= 1, got {a.experts}")
+    cfg = CONFIGS.get(a.config)
+    if cfg is None:
+        try:
+            with open(a.config) as f:
+                cfg = json.load(f)
+        except (OSError, ValueError) as ex:
+            ap.error(f"config '{a.config}' is neither one of {', '.join(CONFIGS)} "
+                     f"nor a readable config.json ({ex})")
+    try:
+        print(moe_layer_ir(cfg, a.tokens, experts=a.experts, rounding=a.rounding), end="")
+    except (KeyError, ValueError) as ex:
+        ap.error(f"cannot build the MoE layer from '{a.config}': {ex!r}")
