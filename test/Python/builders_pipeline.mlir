@@ -38,5 +38,5 @@
 // GPTOSS: rounding = floor
 // GPTOSSX: mxmoe.quantize {{.*}}rounding = #mxmoe.rounding<floor>
 
-// BAD: ValueError: config has none of the fields n_routed_experts, num_local_experts, num_experts
+// BAD: error: cannot build the MoE layer from '{{.*}}bad.json': ValueError('config has none of the fields n_routed_experts, num_local_experts, num_experts
 // BADEP: ValueError: experts must be in [1, 128], got 200
