@@ -39,4 +39,4 @@
 // GPTOSSX: mxmoe.quantize {{.*}}rounding = #mxmoe.rounding<floor>
 
 // BAD: error: cannot build the MoE layer from '{{.*}}bad.json': ValueError('config has none of the fields n_routed_experts, num_local_experts, num_experts
-// BADEP: ValueError: experts must be in [1, 128], got 200
+// BADEP: error: cannot build the MoE layer from 'qwen3_30b_a3b': ValueError('experts must be in [1, 128], got 200')
