@@ -331,9 +331,15 @@ LogicalResult assemble(ModuleOp module, const std::string &toolkit,
 } // namespace
 
 LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
-                                         const CompileOptions &options,
+                                         const CompileOptions &requested,
                                          CompileResult &result) {
   MLIRContext *context = module.getContext();
+  // A chip given twice is compiled once.
+  CompileOptions options = requested;
+  options.chips.clear();
+  for (const std::string &chip : requested.chips)
+    if (!llvm::is_contained(options.chips, chip))
+      options.chips.push_back(chip);
   // Options are checked before any pass runs, each error naming the option
   // and its value (diagnostics carry the module's location only: a failing
   // pass would otherwise print the whole module after it).
@@ -345,13 +351,7 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
   if (options.chips.empty())
     return emitError(loc, "mxmoe: no target chip given (")
            << kSupportedChips << ")";
-  // A chip given twice is compiled once.
-  CompileOptions unique = options;
-  unique.chips.clear();
-  for (const std::string &chip : options.chips)
-    if (!llvm::is_contained(unique.chips, chip))
-      unique.chips.push_back(chip);
-  bool anySm90 = llvm::any_of(unique.chips, [](const std::string &c) {
+  bool anySm90 = llvm::any_of(options.chips, [](const std::string &c) {
     return !isTcgen05Chip(c);
   });
   if (options.gemmTileN != 64 && options.gemmTileN != 128 &&
@@ -384,8 +384,6 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
   if (options.llvmOptLevel < 0 || options.llvmOptLevel > 3)
     return emitError(loc, "mxmoe: llvm-opt-level must be 0, 1, 2 or 3, got ")
            << options.llvmOptLevel;
-  if (unique.chips.size() != options.chips.size())
-    return compileModule(module, unique, result);
   auto configure = [&](PassManager &pm) {
     if (options.configure)
       options.configure(pm);
@@ -421,8 +419,12 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
   // warning per tiled MLP, at its location) and in the manifest, instead of
   // letting the policy report's "mxfp8" stand.
   llvm::json::Array uncompiled;
-  llvm::MapVector<StringRef, std::pair<Location, SmallVector<std::string>>>
-      byTiledMLP;
+  struct Uncompiled {
+    Location loc;
+    std::string reason;
+    SmallVector<std::string> items;
+  };
+  llvm::MapVector<StringRef, Uncompiled> byTiledMLP;
   module.walk([&](Operation *op) {
     std::optional<Precision> precision;
     StringRef fqn;
@@ -455,23 +457,19 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
         {"function", fn ? fn.getName() : StringRef()},
         {"precision", stringifyPrecision(*precision)},
         {"reason", reason}});
-    auto &entry =
-        byTiledMLP.try_emplace(tiled, op->getLoc(), SmallVector<std::string>())
+    Uncompiled &entry =
+        byTiledMLP
+            .try_emplace(tiled, Uncompiled{op->getLoc(), reason, {}})
             .first->second;
     std::string item =
         (fqn + " (" + stringifyPrecision(*precision) + ")").str();
-    if (!llvm::is_contained(entry.second, item))
-      entry.second.push_back(item);
+    if (!llvm::is_contained(entry.items, item))
+      entry.items.push_back(item);
   });
   for (auto &[tiled, entry] : byTiledMLP)
-    emitWarning(entry.first)
-        << "mxmoe: not compiled to kernels, "
-        << (tiled.empty() ? std::string("dynamic shapes")
-                          : "inside the shard loop of tiled MLP '" +
-                                tiled.str() +
-                                "' (dynamic token count; MX kernels need "
-                                "static shapes)")
-        << ": " << llvm::join(entry.second, ", ")
+    emitWarning(entry.loc)
+        << "mxmoe: not compiled to kernels, " << entry.reason << ": "
+        << llvm::join(entry.items, ", ")
         << "; they stay in the host IR (model.mlir) and are listed under "
            "\"uncompiled\" in the manifest";
 
@@ -540,8 +538,6 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
     context->appendDialectRegistry(deps);
     for (StringRef name : deps.getDialectNames())
       context->getOrLoadDialect(name);
-  }
-  if (parallel) {
     std::vector<std::thread> threads;
     for (size_t i = 1; i < jobs.size(); ++i)
       threads.emplace_back([&, i] { jobs[i].status = runChip(jobs[i], false); });

@@ -119,6 +119,19 @@ class Program:
             data = open(path, "rb").read() + (b"\0" if path.endswith(".ptx") else b"")
             _MODULES[key] = rt.Module(data)
         self.module = _MODULES[key]
+        # The launch plan, fixed by the manifest: each step with its kernel,
+        # the (step, parameter) of every tensor map (its slot in the call's
+        # one map buffer) and the kernel name of every status word.
+        self._steps = [(s, self.kernels[s["kernel"]]) for s in self.prog["steps"]]
+        self._map_slot = {}
+        self._status_of = []
+        for i, (step, k) in enumerate(self._steps):
+            for j, b in enumerate(step["bindings"]):
+                if b.get("tensor_map"):
+                    self._map_slot[(i, j)] = len(self._map_slot)
+                elif b.get("status"):
+                    self._status_of.append(k["name"])
+        self._const_cache = {}
 
     def _check_args(self, args):
         spec = self.prog["args"]
@@ -159,32 +172,29 @@ class Program:
                 return consts[b["constant"]].data_ptr()
             return bufs[b["buffer"]].data_ptr()
 
-        steps = [(step, self.kernels[step["kernel"]]) for step in self.prog["steps"]]
-        maps = [(i, j) for i, (step, k) in enumerate(steps)
-                for j, b in enumerate(step["bindings"]) if b.get("tensor_map")]
-        n_status = sum(1 for step, _ in steps for b in step["bindings"] if b.get("status"))
-        map_at, dev_maps = {}, None
-        if maps:
-            host = torch.empty(len(maps) * 128, dtype=torch.uint8, pin_memory=True)
-            for n, (i, j) in enumerate(maps):
+        steps, status_of = self._steps, self._status_of
+        n_status = len(status_of)
+        dev_maps = None
+        if self._map_slot:
+            host = torch.empty(len(self._map_slot) * 128, dtype=torch.uint8, pin_memory=True)
+            for (i, j), slot in self._map_slot.items():
                 step, k = steps[i]
                 blob = rt.tensor_map_for(k["params"][j], ptr(step["bindings"][j]))
-                ctypes.memmove(host.data_ptr() + 128 * n, blob, 128)
-                map_at[(i, j)] = 128 * n
+                ctypes.memmove(host.data_ptr() + 128 * slot, blob, 128)
             dev_maps = host.to(dev, non_blocking=True)
         # One int32 status word per grouped kernel, 16 bytes apart (every
         # kernel parameter must be 16-byte aligned).
-        status = (torch.full((max(n_status, 1), 4), -1, dtype=torch.int32, device=dev)
+        status = (torch.full((n_status, 4), -1, dtype=torch.int32, device=dev)
                   if n_status else None)
-        status_of = []
+        next_status = 0
         for i, (step, k) in enumerate(steps):
             ptrs = []
             for j, b in enumerate(step["bindings"]):
                 if b.get("status"):
-                    ptrs.append(status.data_ptr() + 16 * len(status_of))
-                    status_of.append(k["name"])
+                    ptrs.append(status.data_ptr() + 16 * next_status)
+                    next_status += 1
                 elif b.get("tensor_map"):
-                    ptrs.append(dev_maps.data_ptr() + map_at[(i, j)])
+                    ptrs.append(dev_maps.data_ptr() + 128 * self._map_slot[(i, j)])
                 else:
                     ptrs.append(ptr(b))
             self.module.launch(k["name"], k["grid"], k["block"], ptrs,
@@ -216,7 +226,7 @@ class Program:
         """The program's constant tensors (e.g. a linear's one-group
         offsets), created once per device."""
         torch = _torch()
-        cache = self.__dict__.setdefault("_const_cache", {})
+        cache = self._const_cache
         if dev not in cache:
             cache[dev] = [torch.tensor(c["values"], dtype=_dtype(c["dtype"]), device=dev)
                           .view(c["shape"]) for c in self.prog.get("constants", [])]

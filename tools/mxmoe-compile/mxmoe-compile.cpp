@@ -167,16 +167,6 @@ int main(int argc, char **argv) {
     chips.push_back("sm_90a");
     chips.push_back("sm_100a");
   }
-  {
-    // A chip given twice is compiled (and listed) once.
-    std::vector<std::string> unique;
-    for (const std::string &chip : chips)
-      if (!llvm::is_contained(unique, chip))
-        unique.push_back(chip);
-    chips.clear();
-    for (const std::string &chip : unique)
-      chips.push_back(chip);
-  }
   for (const std::string &chip : chips)
     if (!mlir::mxmoe::isSupportedChip(chip)) {
       llvm::errs() << "mxmoe-compile: unsupported chip '" << chip
@@ -278,7 +268,12 @@ int main(int argc, char **argv) {
                                               start)
                     .count();
   llvm::outs() << "mxmoe-compile: " << inputFile << " -> " << outDir << " ("
-               << llvm::join(chips, ", ") << ") in "
+               << llvm::join(llvm::map_range(result.chips,
+                                             [](const auto &a) -> StringRef {
+                                               return a.chip;
+                                             }),
+                             ", ")
+               << ") in "
                << llvm::format("%.2f", secs) << " s\n";
   return 0;
 }

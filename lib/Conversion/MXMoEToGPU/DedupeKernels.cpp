@@ -22,6 +22,15 @@ using namespace mlir;
 
 namespace {
 
+/// The kernel's attributes without its symbol name.
+SmallVector<NamedAttribute> attrsWithoutName(gpu::GPUFuncOp fn) {
+  SmallVector<NamedAttribute> v;
+  for (NamedAttribute x : fn->getAttrs())
+    if (x.getName() != SymbolTable::getSymbolAttrName())
+      v.push_back(x);
+  return v;
+}
+
 /// A hash of the kernel's IR without its name: op names, attributes
 /// (uniqued, so hashed by identity), types, operand numbering and region
 /// structure. Equal kernels have equal hashes; candidates with equal
@@ -29,10 +38,9 @@ namespace {
 llvm::hash_code structuralHash(gpu::GPUFuncOp fn) {
   llvm::DenseMap<Value, unsigned> ids;
   llvm::hash_code h = llvm::hash_value(fn.getFunctionType().getAsOpaquePointer());
-  for (NamedAttribute a : fn->getAttrs())
-    if (a.getName() != SymbolTable::getSymbolAttrName())
-      h = llvm::hash_combine(h, a.getName().getAsOpaquePointer(),
-                             a.getValue().getAsOpaquePointer());
+  for (NamedAttribute a : attrsWithoutName(fn))
+    h = llvm::hash_combine(h, a.getName().getAsOpaquePointer(),
+                           a.getValue().getAsOpaquePointer());
   fn->walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (op == fn.getOperation()) {
       for (Region &r : op->getRegions())
@@ -68,16 +76,8 @@ llvm::hash_code structuralHash(gpu::GPUFuncOp fn) {
 /// type, attributes (argument attributes included) and body, compared
 /// structurally (OperationEquivalence, locations ignored).
 bool equivalent(gpu::GPUFuncOp a, gpu::GPUFuncOp b) {
-  if (a.getFunctionType() != b.getFunctionType())
-    return false;
-  auto attrs = [](gpu::GPUFuncOp fn) {
-    SmallVector<NamedAttribute> v;
-    for (NamedAttribute x : fn->getAttrs())
-      if (x.getName() != SymbolTable::getSymbolAttrName())
-        v.push_back(x);
-    return v;
-  };
-  if (attrs(a) != attrs(b))
+  if (a.getFunctionType() != b.getFunctionType() ||
+      attrsWithoutName(a) != attrsWithoutName(b))
     return false;
   return OperationEquivalence::isRegionEquivalentTo(
       &a.getBody(), &b.getBody(), OperationEquivalence::IgnoreLocations);
@@ -88,37 +88,21 @@ struct MXMoEDedupeKernelsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     for (auto gpuModule : module.getOps<gpu::GPUModuleOp>()) {
-      // Kernels by structural hash; only kernels whose hash is shared are
-      // compared exactly.
-      llvm::DenseMap<llvm::hash_code, SmallVector<gpu::GPUFuncOp>> byHash;
-      SmallVector<gpu::GPUFuncOp> order;
+      // In module order: a kernel equal to a kept one of its structural
+      // hash bucket is a duplicate of it, else it is kept.
+      llvm::DenseMap<llvm::hash_code, SmallVector<gpu::GPUFuncOp>> kept;
+      SmallVector<std::pair<gpu::GPUFuncOp, gpu::GPUFuncOp>> duplicates;
       for (auto fn : gpuModule.getOps<gpu::GPUFuncOp>()) {
         if (!fn.isKernel())
           continue;
-        byHash[structuralHash(fn)].push_back(fn);
-        order.push_back(fn);
+        SmallVector<gpu::GPUFuncOp> &bucket = kept[structuralHash(fn)];
+        auto it = llvm::find_if(
+            bucket, [&](gpu::GPUFuncOp k) { return equivalent(k, fn); });
+        if (it == bucket.end())
+          bucket.push_back(fn);
+        else
+          duplicates.push_back({fn, *it});
       }
-      SmallVector<std::pair<gpu::GPUFuncOp, gpu::GPUFuncOp>> duplicates;
-      for (auto &[hash, fns] : byHash) {
-        if (fns.size() < 2)
-          continue;
-        SmallVector<gpu::GPUFuncOp> kept;
-        for (auto fn : fns) {
-          auto it = llvm::find_if(
-              kept, [&](gpu::GPUFuncOp k) { return equivalent(k, fn); });
-          if (it == kept.end())
-            kept.push_back(fn);
-          else
-            duplicates.push_back({fn, *it});
-        }
-      }
-      // Deterministic order of the rewrites (module order of duplicates).
-      llvm::DenseMap<Operation *, unsigned> pos;
-      for (auto [i, fn] : llvm::enumerate(order))
-        pos[fn] = i;
-      llvm::sort(duplicates, [&](auto &a, auto &b) {
-        return pos[a.first] < pos[b.first];
-      });
       for (auto [dup, keep] : duplicates) {
         if (failed(SymbolTable::replaceAllSymbolUses(
                 dup, SymbolTable::getSymbolName(keep), module))) {
