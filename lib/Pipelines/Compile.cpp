@@ -440,16 +440,20 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
     if (!precision || *precision == Precision::bf16)
       return;
     StringRef tiled;
+    bool staticLoop = false;
     if (auto loop = op->getParentOfType<scf::ForOp>())
       for (StringRef key : {"mxmoe.tiled_mlp", "mxmoe.tiled_mlp_backward"})
-        if (auto name = loop->getAttrOfType<StringAttr>(key))
+        if (auto name = loop->getAttrOfType<StringAttr>(key)) {
           tiled = name.getValue();
-    std::string reason = !tiled.empty()
-                             ? "inside the shard loop of tiled MLP '" +
-                                   tiled.str() +
-                                   "' (dynamic token count; MX kernels need "
-                                   "static shapes)"
-                             : "not expanded (dynamic shape)";
+          staticLoop = loop->hasAttr("mxmoe.shard_tokens");
+        }
+    std::string reason =
+        tiled.empty() ? "not expanded (dynamic shape)"
+        : staticLoop
+            ? "inside the shard loop of tiled MLP '" + tiled.str() +
+                  "' (mxmoe-tile-mlp expands MX linears only)"
+            : "inside the shard loop of tiled MLP '" + tiled.str() +
+                  "' (dynamic token count; MX kernels need static shapes)";
     auto fn = op->getParentOfType<FunctionOpInterface>();
     uncompiled.push_back(llvm::json::Object{
         {"fqn", fqn},

@@ -18,13 +18,14 @@ void mlir::mxmoe::buildModelPipeline(OpPassManager &pm,
     policy.exclude =
         SmallVector<std::string>(opts.excludes.begin(), opts.excludes.end());
   pm.addPass(createMXMoEPrecisionPolicy(policy));
-  // Expansion runs before tiling: ops inside a tiled MLP body (dynamic
-  // shard token counts) are not expanded yet and produce no kernels.
+  // Ops outside tiled MLPs are expanded first; mxmoe-tile-mlp expands the
+  // MX linears of its static shard loops itself (per shard size). Scale
+  // packing then sees every quantize + swizzle pair.
   pm.addPass(createMXMoEExpandScaledMatmul());
-  pm.addPass(createMXMoEPackScales());
   MXMoETileMLPOptions tile;
   tile.tokensPerShard = opts.tokensPerShard;
   pm.addPass(createMXMoETileMLP(tile));
+  pm.addPass(createMXMoEPackScales());
 }
 
 void mlir::mxmoe::buildKernelPipeline(OpPassManager &pm, llvm::StringRef chip,

@@ -25,7 +25,9 @@ outputs are undefined.
 torch.autograd.Function: forward = quantize(x), quantize(W) and the MXFP8
 grouped GEMM; backward = the input and weight gradients, each with its own
 MX quantization along that GEMM's contraction axis (TorchAO's MXFP8 MoE
-recipe, compiled by mxmoe).
+recipe, compiled by mxmoe). `mx_linear_function` does the same for an MX
+linear (one group), picking among the kernels compiled per tiled-MLP shard
+size by the input's shape.
 """
 from __future__ import annotations
 
@@ -269,6 +271,65 @@ def mx_grouped_mm_function(out_dir: str, fqn: str, chip: str = "sm_90a",
             return gx, gw, None
 
     return MXGroupedMM
+
+
+def mx_linear_function(out_dir: str, fqn: str, chip: str = "sm_90a",
+                       check: str = "deferred"):
+    """torch.autograd.Function for the MX linear `fqn` (mxmoe.linear without
+    bias): y = x @ W^T (x [T, K] bf16, W [N, K] bf16), forward and both
+    gradients through mxmoe's MXFP8 kernels (`<fqn>.forward`, `.input_grad`,
+    `.weight_grad`; the one-group case of the grouped GEMM).
+
+    A linear inside a tiled MLP's static shard loops is compiled once per
+    shard size: `<fqn>.*` for the first loop's shards and `<fqn>.tail.*` for
+    the second's (mxmoe-tile-mlp). Every compiled variant is loaded and a
+    call picks the one whose x shape matches; another shape raises
+    ValueError naming the compiled ones. `check`: see the module docstring.
+    Usage: `y = mx_linear_function(out, "mlp.w13").apply(x, w)`."""
+    torch = _torch()
+    manifest = json.load(open(os.path.join(out_dir, "manifest.json")))
+    names = sorted(p["function"][: -len(".forward")]
+                   for p in manifest.get("programs", [])
+                   if p.get("fqn") == fqn and p.get("pass") == "forward")
+    if not names:
+        without = [f["function"] for f in manifest.get("functions_without_program", [])
+                   if f["function"].startswith(fqn + ".")]
+        raise KeyError(f"no forward program of linear '{fqn}' in {out_dir}/manifest.json"
+                       + (f" ({', '.join(without)}: host work, e.g. a bias add)"
+                          if without else ""))
+    variants = {}
+    for name in names:
+        fwd = Program(out_dir, name + ".forward", chip, check)
+        if len(fwd.prog["args"]) != 2:
+            raise ValueError(f"{name}.forward takes {len(fwd.prog['args'])} arguments; "
+                             "mx_linear_function serves linears without bias")
+        variants[tuple(fwd.prog["args"][0]["shape"])] = (
+            fwd, Program(out_dir, name + ".input_grad", chip, check),
+            Program(out_dir, name + ".weight_grad", chip, check))
+
+    def pick(x):
+        v = variants.get(tuple(x.shape))
+        if v is None:
+            raise ValueError(f"linear '{fqn}': compiled for inputs "
+                             f"{sorted(list(s) for s in variants)}, got {list(x.shape)}")
+        return v
+
+    class MXLinear(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, w):
+            ctx.save_for_backward(x, w)
+            return pick(x)[0](x.contiguous(), w.contiguous())[0]
+
+        @staticmethod
+        def backward(ctx, grad_out):
+            x, w = ctx.saved_tensors
+            _, dgrad, wgrad = pick(x)
+            g = grad_out.contiguous()
+            gx = dgrad(g, w.contiguous())[0] if ctx.needs_input_grad[0] else None
+            gw = wgrad(g, x.contiguous())[0] if ctx.needs_input_grad[1] else None
+            return gx, gw
+
+    return MXLinear
 
 
 def register_torch_op(out_dir: str, fqn: str, chip: str = "sm_90a",

@@ -12,6 +12,14 @@ int, or "auto" = ceil(tokens / tokens_per_shard) (32768, the compiler's
 default), or "square" = ceil(tokens / hidden) (the older rule); never more
 shards than tokens; the same split in forward and backward.
 
+With compiled kernels: `mxmoe-compile` compiles a tiled MLP with a static
+token count into kernels per shard size (`<fqn>.*` and `<fqn>.tail.*`,
+mxmoe-tile-mlp); `fn` calls them through
+`mxmoe.program.mx_linear_function(out_dir, fqn)`, which picks the variant
+of the shard's shape (test/Integration/tiled_mlp_compiled_gpu.py). This
+function's partition is the compiler's, so every shard has a compiled
+shape.
+
 Under FSDP2 the parameters stay gathered for the whole backward shard loop:
 the loop runs inside one module's backward, between FSDP's pre-backward
 all-gather and its post-backward reshard, so a module that wraps the tiled

@@ -4,6 +4,8 @@
 // T = 4 tokens in 3 shards (sizes 2, 1, 1), dy = 1. Run on the CPU.
 // RUN: mxmoe-opt %s --mxmoe-tile-mlp --canonicalize --convert-elementwise-to-linalg --one-shot-bufferize="bufferize-function-boundaries" --convert-linalg-to-loops --convert-scf-to-cf --expand-strided-metadata --lower-affine --convert-math-to-llvm --finalize-memref-to-llvm --convert-arith-to-llvm --convert-index-to-llvm --convert-cf-to-llvm --convert-func-to-llvm --reconcile-unrealized-casts \
 // RUN:   | %mlir_runner -e main -entry-point-result=void -shared-libs=%runner_libs | FileCheck %s
+// RUN: mxmoe-opt %s --mxmoe-tile-mlp="static-shards=false" --canonicalize --convert-elementwise-to-linalg --one-shot-bufferize="bufferize-function-boundaries" --convert-linalg-to-loops --convert-scf-to-cf --expand-strided-metadata --lower-affine --convert-math-to-llvm --finalize-memref-to-llvm --convert-arith-to-llvm --convert-index-to-llvm --convert-cf-to-llvm --convert-func-to-llvm --reconcile-unrealized-casts \
+// RUN:   | %mlir_runner -e main -entry-point-result=void -shared-libs=%runner_libs | FileCheck %s
 
 func.func private @printMemrefF32(memref<*xf32>)
 func.func private @mlp.backward(tensor<4x2xf32>, tensor<4x2xf32>, tensor<4x1xf32>) -> tensor<4x2xf32>

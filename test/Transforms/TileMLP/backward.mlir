@@ -1,5 +1,5 @@
-// RUN: mxmoe-opt %s --mxmoe-tile-mlp --split-input-file --verify-diagnostics | FileCheck %s
-// RUN: mxmoe-opt %s --mxmoe-tile-mlp="backward=false" --split-input-file --verify-diagnostics 2>&1 | FileCheck %s --check-prefix=NOBWD
+// RUN: mxmoe-opt %s --mxmoe-tile-mlp="static-shards=false" --split-input-file --verify-diagnostics | FileCheck %s
+// RUN: mxmoe-opt %s --mxmoe-tile-mlp="backward=false static-shards=false" --split-input-file --verify-diagnostics 2>&1 | FileCheck %s --check-prefix=NOBWD
 
 // A linear with bias inside the shard body: per shard, dx = dy W (a linear
 // with W^T), dW = dy^T x (a linear contracting over the shard's tokens),

@@ -1,6 +1,6 @@
-// RUN: mxmoe-opt %s --mxmoe-tile-mlp --split-input-file | FileCheck %s
-// RUN: mxmoe-opt %s --mxmoe-tile-mlp="rule=square" --split-input-file | FileCheck %s --check-prefix=SQUARE
-// RUN: mxmoe-opt %s --mxmoe-tile-mlp="tokens-per-shard=4096" --split-input-file | FileCheck %s --check-prefix=PER4K
+// RUN: mxmoe-opt %s --mxmoe-tile-mlp="static-shards=false" --split-input-file | FileCheck %s
+// RUN: mxmoe-opt %s --mxmoe-tile-mlp="rule=square static-shards=false" --split-input-file | FileCheck %s --check-prefix=SQUARE
+// RUN: mxmoe-opt %s --mxmoe-tile-mlp="tokens-per-shard=4096 static-shards=false" --split-input-file | FileCheck %s --check-prefix=PER4K
 
 // Explicit shard count, [B, S, H] input flattened to [T, H], output width
 // (96) different from the input width (64). Shard i: offset i*q + min(i, r),

@@ -133,99 +133,64 @@ struct Expander {
   }
 };
 
-struct ExpandScaledMatmulPass
-    : ::mlir::mxmoe::impl::MXMoEExpandScaledMatmulBase<
-          ExpandScaledMatmulPass> {
-  using Base::Base;
+/// `@"<name>.<kind>"(ins) -> out`, tagged with the op's fqn and the
+/// pass kind (forward / input_grad / weight_grad / bias_grad).
+func::FuncOp makeFunc(Operation *op, StringAttr fqn, StringRef name,
+                      SymbolTable &symbols, StringRef kind, TypeRange ins,
+                      Type out) {
+  MLIRContext *ctx = op->getContext();
+  auto fn = func::FuncOp::create(op->getLoc(), (name + "." + kind).str(),
+                                 FunctionType::get(ctx, ins, out));
+  fn->setAttr("mxmoe.fqn", fqn);
+  fn->setAttr("mxmoe.pass", StringAttr::get(ctx, kind));
+  symbols.insert(fn);
+  fn.addEntryBlock();
+  return fn;
+}
 
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
-    // Inside a tiled MLP the shard's token count is only known once
-    // mxmoe-tile-mlp has materialised the shard loop.
-    auto deferred = [](Operation *op, StringRef fqn) {
-      if (!op->getParentOfType<TiledMLPOp>())
-        return false;
-      op->emitRemark() << "mxmoe-expand-scaled-matmul: " << fqn
-                       << " is inside mxmoe.tiled_mlp; it is not expanded "
-                          "here (its shard token count is dynamic)";
-      return true;
-    };
-    SmallVector<ScaledGroupedMatmulOp> ops;
-    module.walk([&](ScaledGroupedMatmulOp op) {
-      auto p = op.getPrecisionAttr();
-      if ((!p || p.getValue() != Precision::bf16) &&
-          !deferred(op, op.getFqn()))
-        ops.push_back(op);
-    });
-    SmallVector<LinearOp> linears;
-    module.walk([&](LinearOp op) {
-      auto p = op.getPrecisionAttr();
-      if (p && p.getValue() != Precision::bf16 && !deferred(op, op.getFqn()))
-        linears.push_back(op);
-    });
-    // The expanded functions go into the op's nearest symbol table (a
-    // nested module keeps its calls and callees together).
-    SymbolTableCollection tables;
-    auto symbolsOf = [&](Operation *op) -> SymbolTable & {
-      return tables.getSymbolTable(
-          op->getParentWithTrait<OpTrait::SymbolTable>());
-    };
-    for (ScaledGroupedMatmulOp op : ops)
-      if (failed(expand(op, symbolsOf(op))))
-        return signalPassFailure();
-    for (LinearOp op : linears)
-      if (failed(expandLinear(op, symbolsOf(op))))
-        return signalPassFailure();
-  }
+/// The expanded functions are named after the op's fqn, and a runtime
+/// finds them by that name: an fqn used twice, or a function already
+/// named like one of them, is an error (no silent `_0` suffix).
+LogicalResult checkNamesFree(Operation *op, StringRef name,
+                             SymbolTable &symbols) {
+  for (StringRef kind : {"forward", "input_grad", "weight_grad", "bias_grad"})
+    if (Operation *other = symbols.lookup((name + "." + kind).str())) {
+      InFlightDiagnostic d = op->emitOpError("fqn '")
+                             << name << "' is not unique: @"
+                             << name << "." << kind
+                             << " already exists (another op with this fqn, "
+                                "or a function of that name); fqns name the "
+                                "expanded functions a runtime looks up";
+      d.attachNote(other->getLoc()) << "the existing function";
+      return failure();
+    }
+  return success();
+}
 
-  func::FuncOp makeFunc(Operation *op, StringAttr fqn, SymbolTable &symbols,
-                        StringRef kind, TypeRange ins, Type out) {
-    auto fn = func::FuncOp::create(op->getLoc(),
-                                   (fqn.getValue() + "." + kind).str(),
-                                   FunctionType::get(&getContext(), ins, out));
-    fn->setAttr("mxmoe.fqn", fqn);
-    fn->setAttr("mxmoe.pass", StringAttr::get(&getContext(), kind));
-    symbols.insert(fn);
-    fn.addEntryBlock();
-    return fn;
-  }
+} // namespace
 
-  /// The expanded functions are named after the op's fqn, and a runtime
-  /// finds them by that name: an fqn used twice, or a function already
-  /// named like one of them, is an error (no silent `_0` suffix).
-  LogicalResult checkNamesFree(Operation *op, StringAttr fqn,
-                               SymbolTable &symbols) {
-    for (StringRef kind : {"forward", "input_grad", "weight_grad", "bias_grad"})
-      if (Operation *other = symbols.lookup((fqn.getValue() + "." + kind).str())) {
-        InFlightDiagnostic d = op->emitOpError("fqn '")
-                               << fqn.getValue() << "' is not unique: @"
-                               << fqn.getValue() << "." << kind
-                               << " already exists (another op with this fqn, "
-                                  "or a function of that name); fqns name the "
-                                  "expanded functions a runtime looks up";
-        d.attachNote(other->getLoc()) << "the existing function";
-        return failure();
-      }
-    return success();
-  }
-
-  /// A dense linear is the one-group case of the grouped GEMM: tokens are
-  /// flattened to [T, *], the weight viewed as [1, N, K], offsets = [T].
-  LogicalResult expandLinear(LinearOp op, SymbolTable &symbols) {
+FailureOr<LinearFunctions>
+mlir::mxmoe::createLinearFunctions(LinearOp op, StringRef name,
+                                   SymbolTable &symbols, bool backward,
+                                   bool weightGradBF16) {
     RankedTensorType x = op.getInput().getType(), w = op.getWeight().getType(),
                      y = op.getResult().getType();
     if (!x.hasStaticShape() || !w.hasStaticShape())
-      return op.emitOpError("mxmoe-expand-scaled-matmul needs static shapes "
-                            "(tokens, N and K)");
-    if (failed(checkNamesFree(op, op.getFqnAttr(), symbols)))
+    {
+      op.emitOpError("mxmoe-expand-scaled-matmul needs static shapes "
+                     "(tokens, N and K)");
       return failure();
+    }
+    if (failed(checkNamesFree(op, name, symbols)))
+      return failure();
+    LinearFunctions fns;
     int64_t rank = x.getRank();
     int64_t n = w.getDimSize(0), k = w.getDimSize(1);
     int64_t tokens = x.getNumElements() / k;
     Dims d{tokens, n, k, 1};
     MXRecipeAttr recipe = op.getRecipeAttr();
     if (!recipe) {
-      MLIRContext *ctx = &getContext();
+      MLIRContext *ctx = op.getContext();
       Type elem = op.getPrecision() == Precision::mxfp4
                       ? Type(Float4E2M1FNType::get(ctx))
                       : Type(Float8E4M3FNType::get(ctx));
@@ -270,7 +235,8 @@ struct ExpandScaledMatmulPass
     SmallVector<Type> fwdIns{x, w};
     if (op.getBias())
       fwdIns.push_back(op.getBias().getType());
-    func::FuncOp fwd = makeFunc(op, fqn, symbols, "forward", fwdIns, y);
+    func::FuncOp fwd = fns.forward =
+        makeFunc(op, fqn, name, symbols, "forward", fwdIns, y);
     {
       OpBuilder b = OpBuilder::atBlockBegin(&fwd.front());
       Expander e{b, loc, recipe, d};
@@ -284,7 +250,10 @@ struct ExpandScaledMatmulPass
         Value bias = a[2];
         if (cast<RankedTensorType>(bias.getType()).getElementType() !=
             flatY.getElementType())
-          return op.emitOpError("bias element type must match the result's");
+        {
+          op.emitOpError("bias element type must match the result's");
+          return failure();
+        }
         Value bcast = linalg::BroadcastOp::create(b, loc, bias, init,
                                                   ArrayRef<int64_t>{0})
                           .getResult()[0];
@@ -296,8 +265,8 @@ struct ExpandScaledMatmulPass
       SmallVector<int64_t> dyShape(x.getShape().drop_back());
       dyShape.push_back(n);
       auto dyT = RankedTensorType::get(dyShape, elem);
-      func::FuncOp dgrad =
-          makeFunc(op, fqn, symbols, "input_grad", {dyT, w}, x);
+      func::FuncOp dgrad = fns.inputGrad =
+          makeFunc(op, fqn, name, symbols, "input_grad", {dyT, w}, x);
       {
         OpBuilder b = OpBuilder::atBlockBegin(&dgrad.front());
         Expander e{b, loc, recipe, d};
@@ -306,8 +275,8 @@ struct ExpandScaledMatmulPass
                                offsets(b), elem);
         func::ReturnOp::create(b, loc, unflatten(b, dx, k));
       }
-      func::FuncOp wgrad =
-          makeFunc(op, fqn, symbols, "weight_grad", {dyT, x}, w);
+      func::FuncOp wgrad = fns.weightGrad =
+          makeFunc(op, fqn, name, symbols, "weight_grad", {dyT, x}, w);
       {
         OpBuilder b = OpBuilder::atBlockBegin(&wgrad.front());
         Expander e{b, loc, recipe, d};
@@ -323,8 +292,8 @@ struct ExpandScaledMatmulPass
       // (host IR: a reduction, no MX quantization).
       if (Value biasV = op.getBias()) {
         auto biasT = cast<RankedTensorType>(biasV.getType());
-        func::FuncOp bgrad =
-            makeFunc(op, fqn, symbols, "bias_grad", {dyT}, biasT);
+        func::FuncOp bgrad = fns.biasGrad =
+            makeFunc(op, fqn, name, symbols, "bias_grad", {dyT}, biasT);
         OpBuilder b = OpBuilder::atBlockBegin(&bgrad.front());
         Value dy = flatten(b, bgrad.getArgument(0));
         Type f32 = b.getF32Type();
@@ -350,11 +319,65 @@ struct ExpandScaledMatmulPass
         func::ReturnOp::create(b, loc, db);
       }
     }
-    OpBuilder b(op);
-    auto call = func::CallOp::create(b, loc, fwd, op->getOperands());
-    op.getResult().replaceAllUsesWith(call.getResult(0));
-    op.erase();
-    return success();
+    return fns;
+}
+
+namespace {
+
+
+struct ExpandScaledMatmulPass
+    : ::mlir::mxmoe::impl::MXMoEExpandScaledMatmulBase<
+          ExpandScaledMatmulPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    // Inside a tiled MLP the shard's token count is only known once
+    // mxmoe-tile-mlp has materialised the shard loops; it expands the MX
+    // linears there, per shard size.
+    auto deferred = [](Operation *op, StringRef fqn) {
+      if (!op->getParentOfType<TiledMLPOp>())
+        return false;
+      op->emitRemark() << "mxmoe-expand-scaled-matmul: " << fqn
+                       << " is inside mxmoe.tiled_mlp; it is not expanded "
+                          "here (mxmoe-tile-mlp expands it per shard size "
+                          "when the split is static)";
+      return true;
+    };
+    SmallVector<ScaledGroupedMatmulOp> ops;
+    module.walk([&](ScaledGroupedMatmulOp op) {
+      auto p = op.getPrecisionAttr();
+      if ((!p || p.getValue() != Precision::bf16) &&
+          !deferred(op, op.getFqn()))
+        ops.push_back(op);
+    });
+    SmallVector<LinearOp> linears;
+    module.walk([&](LinearOp op) {
+      auto p = op.getPrecisionAttr();
+      if (p && p.getValue() != Precision::bf16 && !deferred(op, op.getFqn()))
+        linears.push_back(op);
+    });
+    // The expanded functions go into the op's nearest symbol table (a
+    // nested module keeps its calls and callees together).
+    SymbolTableCollection tables;
+    auto symbolsOf = [&](Operation *op) -> SymbolTable & {
+      return tables.getSymbolTable(
+          op->getParentWithTrait<OpTrait::SymbolTable>());
+    };
+    for (ScaledGroupedMatmulOp op : ops)
+      if (failed(expand(op, symbolsOf(op))))
+        return signalPassFailure();
+    for (LinearOp op : linears) {
+      FailureOr<LinearFunctions> fns = createLinearFunctions(
+          op, op.getFqn(), symbolsOf(op), backward, weightGradBF16);
+      if (failed(fns))
+        return signalPassFailure();
+      OpBuilder b(op);
+      auto call = func::CallOp::create(b, op.getLoc(), fns->forward,
+                                       op->getOperands());
+      op.getResult().replaceAllUsesWith(call.getResult(0));
+      op.erase();
+    }
   }
 
   LogicalResult expand(ScaledGroupedMatmulOp op, SymbolTable &symbols) {
@@ -363,13 +386,14 @@ struct ExpandScaledMatmulPass
     if (!x.hasStaticShape() || !w.hasStaticShape())
       return op.emitOpError("mxmoe-expand-scaled-matmul needs static shapes "
                             "(M, N, K and the expert count)");
-    if (failed(checkNamesFree(op, op.getFqnAttr(), symbols)))
+    if (failed(checkNamesFree(op, op.getFqn(), symbols)))
       return failure();
     Dims d{x.getDimSize(0), w.getDimSize(1), w.getDimSize(2), w.getDimSize(0)};
     MXRecipeAttr recipe = op.getRecipeOrDefault();
     Type offsT = op.getOffsets().getType();
     auto makeFunc = [&](StringRef kind, TypeRange ins, Type out) {
-      return this->makeFunc(op, op.getFqnAttr(), symbols, kind, ins, out);
+      return ::makeFunc(op, op.getFqnAttr(), op.getFqn(), symbols, kind, ins,
+                        out);
     };
     auto body = [&](func::FuncOp fn, function_ref<Value(Expander &,
                                                         ValueRange)> gen) {

@@ -10,6 +10,7 @@
 #include "mxmoe/Dialect/MXMoE/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -31,26 +32,30 @@ using namespace mlir::mxmoe;
 namespace {
 
 
-/// The token partition shared by the forward and the backward loop: the
-/// flattened input [T, H], the shard count and T = q * N + r.
+/// [B, S, H] -> [T = B*S, H]; a 2-D input is returned as it is.
+Value flattenTokens(OpBuilder &b, Location loc, Value input) {
+  if (cast<RankedTensorType>(input.getType()).getRank() != 3)
+    return input;
+  return tensor::CollapseShapeOp::create(
+      b, loc, input, SmallVector<ReassociationIndices>{{0, 1}, {2}});
+}
+
+/// The run-time token partition shared by the forward and the backward
+/// loop (when the token or shard count is dynamic): the flattened input
+/// [T, H], the shard count and T = q * N + r.
 struct Partition {
   Value x, tokens, shards, q, r;
-  int64_t staticTokens;
 };
 
-Partition makePartition(OpBuilder &b, Location loc, TiledMLPOp op, Value input,
+Partition makePartition(OpBuilder &b, Location loc, TiledMLPOp op, Value x,
                         StringRef rule, int64_t tokensPerShard) {
   auto cst = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
-  auto xt = cast<RankedTensorType>(input.getType());
+  auto xt = cast<RankedTensorType>(op.getInput().getType());
   Partition p;
-  p.x = input;
-  if (xt.getRank() == 3)
-    p.x = tensor::CollapseShapeOp::create(
-        b, loc, input, SmallVector<ReassociationIndices>{{0, 1}, {2}});
+  p.x = x;
   p.tokens = tensor::DimOp::create(b, loc, p.x, 0);
-  p.staticTokens = cast<RankedTensorType>(p.x.getType()).getDimSize(0);
   if (std::optional<int64_t> n = op.getNumShards()) {
     p.shards = cst(*n);
   } else {
@@ -78,12 +83,14 @@ std::pair<Value, Value> shardBounds(OpBuilder &b, Location loc,
   return {offset, arith::AddIOp::create(b, loc, p.q, extra)};
 }
 
-/// Rows [offset, offset + size) of a [T, ...] tensor.
+/// Rows [offset, offset + size) of a [T, ...] tensor (a static row count
+/// when `size` is an attribute).
 Value sliceRows(OpBuilder &b, Location loc, Value full, Value offset,
-                Value size) {
+                OpFoldResult size) {
   auto t = cast<RankedTensorType>(full.getType());
   SmallVector<OpFoldResult> o{offset}, sz{size}, st{b.getIndexAttr(1)};
-  SmallVector<int64_t> shape{ShapedType::kDynamic};
+  SmallVector<int64_t> shape{
+      getConstantIntValue(size).value_or(ShapedType::kDynamic)};
   for (int64_t d : t.getShape().drop_front()) {
     o.push_back(b.getIndexAttr(0));
     sz.push_back(b.getIndexAttr(d));
@@ -96,7 +103,7 @@ Value sliceRows(OpBuilder &b, Location loc, Value full, Value offset,
 }
 
 Value insertRows(OpBuilder &b, Location loc, Value part, Value full,
-                 Value offset, Value size) {
+                 Value offset, OpFoldResult size) {
   auto t = cast<RankedTensorType>(full.getType());
   SmallVector<OpFoldResult> o{offset}, sz{size}, st{b.getIndexAttr(1)};
   for (int64_t d : t.getShape().drop_front()) {
@@ -121,6 +128,190 @@ Value zerosLike(OpBuilder &b, Location loc, Value like, Type elem = {}) {
   return linalg::FillOp::create(b, loc, zero, empty).getResult(0);
 }
 
+
+/// One loop of a static partition: shards [begin, end), each `size` tokens
+/// (shard i starts at i * size + bias). A balanced split of T tokens into
+/// N shards has at most two: r = T % N shards of q + 1 tokens, then N - r
+/// of q = T / N (empty shards, when T < N, are not looped over).
+struct ShardRun {
+  int64_t begin, end, size, bias;
+  /// Name of this run's expanded MX linears: the fqn (first run) or
+  /// `<fqn>.tail` (the second run's smaller shards).
+  StringRef suffix;
+};
+
+/// The static runs of `op` over `tokens` tokens, or {} when the shard
+/// count is only known at run time.
+SmallVector<ShardRun> staticRuns(TiledMLPOp op, int64_t tokens, int64_t hidden,
+                                 StringRef rule, int64_t tokensPerShard) {
+  if (ShapedType::isDynamic(tokens) || tokens < 1)
+    return {};
+  int64_t n;
+  if (std::optional<int64_t> explicitN = op.getNumShards()) {
+    n = *explicitN;
+  } else {
+    int64_t per = rule == "square" ? hidden : tokensPerShard;
+    n = std::max<int64_t>(1, std::min<int64_t>(llvm::divideCeil(tokens, per), tokens));
+  }
+  int64_t q = tokens / n, r = tokens % n;
+  SmallVector<ShardRun> runs;
+  if (r > 0)
+    runs.push_back({0, r, q + 1, 0, ""});
+  if (q > 0)
+    runs.push_back({r, n, q, r, runs.empty() ? "" : ".tail"});
+  return runs;
+}
+
+bool isStaticType(Type t) {
+  auto st = dyn_cast<ShapedType>(t);
+  return !st || st.hasStaticShape();
+}
+
+/// Gives the cloned body op `c`, whose operands are already static, static
+/// result types. Returns the values that replace `c`'s results (`c` itself
+/// or a static rebuild of it; tensor.dim of a static dim becomes a
+/// constant), or failure when a result cannot be made static (the shard
+/// loop then stays dynamic).
+FailureOr<SmallVector<Value>> refineStatic(OpBuilder &b, Operation *c) {
+  Location loc = c->getLoc();
+  auto constSizes = [&](SmallVector<OpFoldResult> v) {
+    for (OpFoldResult &f : v)
+      if (std::optional<int64_t> k = getConstantIntValue(f))
+        f = b.getIndexAttr(*k);
+    return v;
+  };
+  auto replaceWith = [&](Operation *n) -> SmallVector<Value> {
+    c->erase();
+    return SmallVector<Value>(n->getResults());
+  };
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(c);
+  if (auto dim = dyn_cast<tensor::DimOp>(c)) {
+    std::optional<int64_t> i = dim.getConstantIndex();
+    auto st = cast<ShapedType>(dim.getSource().getType());
+    if (!i || st.isDynamicDim(*i))
+      return failure();
+    return replaceWith(arith::ConstantIndexOp::create(b, loc, st.getDimSize(*i)));
+  }
+  if (llvm::all_of(c->getResultTypes(), isStaticType))
+    return SmallVector<Value>(c->getResults());
+  if (auto slice = dyn_cast<tensor::ExtractSliceOp>(c)) {
+    SmallVector<OpFoldResult> sizes = constSizes(slice.getMixedSizes());
+    auto rt = tensor::ExtractSliceOp::inferCanonicalRankReducedResultType(
+        slice.getType().getRank(), slice.getSourceType(), sizes);
+    if (!rt.hasStaticShape())
+      return failure();
+    return replaceWith(tensor::ExtractSliceOp::create(
+        b, loc, rt, slice.getSource(), constSizes(slice.getMixedOffsets()),
+        sizes, constSizes(slice.getMixedStrides())));
+  }
+  if (auto splat = dyn_cast<tensor::SplatOp>(c)) {
+    SmallVector<OpFoldResult> sizes = constSizes(getMixedValues(
+        splat.getType().getShape(), splat.getDynamicSizes(), b));
+    if (llvm::any_of(sizes, [](OpFoldResult f) { return isa<Value>(f); }))
+      return failure();
+    return replaceWith(tensor::SplatOp::create(b, loc, splat.getInput(), sizes));
+  }
+  if (auto empty = dyn_cast<tensor::EmptyOp>(c)) {
+    SmallVector<OpFoldResult> sizes = constSizes(empty.getMixedSizes());
+    if (llvm::any_of(sizes, [](OpFoldResult f) { return isa<Value>(f); }))
+      return failure();
+    return replaceWith(tensor::EmptyOp::create(
+        b, loc, sizes, empty.getType().getElementType()));
+  }
+  if (auto cast = dyn_cast<tensor::CastOp>(c)) {
+    // A cast to a dynamic type: the static source stands for it.
+    if (!isStaticType(cast.getSource().getType()))
+      return failure();
+    Value src = cast.getSource();
+    c->erase();
+    return SmallVector<Value>{src};
+  }
+  SmallVector<Type> types;
+  if (auto lin = dyn_cast<LinearOp>(c)) {
+    SmallVector<int64_t> shape(lin.getInput().getType().getShape().drop_back());
+    shape.push_back(lin.getWeight().getType().getDimSize(0));
+    types.push_back(RankedTensorType::get(
+        shape, lin.getResult().getType().getElementType()));
+  } else if (auto dps = dyn_cast<DestinationStyleOpInterface>(c)) {
+    for (OpOperand &init : dps.getDpsInitsMutable())
+      types.push_back(init.get().getType());
+  } else if (c->hasTrait<OpTrait::Elementwise>()) {
+    auto it = llvm::find_if(c->getOperandTypes(), [](Type t) {
+      return isa<RankedTensorType>(t);
+    });
+    if (it == c->getOperandTypes().end())
+      return failure();
+    ArrayRef<int64_t> shape = cast<RankedTensorType>(*it).getShape();
+    for (Type t : c->getResultTypes())
+      types.push_back(RankedTensorType::get(
+          shape, cast<RankedTensorType>(t).getElementType()));
+  } else {
+    return failure();
+  }
+  if (types.size() != c->getNumResults() ||
+      !llvm::all_of(types, isStaticType))
+    return failure();
+  for (auto [r, t] : llvm::zip(c->getResults(), types))
+    r.setType(t);
+  return SmallVector<Value>(c->getResults());
+}
+
+/// Clones `body`'s ops at `b` with `map` (the body's arguments mapped to
+/// the shard and the parameters). With `refine`, every cloned result type
+/// is made static (refineStatic); fails, leaving the cloned ops, when one
+/// cannot be. Returns the ops created, in order.
+FailureOr<SmallVector<Operation *>> cloneBody(OpBuilder &b, Block &body,
+                                              IRMapping &map, bool refine) {
+  Block *block = b.getInsertionBlock();
+  Block::iterator end = b.getInsertionPoint();
+  Operation *before =
+      end == block->begin() ? nullptr : &*std::prev(end);
+  for (Operation &inner : body.without_terminator()) {
+    Operation *c = b.clone(inner, map);
+    if (!refine)
+      continue;
+    FailureOr<SmallVector<Value>> rs = refineStatic(b, c);
+    if (failed(rs))
+      return failure();
+    map.map(inner.getResults(), *rs);
+  }
+  SmallVector<Operation *> created;
+  for (Block::iterator it = before ? std::next(before->getIterator())
+                                   : block->begin();
+       it != end; ++it)
+    created.push_back(&*it);
+  return created;
+}
+
+/// True when the body of `op` can be cloned with static types for a shard
+/// of `size` tokens (tried on a scratch block that is then deleted).
+bool bodyRefinesStatically(TiledMLPOp op, int64_t size) {
+  Block &body = op.getBody().front();
+  auto xt = cast<RankedTensorType>(body.getArgument(0).getType());
+  SmallVector<int64_t> shape(xt.getShape());
+  shape[0] = size;
+  // A detached function holds the trial clone (ops need a parent region).
+  auto scratchFn = func::FuncOp::create(
+      op.getLoc(), "mxmoe.tile_mlp.scratch",
+      FunctionType::get(op.getContext(),
+                        {RankedTensorType::get(shape, xt.getElementType())},
+                        {}));
+  Block *scratch = scratchFn.addEntryBlock();
+  OpBuilder b = OpBuilder::atBlockBegin(scratch);
+  IRMapping map;
+  map.map(body.getArgument(0), scratch->getArgument(0));
+  for (auto [arg, param] :
+       llvm::zip(body.getArguments().drop_front(), op.getParams()))
+    map.map(arg, param);
+  bool ok = succeeded(cloneBody(b, body, map, /*refine=*/true));
+  if (ok)
+    for (Value v : cast<YieldOp>(body.getTerminator()).getValues())
+      ok &= isStaticType(map.lookupOrDefault(v).getType());
+  scratchFn.erase();
+  return ok;
+}
+
 /// Transpose of a 2-D tensor.
 Value transpose2d(OpBuilder &b, Location loc, Value v) {
   auto t = cast<RankedTensorType>(v.getType());
@@ -140,6 +331,9 @@ struct ShardVJP {
   OpBuilder &b;
   Location loc;
   llvm::DenseMap<Value, Value> grads;
+  /// The MX functions of the linears expanded in static shard loops, by
+  /// the name of their forward function.
+  const llvm::StringMap<LinearFunctions> &linears;
 
   void add(Value v, Value g) {
     auto it = grads.find(v);
@@ -223,6 +417,23 @@ struct ShardVJP {
             });
         this->add(bias, red.getResult(0));
       }
+    } else if (auto call = dyn_cast<func::CallOp>(op)) {
+      // An MX linear of a static shard loop: its expanded input_grad,
+      // weight_grad (and bias_grad) functions.
+      auto it = linears.find(call.getCallee());
+      if (it == linears.end() || !it->second.inputGrad)
+        return op->emitOpError("mxmoe-tile-mlp backward: no gradient rule "
+                               "for a call in a tiled_mlp body");
+      const LinearFunctions &f = it->second;
+      Value x = call.getOperand(0), w = call.getOperand(1);
+      this->add(x, func::CallOp::create(b, loc, f.inputGrad, ValueRange{g, w})
+                       .getResult(0));
+      this->add(w, func::CallOp::create(b, loc, f.weightGrad, ValueRange{g, x})
+                       .getResult(0));
+      if (f.biasGrad)
+        this->add(call.getOperand(2),
+                  func::CallOp::create(b, loc, f.biasGrad, ValueRange{g})
+                      .getResult(0));
     } else if (isa<tensor::DimOp, tensor::EmptyOp, tensor::SplatOp,
                    arith::ConstantOp, DequantizeOp>(op)) {
       // Constants, shapes and dequantized (frozen) weights: no gradient.
@@ -238,6 +449,9 @@ struct ShardVJP {
 
 struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
   using Base::Base;
+
+  /// Expanded MX linears of static shard loops, by forward function name.
+  llvm::StringMap<LinearFunctions> linears;
 
   void runOnOperation() override {
     if (rule != "tokens" && rule != "square") {
@@ -255,28 +469,189 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
     SmallVector<TiledMLPOp> ops;
     getOperation().walk([&](TiledMLPOp op) { ops.push_back(op); });
     SymbolTable symbols(getOperation());
-    if (backward)
-      for (TiledMLPOp op : ops)
-        if (failed(emitBackward(op, symbols)))
-          return signalPassFailure();
+    llvm::DenseMap<Operation *, SmallVector<ShardRun>> runsOf;
     for (TiledMLPOp op : ops) {
+      int64_t lead = op.getInput().getType().getRank() - 1;
       for (Type t : op.getResultTypes())
-        if (!cast<RankedTensorType>(t)
-                 .getShape()
-                 .drop_front(op.getInput().getType().getRank() - 1)
-                 .empty() &&
-            !cast<RankedTensorType>(t).hasStaticShape() &&
-            llvm::any_of(cast<RankedTensorType>(t).getShape().drop_front(
-                             op.getInput().getType().getRank() - 1),
+        if (llvm::any_of(cast<RankedTensorType>(t).getShape().drop_front(lead),
                          ShapedType::isDynamic)) {
           op.emitOpError("mxmoe-tile-mlp needs static feature dims in the "
                          "results (the token dims may be dynamic)");
           return signalPassFailure();
         }
-      lower(op);
+      if (staticShards)
+        runsOf[op] = decideRuns(op);
     }
+    if (backward)
+      for (TiledMLPOp op : ops)
+        if (failed(emitBackward(op, symbols, runsOf.lookup(op))))
+          return signalPassFailure();
+    for (TiledMLPOp op : ops)
+      if (failed(lower(op, symbols, runsOf.lookup(op))))
+        return signalPassFailure();
   }
 
+  /// The static shard loops of `op`, or {} (one loop over run-time shard
+  /// bounds) when the token or shard count is dynamic or an op of the body
+  /// cannot take static shapes (a remark names the reason).
+  SmallVector<ShardRun> decideRuns(TiledMLPOp op) {
+    auto x = cast<RankedTensorType>(op.getInput().getType());
+    int64_t tokens = x.getRank() == 3 && !ShapedType::isDynamic(x.getDimSize(0)) &&
+                             !ShapedType::isDynamic(x.getDimSize(1))
+                         ? x.getDimSize(0) * x.getDimSize(1)
+                         : (x.getRank() == 3 ? ShapedType::kDynamic
+                                             : x.getDimSize(0));
+    SmallVector<ShardRun> runs =
+        staticRuns(op, tokens, x.getShape().back(), rule, tokensPerShard);
+    for (const ShardRun &run : runs)
+      if (!bodyRefinesStatically(op, run.size)) {
+        op.emitRemark("mxmoe-tile-mlp: the shard loop keeps a run-time token "
+                      "count: an op of the body cannot take static shapes "
+                      "(its MX linears are not expanded)");
+        return {};
+      }
+    return runs;
+  }
+
+  /// Replaces the MX `mxmoe.linear`s among `created` (cloned into a static
+  /// shard loop of `run`) by calls of their expanded forward functions
+  /// `@"<fqn><run suffix>.forward"`, created on first use and shared by the
+  /// forward loop and the backward recompute. `created` is updated.
+  LogicalResult expandLinears(SmallVector<Operation *> &created,
+                              const ShardRun &run, Block &body, IRMapping &map,
+                              SymbolTable &symbols) {
+    for (Operation *&c : created) {
+      auto lin = dyn_cast<LinearOp>(c);
+      if (!lin || !lin.getPrecisionAttr() ||
+          lin.getPrecision() == Precision::bf16)
+        continue;
+      std::string name = (lin.getFqn() + run.suffix).str();
+      std::string fwdName = name + ".forward";
+      auto it = linears.find(fwdName);
+      if (it == linears.end()) {
+        FailureOr<LinearFunctions> fns = createLinearFunctions(
+            lin, name, symbols, backward, weightGradBF16);
+        if (failed(fns))
+          return failure();
+        it = linears.try_emplace(fwdName, *fns).first;
+      }
+      func::FuncOp fwd = it->second.forward;
+      if (!llvm::equal(fwd.getFunctionType().getInputs(),
+                       lin->getOperandTypes()) ||
+          !llvm::equal(fwd.getFunctionType().getResults(),
+                       lin->getResultTypes()))
+        return lin.emitOpError("fqn '")
+               << lin.getFqn() << "' is not unique: @" << fwdName
+               << " already serves a linear of other shapes";
+      OpBuilder b(lin);
+      auto call = func::CallOp::create(b, lin.getLoc(), fwd, lin->getOperands());
+      lin.getResult().replaceAllUsesWith(call.getResult(0));
+      for (Operation &o : body)
+        for (Value r : o.getResults())
+          if (map.lookupOrNull(r) == lin.getResult())
+            map.map(r, call.getResult(0));
+      lin.erase();
+      c = call;
+    }
+    return success();
+  }
+
+  /// Emits the shard loop(s) carrying `inits`: one scf.for over run-time
+  /// shard bounds (`p`, when `runs` is empty) or one per static run.
+  /// `body(b, offset, size, run, iterArgs)` builds one shard and returns
+  /// the next iteration values. Loop-invariant work is hoisted; work
+  /// hoisted from a second run's loop that the first already computes is
+  /// reused (one buffer for all shards). Returns the final values.
+  FailureOr<SmallVector<Value>> emitShardLoops(
+      OpBuilder &b, Location loc, const Partition *p, ArrayRef<ShardRun> runs,
+      ValueRange inits, function_ref<void(scf::ForOp)> tag,
+      function_ref<FailureOr<SmallVector<Value>>(
+          OpBuilder &, Value, OpFoldResult, const ShardRun *, ValueRange)>
+          body) {
+    auto cst = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    SmallVector<Value> state(inits);
+    SmallVector<Operation *> hoistedBefore;
+    auto one = [&](Value lb, Value ub, const ShardRun *run) -> LogicalResult {
+      auto loop = scf::ForOp::create(b, loc, lb, ub, cst(1), state);
+      tag(loop);
+      if (run)
+        loop->setAttr("mxmoe.shard_tokens", b.getI64IntegerAttr(run->size));
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(loop.getBody());
+        Value i = loop.getInductionVar();
+        Value offset;
+        OpFoldResult size;
+        if (run) {
+          offset = arith::MulIOp::create(b, loc, i, cst(run->size));
+          if (run->bias)
+            offset = arith::AddIOp::create(b, loc, offset, cst(run->bias));
+          size = b.getIndexAttr(run->size);
+        } else {
+          std::tie(offset, size) = shardBounds(b, loc, *p, i);
+        }
+        FailureOr<SmallVector<Value>> next =
+            body(b, offset, size, run, loop.getRegionIterArgs());
+        if (failed(next))
+          return failure();
+        scf::YieldOp::create(b, loc, *next);
+      }
+      Operation *prev = loop->getPrevNode();
+      moveLoopInvariantCode(cast<LoopLikeOpInterface>(loop.getOperation()));
+      // The ops hoisted just now sit between `prev` and the loop.
+      SmallVector<Operation *> hoisted;
+      for (Operation *o = prev ? prev->getNextNode() : &loop->getBlock()->front();
+           o != loop.getOperation(); o = o->getNextNode())
+        hoisted.push_back(o);
+      for (Operation *h : hoisted) {
+        auto same = llvm::find_if(hoistedBefore, [&](Operation *e) {
+          return OperationEquivalence::isEquivalentTo(
+              e, h, OperationEquivalence::IgnoreLocations);
+        });
+        if (same != hoistedBefore.end() && h->getNumRegions() == 0) {
+          h->replaceAllUsesWith(*same);
+          h->erase();
+        } else {
+          hoistedBefore.push_back(h);
+        }
+      }
+      state.assign(loop.getResults().begin(), loop.getResults().end());
+      return success();
+    };
+    if (runs.empty()) {
+      if (failed(one(cst(0), p->shards, nullptr)))
+        return failure();
+    } else {
+      for (const ShardRun &r : runs)
+        if (failed(one(cst(r.begin), cst(r.end), &r)))
+          return failure();
+    }
+    return state;
+  }
+
+  /// Clones the body of `op` for one shard: the token argument bound to
+  /// `shard`, the parameters to `params`; in a static run the types are
+  /// made static and the MX linears expanded. Returns the created ops.
+  FailureOr<SmallVector<Operation *>> cloneShard(OpBuilder &b, TiledMLPOp op,
+                                                 Value shard, ValueRange params,
+                                                 const ShardRun *run,
+                                                 IRMapping &map,
+                                                 SymbolTable &symbols) {
+    Block &body = op.getBody().front();
+    map.map(body.getArgument(0), shard);
+    for (auto [arg, param] : llvm::zip(body.getArguments().drop_front(), params))
+      map.map(arg, param);
+    FailureOr<SmallVector<Operation *>> created =
+        cloneBody(b, body, map, /*refine=*/run != nullptr);
+    if (failed(created))
+      return op.emitOpError("mxmoe-tile-mlp: the body cannot take static "
+                            "shard shapes");
+    if (run && failed(expandLinears(*created, *run, body, map, symbols)))
+      return failure();
+    return created;
+  }
 
   /// `@"<fqn>.backward"(x, params..., dys...) -> (dx, dparams...)`: per
   /// shard (the forward's partition), recompute the body, then propagate
@@ -285,7 +660,8 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
   /// accumulator type (the parameter's own type, or `grad_accumulator`),
   /// returned in the parameter's type. Gradients are returned for the
   /// bf16/f16/f32 tensor parameters, in order.
-  LogicalResult emitBackward(TiledMLPOp op, SymbolTable &symbols) {
+  LogicalResult emitBackward(TiledMLPOp op, SymbolTable &symbols,
+                             ArrayRef<ShardRun> runs) {
     MLIRContext *ctx = &getContext();
     Location loc = op.getLoc();
     SmallVector<Type> ins{op.getInput().getType()};
@@ -323,16 +699,16 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
       fn->setAttr("mxmoe.fqn", op.getFqnAttr());
     Block *entry = fn.addEntryBlock();
     OpBuilder b = OpBuilder::atBlockBegin(entry);
-    auto cst = [&](int64_t v) -> Value {
-      return arith::ConstantIndexOp::create(b, loc, v);
-    };
     unsigned numParams = op.getParams().size();
     Value xArg = entry->getArgument(0);
     ValueRange paramArgs = entry->getArguments().slice(1, numParams);
     ValueRange dyArgs = entry->getArguments().drop_front(1 + numParams);
     int64_t rank = op.getInput().getType().getRank();
 
-    Partition p = makePartition(b, loc, op, xArg, rule, tokensPerShard);
+    Value x = flattenTokens(b, loc, xArg);
+    std::optional<Partition> p;
+    if (runs.empty())
+      p = makePartition(b, loc, op, x, rule, tokensPerShard);
     SmallVector<Value> dys;
     for (Value dy : dyArgs) {
       auto t = cast<RankedTensorType>(dy.getType());
@@ -345,7 +721,7 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
       dys.push_back(dy);
     }
     // Loop state: dx [T, H] and one accumulator per trainable parameter.
-    SmallVector<Value> inits{zerosLike(b, loc, p.x)};
+    SmallVector<Value> inits{zerosLike(b, loc, x)};
     SmallVector<Type> accTypes;
     for (Value tp : trainable) {
       auto t = cast<RankedTensorType>(tp.getType());
@@ -354,42 +730,37 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
       unsigned idx = llvm::find(op.getParams(), tp) - op.getParams().begin();
       inits.push_back(zerosLike(b, loc, paramArgs[idx], acc));
     }
-    auto loop = scf::ForOp::create(b, loc, cst(0), p.shards, cst(1), inits);
-    loop->setAttr("mxmoe.tiled_mlp_backward",
-                  op.getFqnAttr() ? Attribute(op.getFqnAttr())
-                                  : Attribute(b.getUnitAttr()));
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(loop.getBody());
-      auto [offset, size] = shardBounds(b, loc, p, loop.getInductionVar());
-      Value shard = sliceRows(b, loc, p.x, offset, size);
+    auto tag = [&](scf::ForOp loop) {
+      loop->setAttr("mxmoe.tiled_mlp_backward",
+                    op.getFqnAttr() ? Attribute(op.getFqnAttr())
+                                    : Attribute(b.getUnitAttr()));
+    };
+    auto shardBody = [&](OpBuilder &b, Value offset, OpFoldResult size,
+                         const ShardRun *run,
+                         ValueRange iter) -> FailureOr<SmallVector<Value>> {
+      Value shard = sliceRows(b, loc, x, offset, size);
       // Recompute the shard.
       IRMapping map;
-      Block &body = op.getBody().front();
-      map.map(body.getArgument(0), shard);
-      for (auto [arg, param] :
-           llvm::zip(body.getArguments().drop_front(), paramArgs))
-        map.map(arg, param);
-      SmallVector<Operation *> cloned;
-      for (Operation &inner : body.without_terminator())
-        cloned.push_back(b.clone(inner, map));
+      FailureOr<SmallVector<Operation *>> cloned =
+          cloneShard(b, op, shard, paramArgs, run, map, symbols);
+      if (failed(cloned))
+        return failure();
       // Seed with the shard's slice of each result's cotangent.
-      ShardVJP vjp{b, loc, llvm::DenseMap<Value, Value>()};
-      auto yield = cast<YieldOp>(body.getTerminator());
+      ShardVJP vjp{b, loc, llvm::DenseMap<Value, Value>(), linears};
+      auto yield = cast<YieldOp>(op.getBody().front().getTerminator());
       for (auto [v, dy] : llvm::zip(yield.getValues(), dys))
         vjp.add(map.lookup(v), sliceRows(b, loc, dy, offset, size));
-      for (Operation *c : llvm::reverse(cloned))
+      for (Operation *c : llvm::reverse(*cloned))
         if (failed(vjp.backprop(c)))
           return failure();
       SmallVector<Value> next;
       Value gx = vjp.grads.lookup(shard);
       if (!gx)
         gx = zerosLike(b, loc, shard);
-      next.push_back(insertRows(b, loc, gx, loop.getRegionIterArg(0), offset,
-                                size));
+      next.push_back(insertRows(b, loc, gx, iter[0], offset, size));
       for (auto [j, tp] : llvm::enumerate(trainable)) {
         unsigned idx = llvm::find(op.getParams(), tp) - op.getParams().begin();
-        Value acc = loop.getRegionIterArg(1 + j);
+        Value acc = iter[1 + j];
         Value g = vjp.grads.lookup(paramArgs[idx]);
         if (!g) {
           next.push_back(acc);
@@ -401,11 +772,14 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
               b, loc, RankedTensorType::get(gt.getShape(), accTypes[j]), g);
         next.push_back(arith::AddFOp::create(b, loc, acc, g));
       }
-      scf::YieldOp::create(b, loc, next);
-    }
-    moveLoopInvariantCode(cast<LoopLikeOpInterface>(loop.getOperation()));
+      return next;
+    };
+    FailureOr<SmallVector<Value>> final =
+        emitShardLoops(b, loc, p ? &*p : nullptr, runs, inits, tag, shardBody);
+    if (failed(final))
+      return failure();
     SmallVector<Value> results;
-    Value dx = loop.getResult(0);
+    Value dx = (*final)[0];
     if (rank == 3)
       dx = tensor::ExpandShapeOp::create(
           b, loc, op.getInput().getType(), dx,
@@ -414,7 +788,7 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
       dx = tensor::CastOp::create(b, loc, op.getInput().getType(), dx);
     results.push_back(dx);
     for (auto [j, tp] : llvm::enumerate(trainable)) {
-      Value g = loop.getResult(1 + j);
+      Value g = (*final)[1 + j];
       auto t = cast<RankedTensorType>(tp.getType());
       if (accTypes[j] != t.getElementType())
         g = arith::TruncFOp::create(b, loc, t, g);
@@ -424,66 +798,64 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
     return success();
   }
 
-  void lower(TiledMLPOp op) {
+  LogicalResult lower(TiledMLPOp op, SymbolTable &symbols,
+                      ArrayRef<ShardRun> runs) {
     OpBuilder b(op);
     Location loc = op.getLoc();
     int64_t rank = op.getInput().getType().getRank();
-    auto cst = [&](int64_t v) -> Value {
-      return arith::ConstantIndexOp::create(b, loc, v);
-    };
-    // The same partition as the backward function (makePartition).
-    Partition p = makePartition(b, loc, op, op.getInput(), rule,
-                                tokensPerShard);
+    // The same partition as the backward function.
+    Value x = flattenTokens(b, loc, op.getInput());
+    std::optional<Partition> p;
+    if (runs.empty())
+      p = makePartition(b, loc, op, x, rule, tokensPerShard);
+    int64_t staticTokens = cast<RankedTensorType>(x.getType()).getDimSize(0);
 
     // Flattened result accumulators [T, ...]; every row is written once.
     SmallVector<Value> inits;
     for (Type t : op.getResultTypes()) {
       auto rt = cast<RankedTensorType>(t);
-      SmallVector<int64_t> shape{p.staticTokens};
+      SmallVector<int64_t> shape{staticTokens};
       llvm::append_range(shape, rt.getShape().drop_front(rank - 1));
       SmallVector<Value> dyn;
-      if (ShapedType::isDynamic(p.staticTokens))
-        dyn.push_back(p.tokens);
+      if (ShapedType::isDynamic(staticTokens))
+        dyn.push_back(p->tokens);
       inits.push_back(
           tensor::EmptyOp::create(b, loc, shape, rt.getElementType(), dyn));
     }
-
-    auto loop = scf::ForOp::create(b, loc, cst(0), p.shards, cst(1), inits);
-    loop->setAttr("mxmoe.tiled_mlp",
-                  op.getFqnAttr() ? Attribute(op.getFqnAttr())
-                                  : Attribute(b.getUnitAttr()));
-    if (std::optional<int64_t> n = op.getNumShards())
-      loop->setAttr("mxmoe.num_shards", b.getI64IntegerAttr(*n));
-    if (std::optional<Type> acc = op.getGradAccumulator())
-      loop->setAttr("mxmoe.grad_accumulator", TypeAttr::get(*acc));
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(loop.getBody());
-      auto [offset, size] = shardBounds(b, loc, p, loop.getInductionVar());
+    auto tag = [&](scf::ForOp loop) {
+      loop->setAttr("mxmoe.tiled_mlp",
+                    op.getFqnAttr() ? Attribute(op.getFqnAttr())
+                                    : Attribute(b.getUnitAttr()));
+      if (std::optional<int64_t> n = op.getNumShards())
+        loop->setAttr("mxmoe.num_shards", b.getI64IntegerAttr(*n));
+      if (std::optional<Type> acc = op.getGradAccumulator())
+        loop->setAttr("mxmoe.grad_accumulator", TypeAttr::get(*acc));
+    };
+    auto shardBody = [&](OpBuilder &b, Value offset, OpFoldResult size,
+                         const ShardRun *run,
+                         ValueRange iter) -> FailureOr<SmallVector<Value>> {
       IRMapping map;
-      Block &body = op.getBody().front();
-      map.map(body.getArgument(0), sliceRows(b, loc, p.x, offset, size));
-      for (auto [arg, param] :
-           llvm::zip(body.getArguments().drop_front(), op.getParams()))
-        map.map(arg, param);
-      for (Operation &inner : body.without_terminator())
-        b.clone(inner, map);
-      auto yield = cast<YieldOp>(body.getTerminator());
+      if (failed(cloneShard(b, op, sliceRows(b, loc, x, offset, size),
+                            op.getParams(), run, map, symbols)))
+        return failure();
+      auto yield = cast<YieldOp>(op.getBody().front().getTerminator());
       SmallVector<Value> updated;
       for (auto [j, v] : llvm::enumerate(yield.getValues()))
-        updated.push_back(insertRows(b, loc, map.lookup(v),
-                                     loop.getRegionIterArg(j), offset, size));
-      scf::YieldOp::create(b, loc, updated);
-    }
-
+        updated.push_back(
+            insertRows(b, loc, map.lookup(v), iter[j], offset, size));
+      return updated;
+    };
     // Work that does not depend on the shard (e.g. dequantizing MXFP4
     // expert weights) is computed once, before the loop, and its buffer is
     // shared by every shard.
-    moveLoopInvariantCode(cast<LoopLikeOpInterface>(loop.getOperation()));
+    FailureOr<SmallVector<Value>> final =
+        emitShardLoops(b, loc, p ? &*p : nullptr, runs, inits, tag, shardBody);
+    if (failed(final))
+      return failure();
 
     SmallVector<Value> results;
     for (auto [j, t] : llvm::enumerate(op.getResultTypes())) {
-      Value v = loop.getResult(j);
+      Value v = (*final)[j];
       auto rt = cast<RankedTensorType>(t);
       if (rank == 3) {
         SmallVector<ReassociationIndices> re{{0, 1}};
@@ -497,6 +869,7 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
     }
     op.replaceAllUsesWith(results);
     op.erase();
+    return success();
   }
 };
 

@@ -10,6 +10,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Pass/Pass.h"
 
 #include <string>
@@ -29,6 +30,31 @@ std::vector<std::string> getDefaultPrecisionExcludes();
 /// True when the dot-separated components of `pattern` occur as a
 /// contiguous run of the components of `fqn` ("*" matches any component).
 bool fqnMatches(llvm::StringRef fqn, llvm::StringRef pattern);
+
+class LinearOp;
+
+/// The functions mxmoe-expand-scaled-matmul creates for one MX
+/// `mxmoe.linear` (null when not created: no backward, or no bias).
+struct LinearFunctions {
+  func::FuncOp forward, inputGrad, weightGrad, biasGrad;
+};
+
+/// Creates, in `symbols`, the MX functions of the linear `op` (precision
+/// mxfp8/mxfp4, static shapes): `@"<name>.forward"(x [..., K], w [N, K]
+/// [, bias [N]]) -> y [..., N]`, and with `backward` also
+/// `@"<name>.input_grad"(dy, w) -> dx`, `@"<name>.weight_grad"(dy, x) -> dw
+/// [N, K]` (bf16 operands when `weightGradBF16`) and, for a biased linear,
+/// `@"<name>.bias_grad"(dy) -> db` (f32 sum over tokens). Each GEMM's
+/// operands are quantized along its own contraction axis (OCP MX v1.0
+/// section 5; shared/reference/training-recipe.md section 2); the token
+/// count need not be a multiple of 32. Every function carries `mxmoe.fqn`
+/// (the op's fqn) and `mxmoe.pass`. `op` itself is left unchanged.
+/// Errors (emitted on `op`): dynamic shapes; a name already taken.
+FailureOr<LinearFunctions> createLinearFunctions(LinearOp op,
+                                                 llvm::StringRef name,
+                                                 SymbolTable &symbols,
+                                                 bool backward,
+                                                 bool weightGradBF16);
 
 } // namespace mlir::mxmoe
 

@@ -111,7 +111,10 @@ def MXMoEExpandScaledMatmul
     function. Scales are produced row-major and converted with explicit
     `mxmoe.swizzle_scales` ops (`mxmoe-pack-scales` fuses them later).
     Ops whose precision is bf16 are left alone. Static shapes only: a
-    dynamic dimension fails the pass naming the op.
+    dynamic dimension fails the pass naming the op. Ops inside an
+    `mxmoe.tiled_mlp` body are left to `mxmoe-tile-mlp` (with a remark),
+    which expands them the same way once per static shard size
+    (`createLinearFunctions`, Passes.h).
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",
@@ -149,18 +152,41 @@ def MXMoEPackScales : Pass<"mxmoe-pack-scales", "::mlir::ModuleOp"> {
 }
 
 def MXMoETileMLP : Pass<"mxmoe-tile-mlp", "::mlir::ModuleOp"> {
-  let summary = "Lower mxmoe.tiled_mlp to a loop over token shards "
-                "(forward)";
+  let summary = "Lower mxmoe.tiled_mlp to loops over token shards (forward "
+                "and recomputing backward)";
   let description = [{
-    Replaces every `mxmoe.tiled_mlp` by an `scf.for` over its token shards:
-    `[B, S, H]` inputs are flattened to `[T = B*S, H]`; shard i takes rows
-    `[i*q + min(i, r), +q + (i < r))` with q = T / N, r = T % N (balanced:
-    sizes differ by at most one; there are always exactly N shards, empty
-    ones when T < N); the body is inlined per shard on
-    `tensor.extract_slice`s and each result is written back with
-    `tensor.insert_slice` into a `[T, ...]` tensor, reshaped to the
-    op's result type. The loop carries `mxmoe.num_shards` and the
-    gradient-accumulator type for the backward lowering.
+    Replaces every `mxmoe.tiled_mlp` by `scf.for` loops over its token
+    shards: `[B, S, H]` inputs are flattened to `[T = B*S, H]`; shard i takes
+    rows `[i*q + min(i, r), +q + (i < r))` with q = T / N, r = T % N
+    (balanced: sizes differ by at most one); the body is inlined per shard
+    on `tensor.extract_slice`s and each result is written back with
+    `tensor.insert_slice` into a `[T, ...]` tensor, reshaped to the op's
+    result type. The loops carry `mxmoe.num_shards` and the
+    gradient-accumulator type.
+
+    Static shards (option `static-shards`, on by default): when T and N are
+    known at compile time the split is too, and the pass emits one loop per
+    shard size, each with static shapes (`mxmoe.shard_tokens`): r shards of
+    q + 1 tokens, then N - r shards of q tokens (shard i of the second loop
+    starts at i*q + r); empty shards (T < N) compute nothing and get no
+    loop. The body's ops are cloned with static result types (tensor.dim of
+    the shard folds to a constant; tensor.extract_slice / splat / empty with
+    constant sizes, elementwise ops, destination-style ops and
+    `mxmoe.linear` are refined). Each MX `mxmoe.linear` of the body
+    (precision mxfp8 / mxfp4) is expanded as `mxmoe-expand-scaled-matmul`
+    expands a linear, once per shard size: `@"<fqn>.forward"`,
+    `.input_grad`, `.weight_grad` (and `.bias_grad`) for the first loop's
+    shards and `@"<fqn>.tail.forward"` etc. for the second loop's, every
+    function tagged `mxmoe.fqn = <fqn>`; the loops call the forward
+    functions and the backward calls the gradient functions, so every GEMM
+    of the tiled MLP compiles to MX kernels (`mxmoe-compile`). A body op
+    whose result cannot be made static (e.g. a size read from the data)
+    keeps the single loop over run-time bounds below, with a remark.
+
+    Run-time shards (T or N dynamic, or `static-shards=false`): one loop
+    over all N shards with the bounds computed at run time (exactly N
+    shards, empty ones when T < N); MX linears in it stay `mxmoe.linear`
+    (`mxmoe-compile` reports them as not compiled).
 
     Shard count: the op's `num_shards`, or `auto`: `ceil(T / tokens-per-shard)`
     (default 32768, Axolotl's MoE rule) or with `rule=square` `ceil(T / H)`
@@ -178,7 +204,9 @@ def MXMoETileMLP : Pass<"mxmoe-tile-mlp", "::mlir::ModuleOp"> {
     shard's slice of the cotangents back through it (reverse mode with
     rules for arith.addf/subf/mulf/divf/negf, math.exp,
     tensor.extract_slice and mxmoe.linear, whose gradients are mxmoe.linear
-    ops `<fqn>.input_grad` / `<fqn>.weight_grad` of the same precision);
+    ops `<fqn>.input_grad` / `<fqn>.weight_grad` of the same precision, and
+    for the calls of expanded MX linears in static loops, whose gradients
+    are calls of their input_grad / weight_grad / bias_grad functions);
     dx slices are written in place, parameter gradients are summed over
     shards (never averaged) in `grad_accumulator` (default: the parameter's
     type) and returned in the parameter's type. Gradients are returned for
@@ -197,7 +225,14 @@ def MXMoETileMLP : Pass<"mxmoe-tile-mlp", "::mlir::ModuleOp"> {
     Option<"tokensPerShard", "tokens-per-shard", "int64_t",
            /*default=*/"32768", "tokens per shard of the `tokens` rule">,
     Option<"backward", "backward", "bool", /*default=*/"true",
-           "also emit the <fqn>.backward function">
+           "also emit the <fqn>.backward function">,
+    Option<"staticShards", "static-shards", "bool", /*default=*/"true",
+           "with a static token and shard count, emit one loop per shard "
+           "size with static shapes and expand the body's MX linears "
+           "(false: one loop over run-time shard bounds)">,
+    Option<"weightGradBF16", "weight-grad-bf16", "bool", /*default=*/"false",
+           "expanded MX linears keep their weight gradient in bf16 (as "
+           "mxmoe-expand-scaled-matmul's option)">
   ];
 }
 
