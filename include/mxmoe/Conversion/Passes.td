@@ -128,8 +128,8 @@ def MXMoEDedupeKernels : Pass<"mxmoe-dedupe-kernels", "::mlir::ModuleOp"> {
     the op's function (`<fqn>_<pass>__<op>_<index>`). Ops of the same shape,
     element types, layouts and options get identical kernels: in a Llama 4
     Scout layer the forward and input-gradient GEMMs of `attention.wq` and
-    `attention.wo` (all 8192 x 5120 x 5120) are one kernel, and 36 kernels
-    per chip are 22 distinct ones.
+    `attention.wo` (all 8192 x 5120 x 5120) are one kernel, and 54 kernels
+    per chip are 36 distinct ones.
 
     This pass keeps the first of every set of identical kernels of a
     `gpu.module` (identical = the same generic-form IR apart from the
