@@ -28,6 +28,7 @@ struct MxmoeCompiler_ {
 
 struct MxmoeArtifacts_ {
   mxmoe::CompileResult result;
+  std::string warnings;
 };
 
 namespace {
@@ -51,7 +52,7 @@ std::vector<std::string> splitList(const char *s) {
 extern "C" {
 
 MxmoeCompileOptions mxmoeCompileOptionsDefault(void) {
-  return {nullptr, nullptr, nullptr, nullptr, 32768, 128, 0, 132, nullptr};
+  return {nullptr, nullptr, nullptr, nullptr, 32768, 128, 0, 132, nullptr, 3};
 }
 
 MxmoeCompiler mxmoeCompilerCreate(void) {
@@ -113,12 +114,14 @@ MxmoeLogicalResult mxmoeCompile(MxmoeCompiler compiler, MxmoeStringRef ir,
   opts.gemmCTAs = o.gemmCTAs;
   if (o.gemmSm90Mma && *o.gemmSm90Mma)
     opts.gemmSm90Mma = o.gemmSm90Mma;
+  opts.llvmOptLevel = o.llvmOptLevel;
   opts.inputName = name;
   auto art = std::make_unique<MxmoeArtifacts_>();
   if (failed(mxmoe::compileModule(*module, opts, art->result))) {
     compiler->lastError = diags.empty() ? "mxmoeCompile: compilation failed" : diags;
     return {0};
   }
+  art->warnings = std::move(diags);
   *artifacts = art.release();
   return {1};
 }
@@ -138,6 +141,9 @@ MxmoeStringRef mxmoeArtifactsGetPolicyReport(MxmoeArtifacts a) {
 }
 MxmoeStringRef mxmoeArtifactsGetHeader(MxmoeArtifacts a) {
   return a ? toRef(a->result.header) : toRef(emptyString());
+}
+MxmoeStringRef mxmoeArtifactsGetWarnings(MxmoeArtifacts a) {
+  return a ? toRef(a->warnings) : toRef(emptyString());
 }
 size_t mxmoeArtifactsGetNumChips(MxmoeArtifacts a) {
   return a ? a->result.chips.size() : 0;

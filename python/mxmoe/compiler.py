@@ -10,7 +10,9 @@ of include/mxmoe-c/Compiler.h, libmxmoe_compiler.so).
     out.write("outdir")     # the same files as `mxmoe-compile -o outdir`
 
 Errors raise CompileError with the compiler's diagnostics ("name:line:col:
-error: ..."). The library is found through $MXMOE_COMPILER_LIB, else
+error: ..."). Warnings of a successful compile (e.g. MX ops left
+uncompiled) are in `out.warnings` (text, one per line) and are also issued
+as Python warnings of category CompileWarning. The library is found through $MXMOE_COMPILER_LIB, else
 <repo>/build/lib/libmxmoe_compiler.so (machines with a build).
 """
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import warnings
 from dataclasses import dataclass, field
 from typing import Dict, Optional, Sequence
 
@@ -33,6 +36,10 @@ class CompileError(RuntimeError):
     """The compilation failed; the message holds the diagnostics."""
 
 
+class CompileWarning(UserWarning):
+    """A warning of a successful compilation (see CompileOutput.warnings)."""
+
+
 class _StringRef(ctypes.Structure):
     _fields_ = [("data", ctypes.c_void_p), ("length", ctypes.c_size_t)]
 
@@ -45,7 +52,7 @@ class _Options(ctypes.Structure):
                 ("rounding", ctypes.c_char_p), ("toolkit", ctypes.c_char_p),
                 ("tokensPerShard", ctypes.c_int64), ("gemmTileN", ctypes.c_int64),
                 ("gemmStages", ctypes.c_int64), ("gemmCTAs", ctypes.c_int64),
-                ("gemmSm90Mma", ctypes.c_char_p)]
+                ("gemmSm90Mma", ctypes.c_char_p), ("llvmOptLevel", ctypes.c_int64)]
 
 
 def _load():
@@ -61,7 +68,7 @@ def _load():
         lib.mxmoeCompile.restype = ctypes.c_int8
         lib.mxmoeCompilerLastError.argtypes = [ctypes.c_void_p]
         lib.mxmoeCompilerLastError.restype = _StringRef
-        for name in ("Manifest", "Model", "PolicyReport", "Header"):
+        for name in ("Manifest", "Model", "PolicyReport", "Header", "Warnings"):
             f = getattr(lib, "mxmoeArtifactsGet" + name)
             f.argtypes = [ctypes.c_void_p]
             f.restype = _StringRef
@@ -82,6 +89,7 @@ class CompileOutput:
     model: str
     policy_report: str
     header: str
+    warnings: str = ""
     ptx: Dict[str, str] = field(default_factory=dict)
     cubin: Dict[str, bytes] = field(default_factory=dict)
 
@@ -127,9 +135,10 @@ def compile(ir: str, chips: Sequence[str] = ("sm_90a", "sm_100a"),  # noqa: A001
             excludes: Sequence[str] = (), rounding: str = "rceil",
             toolkit: Optional[str] = None, tokens_per_shard: int = 32768,
             gemm_tile_n: int = 128, gemm_stages: int = 0, gemm_ctas: int = 132,
-            gemm_sm90_mma: str = "auto",
+            gemm_sm90_mma: str = "auto", llvm_opt_level: int = 3,
             source_name: str = "<python>") -> CompileOutput:
-    """Compiles model-level (or MX-level) mxmoe IR text; see the module doc."""
+    """Compiles model-level (or MX-level) mxmoe IR text; see the module doc.
+    The options are mxmoe-compile's (`--llvm-opt-level` = llvm_opt_level)."""
     lib = _load()
     opts = lib.mxmoeCompileOptionsDefault()
     opts.chips = _csv(chips)
@@ -139,6 +148,7 @@ def compile(ir: str, chips: Sequence[str] = ("sm_90a", "sm_100a"),  # noqa: A001
     opts.tokensPerShard = tokens_per_shard
     opts.gemmTileN, opts.gemmStages, opts.gemmCTAs = gemm_tile_n, gemm_stages, gemm_ctas
     opts.gemmSm90Mma = gemm_sm90_mma.encode()
+    opts.llvmOptLevel = llvm_opt_level
     data = ir.encode()
     name = source_name.encode()
     src = _StringRef(ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p), len(data))
@@ -152,11 +162,15 @@ def compile(ir: str, chips: Sequence[str] = ("sm_90a", "sm_100a"),  # noqa: A001
             manifest=json.loads(lib.mxmoeArtifactsGetManifest(art).bytes().decode()),
             model=lib.mxmoeArtifactsGetModel(art).bytes().decode(),
             policy_report=lib.mxmoeArtifactsGetPolicyReport(art).bytes().decode(),
-            header=lib.mxmoeArtifactsGetHeader(art).bytes().decode())
+            header=lib.mxmoeArtifactsGetHeader(art).bytes().decode(),
+            warnings=lib.mxmoeArtifactsGetWarnings(art).bytes().decode())
         for i in range(lib.mxmoeArtifactsGetNumChips(art)):
             chip = lib.mxmoeArtifactsGetChip(art, i).bytes().decode()
             out.ptx[chip] = lib.mxmoeArtifactsGetPTX(art, i).bytes().decode()
             out.cubin[chip] = lib.mxmoeArtifactsGetCubin(art, i).bytes()
+        for line in out.warnings.splitlines():
+            if ": warning: " in line:
+                warnings.warn(line, CompileWarning, stacklevel=2)
         return out
     finally:
         if art:

@@ -46,6 +46,29 @@ class CompileTest(unittest.TestCase):
         self.assertIn("layers.0.moe.experts.w13.forward", fns)
         self.assertNotIn("layers.0.moe.experts.w2.forward", fns)  # kept bf16
 
+    def test_warnings_and_opt_level(self):
+        # An MX linear in a tiled MLP with a run-time token count stays
+        # uncompiled: a warning in out.warnings and a CompileWarning.
+        ir = """
+func.func @f(%x: tensor<?x64xbf16>, %w: tensor<64x64xbf16>) -> tensor<?x64xbf16> {
+  %y = mxmoe.tiled_mlp shards = 2 (%x, %w) {fqn = "mlp"} : (tensor<?x64xbf16>, tensor<64x64xbf16>) -> tensor<?x64xbf16> {
+  ^bb0(%xs: tensor<?x64xbf16>, %a: tensor<64x64xbf16>):
+    %h = mxmoe.linear %xs, %a {fqn = "mlp.w", precision = #mxmoe.precision<mxfp8>} : (tensor<?x64xbf16>, tensor<64x64xbf16>) -> tensor<?x64xbf16>
+    mxmoe.yield %h : tensor<?x64xbf16>
+  }
+  return %y : tensor<?x64xbf16>
+}
+"""
+        with self.assertWarns(mc.CompileWarning) as w:
+            out = mc.compile(ir, chips=["sm_90a"], source_name="tiled.mlp", llvm_opt_level=0)
+        self.assertIn("tiled.mlp:5:10: warning:", str(w.warning))
+        self.assertIn("warning: mxmoe: not compiled to kernels", out.warnings)
+        self.assertEqual([u["fqn"] for u in out.manifest["uncompiled"]][:1], ["mlp.w"])
+        self.assertEqual(mc.compile(IR, chips=["sm_90a"]).warnings, "")
+        with self.assertRaises(mc.CompileError) as e:
+            mc.compile(IR, chips=["sm_90a"], llvm_opt_level=4)
+        self.assertIn("llvm-opt-level must be 0, 1, 2 or 3, got 4", str(e.exception))
+
     def test_bad_ir(self):
         with self.assertRaises(mc.CompileError) as e:
             mc.compile("func.func @f(%x: tensor<4xbf16>) {\n  mxmoe.bogus\n}\n",

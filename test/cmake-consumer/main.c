@@ -39,7 +39,8 @@ int main(void) {
            contains(m, "experts_w13_forward__grouped_matmul_2") &&
            contains(m, "\"programs\"") &&
            contains(mxmoeArtifactsGetPTX(a, 0), ".target sm_90a") &&
-           contains(mxmoeArtifactsGetPTX(a, 1), "tcgen05.mma");
+           contains(mxmoeArtifactsGetPTX(a, 1), "tcgen05.mma") &&
+           mxmoeArtifactsGetWarnings(a).length == 0;
   printf("chips %zu, manifest %zu bytes, sm_90a PTX %zu bytes: %s\n",
          mxmoeArtifactsGetNumChips(a), m.length,
          mxmoeArtifactsGetPTX(a, 0).length, ok ? "ok" : "MISMATCH");

@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mxmoe/Version.h"
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEOps.h"
 #include "mxmoe/Pipelines/Compile.h"
 #include "mxmoe/Conversion/Chips.h"
@@ -159,6 +160,8 @@ void configure(PassManager &pm) {
 } // namespace
 
 int main(int argc, char **argv) {
+  llvm::cl::SetVersionPrinter(
+      [](llvm::raw_ostream &os) { ::mxmoe::printVersion(os, "mxmoe-compile"); });
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv, "mxmoe driver: IR file -> kernels\n");

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mxmoe/Version.h"
 #include "mxmoe/Conversion/Passes.h"
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEDialect.h"
 #include "mxmoe/Dialect/MXMoE/Transforms/Passes.h"
@@ -18,6 +19,8 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
+  llvm::cl::SetVersionPrinter(
+      [](llvm::raw_ostream &os) { ::mxmoe::printVersion(os, "mxmoe-opt"); });
   mlir::registerAllPasses();
   mlir::mxmoe::registerMXMoEConversionPasses();
   mlir::mxmoe::registerMXMoETransformsPasses();
