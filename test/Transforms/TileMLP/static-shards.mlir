@@ -1,5 +1,7 @@
 // RUN: mxmoe-opt %s --mxmoe-tile-mlp --split-input-file --verify-diagnostics | FileCheck %s
 // RUN: mxmoe-opt %s --mxmoe-tile-mlp="rule=square" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=SQUARE
+// RUN: mxmoe-opt %s --mxmoe-tile-mlp="weight-grad-bf16" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=WGBF16
+// RUN: mxmoe-opt %s --mxmoe-tile-mlp="backward=false" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=NOBWD
 
 // With a static token count and shard count, the balanced split is known
 // at compile time: T = 10 tokens ([2, 5] flattened) in N = 4 shards is
@@ -125,6 +127,19 @@ func.func @auto_static(%x: tensor<70000x16384xbf16>) -> tensor<70000x16384xbf16>
 // CHECK: mxmoe.quantize %{{.*}} offsets(%{{.*}}) {axis = 0 : i64} : tensor<43x96xbf16> -> tensor<96x64xf8E4M3FN>
 // CHECK-LABEL: func.func @layers.0.mlp.w1.tail.forward(%{{.*}}: tensor<42x64xbf16>
 // CHECK-SAME: mxmoe.fqn = "layers.0.mlp.w1", mxmoe.pass = "forward"
+// weight-grad-bf16: the expanded weight gradients stay bf16 (transposes +
+// a bf16 grouped_matmul), as with mxmoe-expand-scaled-matmul's option.
+// WGBF16-LABEL: func.func @layers.0.mlp.w1.weight_grad(%{{.*}}: tensor<43x96xbf16>, %{{.*}}: tensor<43x64xbf16>) -> tensor<96x64xbf16>
+// WGBF16-NOT: mxmoe.quantize
+// WGBF16: linalg.transpose
+// WGBF16: mxmoe.grouped_matmul %{{.*}}, %{{.*}} offsets %{{.*}} : (tensor<96x43xbf16>, tensor<64x43xbf16>, tensor<1xi32>) -> tensor<1x96x64xbf16>
+// backward=false: only the forward functions are created.
+// NOBWD-LABEL: func.func @mx
+// NOBWD: func.call @layers.0.mlp.w1.forward
+// NOBWD: func.call @layers.0.mlp.w1.tail.forward
+// NOBWD-NOT: input_grad
+// NOBWD-NOT: weight_grad
+// NOBWD-NOT: backward
 func.func @mx(%x: tensor<300x64xbf16>, %w: tensor<96x64xbf16>, %b: tensor<96xbf16>) -> tensor<300x96xbf16> {
   %y = mxmoe.tiled_mlp shards = 7 (%x, %w, %b) {fqn = "layers.0.mlp", grad_accumulator = f32}
       : (tensor<300x64xbf16>, tensor<96x64xbf16>, tensor<96xbf16>) -> tensor<300x96xbf16> {
