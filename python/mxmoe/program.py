@@ -273,20 +273,11 @@ def mx_grouped_mm_function(out_dir: str, fqn: str, chip: str = "sm_90a",
     return MXGroupedMM
 
 
-def mx_linear_function(out_dir: str, fqn: str, chip: str = "sm_90a",
-                       check: str = "deferred"):
-    """torch.autograd.Function for the MX linear `fqn` (mxmoe.linear without
-    bias): y = x @ W^T (x [T, K] bf16, W [N, K] bf16), forward and both
-    gradients through mxmoe's MXFP8 kernels (`<fqn>.forward`, `.input_grad`,
-    `.weight_grad`; the one-group case of the grouped GEMM).
-
-    A linear inside a tiled MLP's static shard loops is compiled once per
-    shard size: `<fqn>.*` for the first loop's shards and `<fqn>.tail.*` for
-    the second's (mxmoe-tile-mlp). Every compiled variant is loaded and a
-    call picks the one whose x shape matches; another shape raises
-    ValueError naming the compiled ones. `check`: see the module docstring.
-    Usage: `y = mx_linear_function(out, "mlp.w13").apply(x, w)`."""
-    torch = _torch()
+def _linear_variants(out_dir: str, fqn: str, chip: str, check: str):
+    """The compiled variants of the MX linear `fqn` (no bias): {x shape:
+    (forward, input_grad, weight_grad)} over `<fqn>.*` and, for a tiled
+    MLP's second shard size, `<fqn>.tail.*`; returns (pick, N) where
+    pick(x) gives the variant of x's shape or raises ValueError."""
     manifest = json.load(open(os.path.join(out_dir, "manifest.json")))
     names = sorted(p["function"][: -len(".forward")]
                    for p in manifest.get("programs", [])
@@ -302,10 +293,11 @@ def mx_linear_function(out_dir: str, fqn: str, chip: str = "sm_90a",
         fwd = Program(out_dir, name + ".forward", chip, check)
         if len(fwd.prog["args"]) != 2:
             raise ValueError(f"{name}.forward takes {len(fwd.prog['args'])} arguments; "
-                             "mx_linear_function serves linears without bias")
+                             "the MX linear functions serve linears without bias")
         variants[tuple(fwd.prog["args"][0]["shape"])] = (
             fwd, Program(out_dir, name + ".input_grad", chip, check),
             Program(out_dir, name + ".weight_grad", chip, check))
+    n = next(iter(variants.values()))[0].prog["args"][1]["shape"][0]
 
     def pick(x):
         v = variants.get(tuple(x.shape))
@@ -313,6 +305,25 @@ def mx_linear_function(out_dir: str, fqn: str, chip: str = "sm_90a",
             raise ValueError(f"linear '{fqn}': compiled for inputs "
                              f"{sorted(list(s) for s in variants)}, got {list(x.shape)}")
         return v
+    return pick, n
+
+
+def mx_linear_function(out_dir: str, fqn: str, chip: str = "sm_90a",
+                       check: str = "deferred"):
+    """torch.autograd.Function for the MX linear `fqn` (mxmoe.linear without
+    bias): y = x @ W^T (x [T, K] bf16, W [N, K] bf16), forward and both
+    gradients through mxmoe's MXFP8 kernels (`<fqn>.forward`, `.input_grad`,
+    `.weight_grad`; the one-group case of the grouped GEMM).
+
+    A linear inside a tiled MLP's static shard loops is compiled once per
+    shard size: `<fqn>.*` for the first loop's shards and `<fqn>.tail.*` for
+    the second's (mxmoe-tile-mlp). Every compiled variant is loaded and a
+    call picks the one whose x shape matches; another shape raises
+    ValueError naming the compiled ones. `check`: see the module docstring.
+    Usage: `y = mx_linear_function(out, "mlp.w13").apply(x, w)`.
+    Under torch.compile use `register_linear_op` (one graph node)."""
+    torch = _torch()
+    pick, _ = _linear_variants(out_dir, fqn, chip, check)
 
     class MXLinear(torch.autograd.Function):
         @staticmethod
@@ -330,6 +341,50 @@ def mx_linear_function(out_dir: str, fqn: str, chip: str = "sm_90a",
             return gx, gw
 
     return MXLinear
+
+
+def register_linear_op(out_dir: str, fqn: str, chip: str = "sm_90a",
+                       namespace: str = "mxmoe", check: str = "deferred"):
+    """Registers `torch.ops.<namespace>.<name>(x, w)` (name = fqn with '.'
+    -> '_') for the MX linear `fqn`: the programs of `mx_linear_function`
+    (every compiled shard size, picked by x's shape) as a torch.library
+    custom op with a fake kernel and an autograd formula, so a tiled MLP
+    that calls it traces under torch.compile without graph breaks.
+    Returns the op."""
+    torch = _torch()
+    pick, n = _linear_variants(out_dir, fqn, chip, check)
+    name = fqn.replace(".", "_")
+
+    @torch.library.custom_op(f"{namespace}::{name}", mutates_args=(),
+                             schema="(Tensor x, Tensor w) -> Tensor")
+    def op(x, w):
+        return pick(x)[0](x.contiguous(), w.contiguous())[0]
+
+    @op.register_fake
+    def _(x, w):
+        return x.new_empty((*x.shape[:-1], n))
+
+    @torch.library.custom_op(f"{namespace}::{name}_backward", mutates_args=(),
+                             schema="(Tensor grad, Tensor x, Tensor w) -> Tensor[]")
+    def backward_op(grad, x, w):
+        _, dgrad, wgrad = pick(x)
+        g = grad.contiguous()
+        return [dgrad(g, w.contiguous())[0], wgrad(g, x.contiguous())[0]]
+
+    @backward_op.register_fake
+    def _(grad, x, w):
+        return [torch.empty_like(x), torch.empty_like(w)]
+
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(*inputs)
+
+    def backward(ctx, grad):
+        x, w = ctx.saved_tensors
+        gx, gw = backward_op(grad, x, w)
+        return gx, gw
+
+    op.register_autograd(backward, setup_context=setup_context)
+    return op
 
 
 def register_torch_op(out_dir: str, fqn: str, chip: str = "sm_90a",
