@@ -39,8 +39,13 @@ typedef struct MxmoeLogicalResult {
   int8_t value; /**< 1 = success, 0 = failure */
 } MxmoeLogicalResult;
 
-/** Pipeline knobs; mxmoeCompileOptionsDefault() gives the driver's
- *  defaults. String fields are NUL-terminated and may be NULL (default). */
+/** Pipeline knobs; start from mxmoeCompileOptionsDefault(), which gives
+ *  the driver's defaults (a zero-filled struct is not a valid set of
+ *  options: gemmTileN 0 is rejected, llvmOptLevel 0 means O0). String
+ *  fields are NUL-terminated and may be NULL (default). The struct grows
+ *  between versions (llvmOptLevel came in 0.1): code compiled against one
+ *  header must run with that version's library, whose SONAME carries the
+ *  version (libmxmoe_compiler.so.0.1). */
 typedef struct MxmoeCompileOptions {
   const char *chips;      /**< comma-separated: "sm_90a,sm_100a" (default) */
   const char *excludes;   /**< comma-separated extra policy exclude patterns */
@@ -87,9 +92,9 @@ MxmoeStringRef mxmoeArtifactsGetModel(MxmoeArtifacts artifacts);
 MxmoeStringRef mxmoeArtifactsGetPolicyReport(MxmoeArtifacts artifacts);
 MxmoeStringRef mxmoeArtifactsGetHeader(MxmoeArtifacts artifacts);
 /** Warnings of the successful compilation, as mxmoe-compile prints them
- *  ("name:line:col: warning: ...", one per line; "" when none): e.g. MX ops
- *  left uncompiled in a tiled MLP with a run-time token count, functions
- *  with kernels but no launch program, a chip without a cubin. */
+ *  ("name:line:col: warning: ..." followed by the source line and a caret
+ *  line; "" when none): e.g. MX ops left uncompiled in a tiled MLP with
+ *  run-time shard shapes, functions with kernels but no launch program. */
 MxmoeStringRef mxmoeArtifactsGetWarnings(MxmoeArtifacts artifacts);
 size_t mxmoeArtifactsGetNumChips(MxmoeArtifacts artifacts);
 /** Chip `i` (< GetNumChips): its name, PTX and cubin (length 0 when not

@@ -439,21 +439,24 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
     }
     if (!precision || *precision == Precision::bf16)
       return;
-    StringRef tiled;
+    StringRef tiled, dynamicWhy;
     bool staticLoop = false;
     if (auto loop = op->getParentOfType<scf::ForOp>())
       for (StringRef key : {"mxmoe.tiled_mlp", "mxmoe.tiled_mlp_backward"})
         if (auto name = loop->getAttrOfType<StringAttr>(key)) {
           tiled = name.getValue();
           staticLoop = loop->hasAttr("mxmoe.shard_tokens");
+          if (auto why = loop->getAttrOfType<StringAttr>("mxmoe.dynamic_shards"))
+            dynamicWhy = why.getValue();
         }
+    std::string where = "inside the shard loop of tiled MLP '" + tiled.str() + "' (";
     std::string reason =
         tiled.empty() ? "not expanded (dynamic shape)"
-        : staticLoop
-            ? "inside the shard loop of tiled MLP '" + tiled.str() +
-                  "' (mxmoe-tile-mlp expands MX linears only)"
-            : "inside the shard loop of tiled MLP '" + tiled.str() +
-                  "' (dynamic token count; MX kernels need static shapes)";
+        : staticLoop  ? where + "mxmoe-tile-mlp expands MX linears only)"
+        : !dynamicWhy.empty()
+            ? where + "run-time shard shapes: " + dynamicWhy.str() +
+                  "; MX kernels need static shapes)"
+            : where + "dynamic token count; MX kernels need static shapes)";
     auto fn = op->getParentOfType<FunctionOpInterface>();
     uncompiled.push_back(llvm::json::Object{
         {"fqn", fqn},

@@ -39,6 +39,21 @@ from typing import Dict, List, Sequence
 from . import runtime as rt
 
 _MODULES: Dict[tuple, "rt.Module"] = {}
+# torch.library ops registered by this process: qualified name -> (source, op).
+_OPS: Dict[str, tuple] = {}
+
+
+def _registered(qualname: str, source: tuple):
+    """The op already registered as `qualname` for the same compile output
+    (registering twice returns it); another source for the name is an
+    error (torch.library names are process-wide)."""
+    if qualname not in _OPS:
+        return None
+    prev, op = _OPS[qualname]
+    if prev != source:
+        raise ValueError(f"torch op {qualname} is already registered for {prev}; "
+                         f"pass another namespace= for {source}")
+    return op
 
 
 def _torch():
@@ -352,8 +367,11 @@ def register_linear_op(out_dir: str, fqn: str, chip: str = "sm_90a",
     that calls it traces under torch.compile without graph breaks.
     Returns the op."""
     torch = _torch()
-    pick, n = _linear_variants(out_dir, fqn, chip, check)
     name = fqn.replace(".", "_")
+    source = (os.path.abspath(out_dir), fqn, chip, check)
+    if (op := _registered(f"{namespace}::{name}", source)) is not None:
+        return op
+    pick, n = _linear_variants(out_dir, fqn, chip, check)
 
     @torch.library.custom_op(f"{namespace}::{name}", mutates_args=(),
                              schema="(Tensor x, Tensor w) -> Tensor")
@@ -384,6 +402,7 @@ def register_linear_op(out_dir: str, fqn: str, chip: str = "sm_90a",
         return gx, gw
 
     op.register_autograd(backward, setup_context=setup_context)
+    _OPS[f"{namespace}::{name}"] = (source, op)
     return op
 
 
@@ -396,10 +415,13 @@ def register_torch_op(out_dir: str, fqn: str, chip: str = "sm_90a",
     graph node (fullgraph=True works). `check`: see the module docstring.
     Returns the op."""
     torch = _torch()
+    name = fqn.replace(".", "_")
+    source = (os.path.abspath(out_dir), fqn, chip, check)
+    if (op := _registered(f"{namespace}::{name}", source)) is not None:
+        return op
     fwd = Program(out_dir, fqn + ".forward", chip, check)
     dgrad = Program(out_dir, fqn + ".input_grad", chip, check)
     wgrad = Program(out_dir, fqn + ".weight_grad", chip, check)
-    name = fqn.replace(".", "_")
     out_spec = fwd.prog["buffers"][fwd.prog["returns"][0]["buffer"]]
 
     # Explicit schemas: annotations are strings under `from __future__
@@ -434,4 +456,5 @@ def register_torch_op(out_dir: str, fqn: str, chip: str = "sm_90a",
         return gx, gw, None
 
     op.register_autograd(backward, setup_context=setup_context)
+    _OPS[f"{namespace}::{name}"] = (source, op)
     return op

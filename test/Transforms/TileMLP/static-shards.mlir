@@ -186,9 +186,9 @@ func.func @fp4_two_runs(%x: tensor<250x64xbf16>, %wq: tensor<128x64xf4E2M1FN>, %
 // CHECK: scf.for
 // CHECK:   tensor.extract_slice %{{.*}} : tensor<8x4xf32> to tensor<?x4xf32>
 // CHECK-NOT: mxmoe.shard_tokens
-// CHECK: } {mxmoe.num_shards = 2 : i64, mxmoe.tiled_mlp = "f"}
+// CHECK: } {mxmoe.dynamic_shards = "'tensor.empty' cannot take static shard shapes", mxmoe.num_shards = 2 : i64, mxmoe.tiled_mlp = "f"}
 func.func @fallback(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
-  // expected-remark @below {{mxmoe-tile-mlp: the shard loop keeps a run-time token count: an op of the body cannot take static shapes (its MX linears are not expanded)}}
+  // expected-remark @below {{mxmoe-tile-mlp: the shard loop keeps a run-time token count: 'tensor.empty' cannot take static shard shapes (its MX linears are not expanded)}}
   %y = mxmoe.tiled_mlp shards = 2 (%x) {fqn = "f"} : (tensor<8x4xf32>) -> tensor<8x4xf32> {
   ^bb0(%xs: tensor<?x4xf32>):
     %c0 = arith.constant 0 : index

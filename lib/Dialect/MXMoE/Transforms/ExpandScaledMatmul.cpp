@@ -338,10 +338,16 @@ struct ExpandScaledMatmulPass
     auto deferred = [](Operation *op, StringRef fqn) {
       if (!op->getParentOfType<TiledMLPOp>())
         return false;
-      op->emitRemark() << "mxmoe-expand-scaled-matmul: " << fqn
-                       << " is inside mxmoe.tiled_mlp; it is not expanded "
-                          "here (mxmoe-tile-mlp expands it per shard size "
-                          "when the split is static)";
+      InFlightDiagnostic d = op->emitRemark()
+                             << "mxmoe-expand-scaled-matmul: " << fqn
+                             << " is inside mxmoe.tiled_mlp; it is not "
+                                "expanded here";
+      if (isa<LinearOp>(op))
+        d << " (mxmoe-tile-mlp expands it per shard size when the split is "
+             "static)";
+      else
+        d << " (grouped GEMMs inside tiled MLPs are not expanded: they stay "
+             "model-level ops)";
       return true;
     };
     SmallVector<ScaledGroupedMatmulOp> ops;

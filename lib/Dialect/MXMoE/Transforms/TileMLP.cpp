@@ -18,6 +18,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 
@@ -167,12 +168,15 @@ bool isStaticType(Type t) {
   return !st || st.hasStaticShape();
 }
 
-/// Gives the cloned body op `c`, whose operands are already static, static
-/// result types. Returns the values that replace `c`'s results (`c` itself
-/// or a static rebuild of it; tensor.dim of a static dim becomes a
-/// constant), or failure when a result cannot be made static (the shard
-/// loop then stays dynamic).
-FailureOr<SmallVector<Value>> refineStatic(OpBuilder &b, Operation *c) {
+/// Gives the cloned body op `c` (a clone of `orig`), whose operands are
+/// already static, static result types. Returns the values that replace
+/// `c`'s results (`c` itself or a static rebuild of it; tensor.dim of a
+/// static dim and scalar arithmetic on constants fold to constants), or
+/// failure when a result cannot be made static or `c` does not accept its
+/// refined operand types (e.g. a call typed for `tensor<?x...>`); the shard
+/// loop then keeps run-time bounds.
+FailureOr<SmallVector<Value>> refineStatic(OpBuilder &b, Operation *c,
+                                           Operation *orig) {
   Location loc = c->getLoc();
   auto constSizes = [&](SmallVector<OpFoldResult> v) {
     for (OpFoldResult &f : v)
@@ -188,11 +192,45 @@ FailureOr<SmallVector<Value>> refineStatic(OpBuilder &b, Operation *c) {
   b.setInsertionPoint(c);
   if (auto dim = dyn_cast<tensor::DimOp>(c)) {
     std::optional<int64_t> i = dim.getConstantIndex();
-    auto st = cast<ShapedType>(dim.getSource().getType());
-    if (!i || st.isDynamicDim(*i))
+    auto st = dyn_cast<RankedTensorType>(dim.getSource().getType());
+    if (!i || !st || *i < 0 || *i >= st.getRank() || st.isDynamicDim(*i))
       return failure();
     return replaceWith(arith::ConstantIndexOp::create(b, loc, st.getDimSize(*i)));
   }
+  // Scalar arithmetic on constants (e.g. 2 * tokens for a size) folds.
+  if (c->getNumRegions() == 0 && c->getNumResults() > 0 &&
+      llvm::none_of(c->getResultTypes(),
+                    [](Type t) { return isa<ShapedType>(t); })) {
+    SmallVector<Value> folded;
+    if (succeeded(b.tryFold(c, folded)) && !folded.empty()) {
+      c->erase();
+      return folded;
+    }
+  }
+  if (auto cast = dyn_cast<tensor::CastOp>(c)) {
+    // A cast to a dynamic type: the static source stands for it.
+    auto src = dyn_cast<RankedTensorType>(cast.getSource().getType());
+    auto dst = dyn_cast<RankedTensorType>(cast.getType());
+    if (!src || !dst || !src.hasStaticShape() ||
+        src.getRank() != dst.getRank())
+      return failure();
+    if (dst.hasStaticShape())
+      return SmallVector<Value>(c->getResults());
+    Value source = cast.getSource();
+    c->erase();
+    return SmallVector<Value>{source};
+  }
+  // An op whose operands were refined must accept them: the ops refined
+  // below and those whose operand types are free (elementwise,
+  // destination-style, slicing, scalar reads).
+  bool operandsRefined = llvm::any_of(
+      llvm::zip(c->getOperandTypes(), orig->getOperandTypes()),
+      [](auto pair) { return std::get<0>(pair) != std::get<1>(pair); });
+  if (operandsRefined &&
+      !(isa<LinearOp, tensor::ExtractSliceOp, tensor::InsertSliceOp,
+            tensor::ExtractOp, DestinationStyleOpInterface>(c) ||
+        c->hasTrait<OpTrait::Elementwise>()))
+    return failure();
   if (llvm::all_of(c->getResultTypes(), isStaticType))
     return SmallVector<Value>(c->getResults());
   if (auto slice = dyn_cast<tensor::ExtractSliceOp>(c)) {
@@ -219,14 +257,6 @@ FailureOr<SmallVector<Value>> refineStatic(OpBuilder &b, Operation *c) {
     return replaceWith(tensor::EmptyOp::create(
         b, loc, sizes, empty.getType().getElementType()));
   }
-  if (auto cast = dyn_cast<tensor::CastOp>(c)) {
-    // A cast to a dynamic type: the static source stands for it.
-    if (!isStaticType(cast.getSource().getType()))
-      return failure();
-    Value src = cast.getSource();
-    c->erase();
-    return SmallVector<Value>{src};
-  }
   SmallVector<Type> types;
   if (auto lin = dyn_cast<LinearOp>(c)) {
     SmallVector<int64_t> shape(lin.getInput().getType().getShape().drop_back());
@@ -243,9 +273,12 @@ FailureOr<SmallVector<Value>> refineStatic(OpBuilder &b, Operation *c) {
     if (it == c->getOperandTypes().end())
       return failure();
     ArrayRef<int64_t> shape = cast<RankedTensorType>(*it).getShape();
-    for (Type t : c->getResultTypes())
-      types.push_back(RankedTensorType::get(
-          shape, cast<RankedTensorType>(t).getElementType()));
+    for (Type t : c->getResultTypes()) {
+      auto rt = dyn_cast<RankedTensorType>(t);
+      if (!rt)
+        return failure();
+      types.push_back(RankedTensorType::get(shape, rt.getElementType()));
+    }
   } else {
     return failure();
   }
@@ -260,9 +293,11 @@ FailureOr<SmallVector<Value>> refineStatic(OpBuilder &b, Operation *c) {
 /// Clones `body`'s ops at `b` with `map` (the body's arguments mapped to
 /// the shard and the parameters). With `refine`, every cloned result type
 /// is made static (refineStatic); fails, leaving the cloned ops, when one
-/// cannot be. Returns the ops created, in order.
+/// cannot be (naming the body op in `*failedOp` when given). Returns the
+/// ops created, in order.
 FailureOr<SmallVector<Operation *>> cloneBody(OpBuilder &b, Block &body,
-                                              IRMapping &map, bool refine) {
+                                              IRMapping &map, bool refine,
+                                              Operation **failedOp = nullptr) {
   Block *block = b.getInsertionBlock();
   Block::iterator end = b.getInsertionPoint();
   Operation *before =
@@ -271,9 +306,12 @@ FailureOr<SmallVector<Operation *>> cloneBody(OpBuilder &b, Block &body,
     Operation *c = b.clone(inner, map);
     if (!refine)
       continue;
-    FailureOr<SmallVector<Value>> rs = refineStatic(b, c);
-    if (failed(rs))
+    FailureOr<SmallVector<Value>> rs = refineStatic(b, c, &inner);
+    if (failed(rs)) {
+      if (failedOp)
+        *failedOp = &inner;
       return failure();
+    }
     map.map(inner.getResults(), *rs);
   }
   SmallVector<Operation *> created;
@@ -284,32 +322,46 @@ FailureOr<SmallVector<Operation *>> cloneBody(OpBuilder &b, Block &body,
   return created;
 }
 
-/// True when the body of `op` can be cloned with static types for a shard
-/// of `size` tokens (tried on a scratch block that is then deleted).
-bool bodyRefinesStatically(TiledMLPOp op, int64_t size) {
+/// Why the body of `op` cannot be cloned with static types for a shard of
+/// `size` tokens ("" when it can; tried on a scratch function that is then
+/// erased).
+std::string staticBodyFailure(TiledMLPOp op, int64_t size) {
   Block &body = op.getBody().front();
   auto xt = cast<RankedTensorType>(body.getArgument(0).getType());
   SmallVector<int64_t> shape(xt.getShape());
   shape[0] = size;
-  // A detached function holds the trial clone (ops need a parent region).
+  // A detached function holds the trial clone: the shard and the
+  // parameters are its arguments, so that it verifies on its own.
+  SmallVector<Type> argTypes{RankedTensorType::get(shape, xt.getElementType())};
+  for (BlockArgument a : body.getArguments().drop_front())
+    argTypes.push_back(a.getType());
   auto scratchFn = func::FuncOp::create(
       op.getLoc(), "mxmoe.tile_mlp.scratch",
-      FunctionType::get(op.getContext(),
-                        {RankedTensorType::get(shape, xt.getElementType())},
-                        {}));
+      FunctionType::get(op.getContext(), argTypes, {}));
   Block *scratch = scratchFn.addEntryBlock();
   OpBuilder b = OpBuilder::atBlockBegin(scratch);
   IRMapping map;
-  map.map(body.getArgument(0), scratch->getArgument(0));
-  for (auto [arg, param] :
-       llvm::zip(body.getArguments().drop_front(), op.getParams()))
-    map.map(arg, param);
-  bool ok = succeeded(cloneBody(b, body, map, /*refine=*/true));
-  if (ok)
+  map.map(body.getArguments(), scratch->getArguments());
+  Operation *failedOp = nullptr;
+  std::string reason;
+  if (failed(cloneBody(b, body, map, /*refine=*/true, &failedOp)))
+    reason = "'" + failedOp->getName().getStringRef().str() +
+             "' cannot take static shard shapes";
+  if (reason.empty())
     for (Value v : cast<YieldOp>(body.getTerminator()).getValues())
-      ok &= isStaticType(map.lookupOrDefault(v).getType());
+      if (!isStaticType(map.lookupOrDefault(v).getType()))
+        reason = "a result cannot take static shard shapes";
+  if (reason.empty()) {
+    // Ops refined in place must still verify (silently: a failure only
+    // means the loop keeps run-time bounds).
+    func::ReturnOp::create(b, op.getLoc());
+    ScopedDiagnosticHandler quiet(op.getContext(),
+                                  [](Diagnostic &) { return success(); });
+    if (failed(verify(scratchFn)))
+      reason = "the body does not verify with static shard shapes";
+  }
   scratchFn.erase();
-  return ok;
+  return reason;
 }
 
 /// Transpose of a 2-D tensor.
@@ -325,15 +377,25 @@ Value transpose2d(OpBuilder &b, Location loc, Value v) {
       .getResult()[0];
 }
 
+/// The MX functions expanded for one linear of a static shard loop, with
+/// what makes a later use of the same name legal: the same tiled MLP (its
+/// forward loop and its backward recompute share them), precision and
+/// recipe.
+struct ExpandedLinear {
+  LinearFunctions fns;
+  Operation *owner;
+  Attribute precision, recipe;
+};
+
 /// Reverse-mode gradients of one recomputed shard body. `grads` maps a
 /// value of the cloned body to the gradient accumulated for it.
 struct ShardVJP {
   OpBuilder &b;
   Location loc;
   llvm::DenseMap<Value, Value> grads;
-  /// The MX functions of the linears expanded in static shard loops, by
-  /// the name of their forward function.
-  const llvm::StringMap<LinearFunctions> &linears;
+  /// The MX functions of the linears expanded in static shard loops (of
+  /// this op's symbol table), by the name of their forward function.
+  const llvm::StringMap<ExpandedLinear> &linears;
 
   void add(Value v, Value g) {
     auto it = grads.find(v);
@@ -421,18 +483,32 @@ struct ShardVJP {
       // An MX linear of a static shard loop: its expanded input_grad,
       // weight_grad (and bias_grad) functions.
       auto it = linears.find(call.getCallee());
-      if (it == linears.end() || !it->second.inputGrad)
+      if (it == linears.end() || !it->second.fns.inputGrad)
         return op->emitOpError("mxmoe-tile-mlp backward: no gradient rule "
                                "for a call in a tiled_mlp body");
-      const LinearFunctions &f = it->second;
+      const LinearFunctions &f = it->second.fns;
+      // The gradient functions take dy in the input's element type (a
+      // linear may produce f32 from bf16 inputs).
+      auto asArg = [&](func::FuncOp fn, Value v) -> Value {
+        auto want = cast<RankedTensorType>(fn.getArgumentTypes()[0]);
+        auto have = cast<RankedTensorType>(v.getType());
+        if (have == want)
+          return v;
+        if (have.getElementTypeBitWidth() > want.getElementTypeBitWidth())
+          return arith::TruncFOp::create(b, loc, want, v);
+        return arith::ExtFOp::create(b, loc, want, v);
+      };
       Value x = call.getOperand(0), w = call.getOperand(1);
-      this->add(x, func::CallOp::create(b, loc, f.inputGrad, ValueRange{g, w})
+      this->add(x, func::CallOp::create(b, loc, f.inputGrad,
+                                        ValueRange{asArg(f.inputGrad, g), w})
                        .getResult(0));
-      this->add(w, func::CallOp::create(b, loc, f.weightGrad, ValueRange{g, x})
+      this->add(w, func::CallOp::create(b, loc, f.weightGrad,
+                                        ValueRange{asArg(f.weightGrad, g), x})
                        .getResult(0));
       if (f.biasGrad)
         this->add(call.getOperand(2),
-                  func::CallOp::create(b, loc, f.biasGrad, ValueRange{g})
+                  func::CallOp::create(b, loc, f.biasGrad,
+                                       ValueRange{asArg(f.biasGrad, g)})
                       .getResult(0));
     } else if (isa<tensor::DimOp, tensor::EmptyOp, tensor::SplatOp,
                    arith::ConstantOp, DequantizeOp>(op)) {
@@ -450,8 +526,13 @@ struct ShardVJP {
 struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
   using Base::Base;
 
-  /// Expanded MX linears of static shard loops, by forward function name.
-  llvm::StringMap<LinearFunctions> linears;
+  /// Tiled MLPs with a static token and shard count whose body cannot take
+  /// static shapes, and why (recorded on their loops for the driver).
+  llvm::DenseMap<Operation *, std::string> dynamicReason;
+
+  /// Expanded MX linears of static shard loops: per symbol table (the
+  /// nearest of the tiled MLP), by forward function name.
+  llvm::DenseMap<Operation *, llvm::StringMap<ExpandedLinear>> linears;
 
   void runOnOperation() override {
     if (rule != "tokens" && rule != "square") {
@@ -468,7 +549,15 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
     }
     SmallVector<TiledMLPOp> ops;
     getOperation().walk([&](TiledMLPOp op) { ops.push_back(op); });
-    SymbolTable symbols(getOperation());
+    // Functions go into the tiled MLP's nearest symbol table (a nested
+    // module keeps its calls and callees together).
+    linears.clear();
+    dynamicReason.clear();
+    SymbolTableCollection tables;
+    auto symbolsOf = [&](Operation *op) -> SymbolTable & {
+      return tables.getSymbolTable(
+          op->getParentWithTrait<OpTrait::SymbolTable>());
+    };
     llvm::DenseMap<Operation *, SmallVector<ShardRun>> runsOf;
     for (TiledMLPOp op : ops) {
       int64_t lead = op.getInput().getType().getRank() - 1;
@@ -484,10 +573,10 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
     }
     if (backward)
       for (TiledMLPOp op : ops)
-        if (failed(emitBackward(op, symbols, runsOf.lookup(op))))
+        if (failed(emitBackward(op, symbolsOf(op), runsOf.lookup(op))))
           return signalPassFailure();
     for (TiledMLPOp op : ops)
-      if (failed(lower(op, symbols, runsOf.lookup(op))))
+      if (failed(lower(op, symbolsOf(op), runsOf.lookup(op))))
         return signalPassFailure();
   }
 
@@ -503,13 +592,16 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
                                              : x.getDimSize(0));
     SmallVector<ShardRun> runs =
         staticRuns(op, tokens, x.getShape().back(), rule, tokensPerShard);
-    for (const ShardRun &run : runs)
-      if (!bodyRefinesStatically(op, run.size)) {
+    for (const ShardRun &run : runs) {
+      std::string why = staticBodyFailure(op, run.size);
+      if (!why.empty()) {
         op.emitRemark("mxmoe-tile-mlp: the shard loop keeps a run-time token "
-                      "count: an op of the body cannot take static shapes "
-                      "(its MX linears are not expanded)");
+                      "count: ")
+            << why << " (its MX linears are not expanded)";
+        dynamicReason[op] = why;
         return {};
       }
+    }
     return runs;
   }
 
@@ -518,8 +610,10 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
   /// `@"<fqn><run suffix>.forward"`, created on first use and shared by the
   /// forward loop and the backward recompute. `created` is updated.
   LogicalResult expandLinears(SmallVector<Operation *> &created,
-                              const ShardRun &run, Block &body, IRMapping &map,
+                              const ShardRun &run, TiledMLPOp owner,
+                              Block &body, IRMapping &map,
                               SymbolTable &symbols) {
+    llvm::StringMap<ExpandedLinear> &table = linears[symbols.getOp()];
     for (Operation *&c : created) {
       auto lin = dyn_cast<LinearOp>(c);
       if (!lin || !lin.getPrecisionAttr() ||
@@ -527,22 +621,38 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
         continue;
       std::string name = (lin.getFqn() + run.suffix).str();
       std::string fwdName = name + ".forward";
-      auto it = linears.find(fwdName);
-      if (it == linears.end()) {
+      auto it = table.find(fwdName);
+      if (it == table.end()) {
         FailureOr<LinearFunctions> fns = createLinearFunctions(
             lin, name, symbols, backward, weightGradBF16);
         if (failed(fns))
           return failure();
-        it = linears.try_emplace(fwdName, *fns).first;
+        it = table
+                 .try_emplace(fwdName,
+                              ExpandedLinear{*fns, owner.getOperation(),
+                                             lin.getPrecisionAttr(),
+                                             lin.getRecipeAttr()})
+                 .first;
       }
-      func::FuncOp fwd = it->second.forward;
-      if (!llvm::equal(fwd.getFunctionType().getInputs(),
+      const ExpandedLinear &e = it->second;
+      func::FuncOp fwd = e.fns.forward;
+      if (e.owner != owner.getOperation() ||
+          e.precision != lin.getPrecisionAttr() ||
+          e.recipe != lin.getRecipeAttr() ||
+          !llvm::equal(fwd.getFunctionType().getInputs(),
                        lin->getOperandTypes()) ||
           !llvm::equal(fwd.getFunctionType().getResults(),
-                       lin->getResultTypes()))
-        return lin.emitOpError("fqn '")
-               << lin.getFqn() << "' is not unique: @" << fwdName
-               << " already serves a linear of other shapes";
+                       lin->getResultTypes())) {
+        InFlightDiagnostic d = lin.emitOpError("fqn '")
+                               << lin.getFqn() << "' is not unique: @"
+                               << fwdName
+                               << " already serves another linear (another "
+                                  "tiled MLP, precision, recipe or shape); "
+                                  "fqns name the expanded functions a "
+                                  "runtime looks up";
+        d.attachNote(fwd.getLoc()) << "the existing function";
+        return failure();
+      }
       OpBuilder b(lin);
       auto call = func::CallOp::create(b, lin.getLoc(), fwd, lin->getOperands());
       lin.getResult().replaceAllUsesWith(call.getResult(0));
@@ -554,6 +664,15 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
       c = call;
     }
     return success();
+  }
+
+  /// Records on a run-time loop of a tiled MLP with static token and shard
+  /// counts why its shapes stayed dynamic (`mxmoe.dynamic_shards`).
+  void tagDynamic(TiledMLPOp op, scf::ForOp loop) {
+    auto it = dynamicReason.find(op.getOperation());
+    if (it != dynamicReason.end() && !loop->hasAttr("mxmoe.shard_tokens"))
+      loop->setAttr("mxmoe.dynamic_shards",
+                    StringAttr::get(op.getContext(), it->second));
   }
 
   /// Emits the shard loop(s) carrying `inits`: one scf.for over run-time
@@ -648,7 +767,8 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
     if (failed(created))
       return op.emitOpError("mxmoe-tile-mlp: the body cannot take static "
                             "shard shapes");
-    if (run && failed(expandLinears(*created, *run, body, map, symbols)))
+    if (run &&
+        failed(expandLinears(*created, *run, op, body, map, symbols)))
       return failure();
     return created;
   }
@@ -734,6 +854,7 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
       loop->setAttr("mxmoe.tiled_mlp_backward",
                     op.getFqnAttr() ? Attribute(op.getFqnAttr())
                                     : Attribute(b.getUnitAttr()));
+      tagDynamic(op, loop);
     };
     auto shardBody = [&](OpBuilder &b, Value offset, OpFoldResult size,
                          const ShardRun *run,
@@ -746,7 +867,8 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
       if (failed(cloned))
         return failure();
       // Seed with the shard's slice of each result's cotangent.
-      ShardVJP vjp{b, loc, llvm::DenseMap<Value, Value>(), linears};
+      ShardVJP vjp{b, loc, llvm::DenseMap<Value, Value>(),
+                   linears[symbols.getOp()]};
       auto yield = cast<YieldOp>(op.getBody().front().getTerminator());
       for (auto [v, dy] : llvm::zip(yield.getValues(), dys))
         vjp.add(map.lookup(v), sliceRows(b, loc, dy, offset, size));
@@ -830,6 +952,7 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
         loop->setAttr("mxmoe.num_shards", b.getI64IntegerAttr(*n));
       if (std::optional<Type> acc = op.getGradAccumulator())
         loop->setAttr("mxmoe.grad_accumulator", TypeAttr::get(*acc));
+      tagDynamic(op, loop);
     };
     auto shardBody = [&](OpBuilder &b, Value offset, OpFoldResult size,
                          const ShardRun *run,
@@ -861,7 +984,15 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
         SmallVector<ReassociationIndices> re{{0, 1}};
         for (int64_t d = 2; d < rt.getRank(); ++d)
           re.push_back({d});
-        v = tensor::ExpandShapeOp::create(b, loc, rt, v, re);
+        // The token dims come from the input ([B, S]; a result type may
+        // leave them dynamic), then a cast to the declared type.
+        auto xt = op.getInput().getType();
+        SmallVector<int64_t> shape{xt.getDimSize(0), xt.getDimSize(1)};
+        llvm::append_range(shape, rt.getShape().drop_front(2));
+        v = tensor::ExpandShapeOp::create(
+            b, loc, RankedTensorType::get(shape, rt.getElementType()), v, re);
+        if (v.getType() != rt)
+          v = tensor::CastOp::create(b, loc, rt, v);
       } else if (v.getType() != rt) {
         v = tensor::CastOp::create(b, loc, rt, v);
       }

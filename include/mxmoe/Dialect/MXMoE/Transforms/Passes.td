@@ -112,9 +112,10 @@ def MXMoEExpandScaledMatmul
     `mxmoe.swizzle_scales` ops (`mxmoe-pack-scales` fuses them later).
     Ops whose precision is bf16 are left alone. Static shapes only: a
     dynamic dimension fails the pass naming the op. Ops inside an
-    `mxmoe.tiled_mlp` body are left to `mxmoe-tile-mlp` (with a remark),
-    which expands them the same way once per static shard size
-    (`createLinearFunctions`, Passes.h).
+    `mxmoe.tiled_mlp` body are left alone (with a remark): `mxmoe-tile-mlp`
+    expands the MX linears among them the same way, once per static shard
+    size (`createLinearFunctions`, Passes.h); grouped GEMMs inside tiled
+    MLPs are not expanded.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",
