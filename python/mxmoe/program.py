@@ -43,17 +43,20 @@ _MODULES: Dict[tuple, "rt.Module"] = {}
 _OPS: Dict[str, tuple] = {}
 
 
-def _registered(qualname: str, source: tuple):
-    """The op already registered as `qualname` for the same compile output
-    (registering twice returns it); another source for the name is an
-    error (torch.library names are process-wide)."""
+def _registered(namespace: str, fqn: str, out_dir: str, chip: str, check: str):
+    """(qualified op name, its source, the op this process already
+    registered under that name for the same compile output, or None).
+    Registering twice returns the first op; another source for the name is
+    an error (torch.library names are process-wide)."""
+    qualname = f"{namespace}::{fqn.replace('.', '_')}"
+    source = (os.path.abspath(out_dir), fqn, chip, check)
     if qualname not in _OPS:
-        return None
+        return qualname, source, None
     prev, op = _OPS[qualname]
     if prev != source:
         raise ValueError(f"torch op {qualname} is already registered for {prev}; "
                          f"pass another namespace= for {source}")
-    return op
+    return qualname, source, op
 
 
 def _torch():
@@ -367,13 +370,12 @@ def register_linear_op(out_dir: str, fqn: str, chip: str = "sm_90a",
     that calls it traces under torch.compile without graph breaks.
     Returns the op."""
     torch = _torch()
-    name = fqn.replace(".", "_")
-    source = (os.path.abspath(out_dir), fqn, chip, check)
-    if (op := _registered(f"{namespace}::{name}", source)) is not None:
+    qualname, source, op = _registered(namespace, fqn, out_dir, chip, check)
+    if op is not None:
         return op
     pick, n = _linear_variants(out_dir, fqn, chip, check)
 
-    @torch.library.custom_op(f"{namespace}::{name}", mutates_args=(),
+    @torch.library.custom_op(qualname, mutates_args=(),
                              schema="(Tensor x, Tensor w) -> Tensor")
     def op(x, w):
         return pick(x)[0](x.contiguous(), w.contiguous())[0]
@@ -382,7 +384,7 @@ def register_linear_op(out_dir: str, fqn: str, chip: str = "sm_90a",
     def _(x, w):
         return x.new_empty((*x.shape[:-1], n))
 
-    @torch.library.custom_op(f"{namespace}::{name}_backward", mutates_args=(),
+    @torch.library.custom_op(qualname + "_backward", mutates_args=(),
                              schema="(Tensor grad, Tensor x, Tensor w) -> Tensor[]")
     def backward_op(grad, x, w):
         _, dgrad, wgrad = pick(x)
@@ -402,7 +404,7 @@ def register_linear_op(out_dir: str, fqn: str, chip: str = "sm_90a",
         return gx, gw
 
     op.register_autograd(backward, setup_context=setup_context)
-    _OPS[f"{namespace}::{name}"] = (source, op)
+    _OPS[qualname] = (source, op)
     return op
 
 
@@ -415,9 +417,8 @@ def register_torch_op(out_dir: str, fqn: str, chip: str = "sm_90a",
     graph node (fullgraph=True works). `check`: see the module docstring.
     Returns the op."""
     torch = _torch()
-    name = fqn.replace(".", "_")
-    source = (os.path.abspath(out_dir), fqn, chip, check)
-    if (op := _registered(f"{namespace}::{name}", source)) is not None:
+    qualname, source, op = _registered(namespace, fqn, out_dir, chip, check)
+    if op is not None:
         return op
     fwd = Program(out_dir, fqn + ".forward", chip, check)
     dgrad = Program(out_dir, fqn + ".input_grad", chip, check)
@@ -426,7 +427,7 @@ def register_torch_op(out_dir: str, fqn: str, chip: str = "sm_90a",
 
     # Explicit schemas: annotations are strings under `from __future__
     # import annotations`, which infer_schema cannot resolve.
-    @torch.library.custom_op(f"{namespace}::{name}", mutates_args=(),
+    @torch.library.custom_op(qualname, mutates_args=(),
                              schema="(Tensor x, Tensor w, Tensor offsets) -> Tensor")
     def op(x, w, offsets):
         # The program's result is a fresh tensor: no copy.
@@ -437,7 +438,7 @@ def register_torch_op(out_dir: str, fqn: str, chip: str = "sm_90a",
         return x.new_empty(out_spec["shape"], dtype=_dtype(out_spec["dtype"]))
 
     @torch.library.custom_op(
-        f"{namespace}::{name}_backward", mutates_args=(),
+        qualname + "_backward", mutates_args=(),
         schema="(Tensor grad, Tensor x, Tensor w, Tensor offsets) -> Tensor[]")
     def backward_op(grad, x, w, offsets):
         g = grad.contiguous()
@@ -456,5 +457,5 @@ def register_torch_op(out_dir: str, fqn: str, chip: str = "sm_90a",
         return gx, gw, None
 
     op.register_autograd(backward, setup_context=setup_context)
-    _OPS[f"{namespace}::{name}"] = (source, op)
+    _OPS[qualname] = (source, op)
     return op
