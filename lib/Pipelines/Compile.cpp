@@ -174,8 +174,19 @@ llvm::json::Array describePrograms(ModuleOp module,
       // linear's bias): its kernels exist, a runtime cannot replay it.
       withoutProgram.push_back(llvm::json::Object{
           {"function", fn.getName()},
-          {"reason", ("'" + blocker->getName().getStringRef() +
-                      "' is not a kernel launch")
+          {"reason", ("host work: '" + blocker->getName().getStringRef() +
+                      "' is not a kernel launch (e.g. a linear's bias add)")
+                         .str()}});
+      return;
+    }
+    auto pass = fn->getAttrOfType<StringAttr>("mxmoe.pass");
+    if (blocker && pass && pass.getValue() != "backward") {
+      // An expanded function without MX kernels (a linear's bias_grad: an
+      // f32 reduction over the tokens).
+      withoutProgram.push_back(llvm::json::Object{
+          {"function", fn.getName()},
+          {"reason", ("host work only, no MX kernels ('" +
+                      blocker->getName().getStringRef() + "')")
                          .str()}});
       return;
     }
@@ -414,6 +425,56 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
   if (failed(modelOk))
     return failure();
 
+  // The shard partition of every tiled MLP's forward loops, so a runtime
+  // runs the shards the kernels were compiled for: per static loop, its
+  // shards [first, first + count) of `shard_tokens` tokens and the suffix
+  // of its MX linears' functions ("": <linear fqn>.forward ..., ".tail":
+  // <linear fqn>.tail.forward ...).
+  llvm::json::Array tiledMLPs;
+  {
+    llvm::MapVector<StringRef, llvm::json::Object> byFqn;
+    module.walk([&](scf::ForOp loop) {
+      auto fqn = loop->getAttrOfType<StringAttr>("mxmoe.tiled_mlp");
+      if (!fqn)
+        return;
+      auto fn = loop->getParentOfType<FunctionOpInterface>();
+      llvm::json::Object &e = byFqn[fqn.getValue()];
+      if (e.empty()) {
+        e = llvm::json::Object{{"fqn", fqn.getValue()},
+                               {"function", fn ? fn.getName() : StringRef()},
+                               {"shards", int64_t{0}},
+                               {"tokens", int64_t{0}},
+                               {"loops", llvm::json::Array()}};
+        if (auto n = loop->getAttrOfType<IntegerAttr>("mxmoe.num_shards"))
+          e["num_shards"] = n.getInt();
+      }
+      auto size = loop->getAttrOfType<IntegerAttr>("mxmoe.shard_tokens");
+      std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
+      std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
+      if (!size || !lb || !ub) {
+        e["static"] = false;
+        return;
+      }
+      e["static"] = true;
+      auto *loops = e.getArray("loops");
+      int64_t count = *ub - *lb;
+      loops->push_back(llvm::json::Object{
+          {"first", *lb},
+          {"count", count},
+          {"shard_tokens", size.getInt()},
+          {"function_suffix", loops->empty() ? "" : ".tail"}});
+      e["shards"] = *e.getInteger("shards") + count;
+      e["tokens"] = *e.getInteger("tokens") + count * size.getInt();
+    });
+    for (auto &kv : byFqn) {
+      if (!*kv.second.getBoolean("static")) {
+        kv.second.erase("shards");
+        kv.second.erase("tokens");
+      }
+      tiledMLPs.push_back(std::move(kv.second));
+    }
+  }
+
   // MX ops the expansion left in place (inside tiled-MLP shard loops: their
   // token count is dynamic) get no kernels: say so, in the diagnostics (one
   // warning per tiled MLP, at its location) and in the manifest, instead of
@@ -564,9 +625,15 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
   llvm::json::Array withoutProgram = std::move(jobs.front().withoutProgram);
   for (const llvm::json::Value &v : withoutProgram) {
     const llvm::json::Object *o = v.getAsObject();
-    emitWarning(module.getLoc())
+    // At the function (created at the op it was expanded from).
+    Location at = module.getLoc();
+    module.walk([&](func::FuncOp f) {
+      if (f.getName() == *o->getString("function"))
+        at = f.getLoc();
+    });
+    emitWarning(at)
         << "mxmoe: " << *o->getString("function")
-        << " has kernels but no launch program ("
+        << " has no launch program ("
         << *o->getString("reason")
         << "); it is listed under \"functions_without_program\" in the "
            "manifest";
@@ -599,6 +666,7 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
       {"kernels", std::move(manifest)},
       {"programs", std::move(programs)},
       {"functions_without_program", std::move(withoutProgram)},
+      {"tiled_mlps", std::move(tiledMLPs)},
       {"uncompiled", std::move(uncompiled)}};
   llvm::raw_string_ostream js(result.manifestJson);
   js << llvm::formatv("{0:2}", doc) << "\n";

@@ -291,6 +291,26 @@ def mx_grouped_mm_function(out_dir: str, fqn: str, chip: str = "sm_90a",
     return MXGroupedMM
 
 
+def tiled_mlp_partition(out_dir: str, fqn: str) -> dict:
+    """The shard partition the tiled MLP `fqn` was compiled for (the
+    manifest's "tiled_mlps" entry): "shards" and "tokens" in total and, per
+    static shard loop, its shards [first, first + count) of "shard_tokens"
+    tokens and the "function_suffix" of its MX linears' functions ("" or
+    ".tail"). Pass `shards=partition["shards"]` to `mxmoe.tiled.tiled_mlp`
+    so that every shard has compiled kernels. KeyError when the manifest has
+    no such tiled MLP; ValueError when its shard shapes are only known at
+    run time (its MX linears were not compiled)."""
+    manifest = json.load(open(os.path.join(out_dir, "manifest.json")))
+    for entry in manifest.get("tiled_mlps", []):
+        if entry["fqn"] == fqn:
+            if not entry.get("static"):
+                raise ValueError(f"tiled MLP '{fqn}' has run-time shard shapes: "
+                                 "its MX linears have no kernels (see \"uncompiled\")")
+            return entry
+    raise KeyError(f"no tiled MLP '{fqn}' in {out_dir}/manifest.json (have: "
+                   + ", ".join(e["fqn"] for e in manifest.get("tiled_mlps", [])) + ")")
+
+
 def _linear_variants(out_dir: str, fqn: str, chip: str, check: str):
     """The compiled variants of the MX linear `fqn` (no bias): {x shape:
     (forward, input_grad, weight_grad)} over `<fqn>.*` and, for a tiled
@@ -356,7 +376,9 @@ def mx_linear_function(out_dir: str, fqn: str, chip: str = "sm_90a",
             g = grad_out.contiguous()
             gx = dgrad(g, w.contiguous())[0] if ctx.needs_input_grad[0] else None
             gw = wgrad(g, x.contiguous())[0] if ctx.needs_input_grad[1] else None
-            return gx, gw
+            # A weight gradient compiled in f32 (grad_accumulator = f32)
+            # is returned in the weight's dtype, as autograd requires.
+            return gx, (gw.to(w.dtype) if gw is not None else None)
 
     return MXLinear
 
@@ -389,7 +411,7 @@ def register_linear_op(out_dir: str, fqn: str, chip: str = "sm_90a",
     def backward_op(grad, x, w):
         _, dgrad, wgrad = pick(x)
         g = grad.contiguous()
-        return [dgrad(g, w.contiguous())[0], wgrad(g, x.contiguous())[0]]
+        return [dgrad(g, w.contiguous())[0], wgrad(g, x.contiguous())[0].to(w.dtype)]
 
     @backward_op.register_fake
     def _(grad, x, w):

@@ -95,7 +95,12 @@ def case(out, name, untiled, shape, shards):
     dy = torch.randn(*shape, H, device=dev, dtype=torch.bfloat16)
     label = f"{name}: {list(shape)} tokens, {shards} shards"
     try:
-        y_t, g_t = run(out, name, x, w13, w2, dy, shards)
+        # The compiled partition (manifest "tiled_mlps"): with T < N the
+        # empty shards are not looped over, so it has min(N, T) shards.
+        part = mp.tiled_mlp_partition(out, name)
+        if part["shards"] != min(shards, part["tokens"]):
+            raise AssertionError(f"compiled partition {part}")
+        y_t, g_t = run(out, name, x, w13, w2, dy, part["shards"])
         x2, dy2 = x.reshape(-1, H), dy.reshape(-1, H)
         y_u, g_u = run(out, untiled, x2, w13, w2, dy2, 1)
         y_r, g_r = reference(x2, w13, w2, dy2)
@@ -163,7 +168,8 @@ def scout_shared_expert(out):
         w13 = (torch.randn(2 * Is, Hs, device=dev) / math.sqrt(Hs)).to(torch.bfloat16)
         w2 = (torch.randn(Hs, Is, device=dev) / math.sqrt(Is)).to(torch.bfloat16)
         dy = torch.randn(T, Hs, device=dev, dtype=torch.bfloat16)
-        y, g = run(out, name, x, w13, w2, dy, "auto")
+        y, g = run(out, name, x, w13, w2, dy,
+                   mp.tiled_mlp_partition(out, name)["shards"])
         y_r, g_r = reference(x, w13, w2, dy)
     except Exception as ex:  # noqa: BLE001
         report(label, False, repr(ex)[:200])

@@ -196,7 +196,10 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module =
       parseSourceFile<ModuleOp>(inputFile.getValue(), sourceMgr, &context);
   if (!module) {
-    llvm::errs() << "mxmoe-compile: cannot parse '" << inputFile << "'\n";
+    // The diagnostics above say why (a missing file, a syntax error, or an
+    // op the verifier rejects).
+    llvm::errs() << "mxmoe-compile: cannot read '" << inputFile
+                 << "' as valid mxmoe IR\n";
     return 1;
   }
   if (llvm::sys::fs::exists(outDir) && !llvm::sys::fs::is_directory(outDir)) {
@@ -252,7 +255,9 @@ int main(int argc, char **argv) {
     return 1;
   for (const mlir::mxmoe::ChipArtifacts &art : result.chips) {
     if (art.ptx.empty()) {
-      llvm::errs() << "mxmoe-compile: no MX kernels for " << art.chip << "\n";
+      llvm::errs() << "mxmoe-compile: no MX kernels for " << art.chip
+                   << " (no op runs in MX precision: see "
+                   << outDir << "/policy-report.json)\n";
       continue;
     }
     if (art.cubin.empty())

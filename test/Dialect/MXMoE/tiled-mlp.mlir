@@ -132,26 +132,6 @@ func.func @tiled_higher_rank_result(%x: tensor<96x16xf32>, %i: index) -> tensor<
   return %y : tensor<96x4x8xf32>
 }
 
-// A whole routed-expert block as the body: the expert weights and the group
-// offsets are parameters; dynamic token count.
-// CHECK-LABEL: func.func @tiled_moe_body_dynamic_tokens(
-// CHECK:         mxmoe.tiled_mlp shards = auto (%{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}, %{{[a-z0-9_]+}}) {grad_accumulator = f32}
-// CHECK-SAME:      : (tensor<?x256xbf16>, tensor<4x512x256xbf16>, tensor<4xi32>) -> tensor<?x512xbf16> {
-// CHECK-NEXT:    ^bb0(%[[SHARD:shard]]: tensor<?x256xbf16>, %[[W:[a-z0-9_]+]]: tensor<4x512x256xbf16>, %[[OFFS:[a-z0-9_]+]]: tensor<4xi32>):
-// CHECK-NEXT:      %[[H:[a-z0-9_]+]] = mxmoe.scaled_grouped_matmul %[[SHARD]], %[[W]], %[[OFFS]] {fqn = "experts.w1"}
-// CHECK-SAME:        : (tensor<?x256xbf16>, tensor<4x512x256xbf16>, tensor<4xi32>) -> tensor<?x512xbf16>
-// CHECK-NEXT:      mxmoe.yield %[[H]] : tensor<?x512xbf16>
-func.func @tiled_moe_body_dynamic_tokens(%x: tensor<?x256xbf16>, %w: tensor<4x512x256xbf16>, %offs: tensor<4xi32>) -> tensor<?x512xbf16> {
-  %y = mxmoe.tiled_mlp shards = auto (%x, %w, %offs) {grad_accumulator = f32}
-      : (tensor<?x256xbf16>, tensor<4x512x256xbf16>, tensor<4xi32>) -> tensor<?x512xbf16> {
-  ^bb0(%xs: tensor<?x256xbf16>, %ws: tensor<4x512x256xbf16>, %o: tensor<4xi32>):
-    %h = mxmoe.scaled_grouped_matmul %xs, %ws, %o {fqn = "experts.w1"}
-        : (tensor<?x256xbf16>, tensor<4x512x256xbf16>, tensor<4xi32>) -> tensor<?x512xbf16>
-    mxmoe.yield %h : tensor<?x512xbf16>
-  }
-  return %y : tensor<?x512xbf16>
-}
-
 // grad_accumulator is f32, bf16 or f16 (here bf16, the parameter type).
 // CHECK-LABEL: func.func @tiled_bf16_accumulator(
 // CHECK:         mxmoe.tiled_mlp shards = 2 (%{{[a-z0-9_]+}}) {grad_accumulator = bf16} : (tensor<64x32xbf16>) -> tensor<64x32xbf16> {

@@ -127,7 +127,7 @@
 // HELP: --tokens-per-shard
 // HELP-NOT: --amdgpu
 // CHIP: mxmoe-compile: unsupported chip 'sm_80'; supported: sm_90a, sm_100a, sm_103a
-// NOFILE: mxmoe-compile: cannot parse '{{.*}}does-not-exist.mlir'
+// NOFILE: mxmoe-compile: cannot read '{{.*}}does-not-exist.mlir' as valid mxmoe IR
 
 func.func @moe(%x: tensor<256x512xbf16>, %w: tensor<4x1024x512xbf16>, %o: tensor<4xi32>) -> tensor<256x1024xbf16> {
   %y = mxmoe.scaled_grouped_matmul %x, %w, %o {fqn = "layers.0.moe.experts.w13"}

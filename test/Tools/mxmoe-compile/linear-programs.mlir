@@ -1,12 +1,14 @@
 // MX linears get launch programs: the one-group offsets are a program
 // constant, the weight's [N, K] -> [1, N, K] reshape aliases the argument,
 // and a reshaped result is returned with its function's shape. A linear
-// with a bias (added on the host) has kernels but no program: a warning and
-// "functions_without_program" say so.
+// with a bias (added on the host) has kernels but no program, and its
+// bias_grad (an f32 reduction on the host) no kernels: warnings at the
+// linear and "functions_without_program" say so.
 // RUN: rm -rf %t && mxmoe-compile %s -o %t --chip sm_90a 2>&1 | FileCheck %s
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/manifest.json
 
-// CHECK: warning: mxmoe: biased.wq.forward has kernels but no launch program ('{{.*}}' is not a kernel launch); it is listed under "functions_without_program" in the manifest
+// CHECK-DAG: linear-programs.mlir:[[#LINEAR:]]:{{[0-9]+}}: warning: mxmoe: biased.wq.forward has no launch program (host work: '{{.*}}' is not a kernel launch (e.g. a linear's bias add)); it is listed under "functions_without_program" in the manifest
+// CHECK-DAG: linear-programs.mlir:[[#LINEAR]]:{{[0-9]+}}: warning: mxmoe: biased.wq.bias_grad has no launch program (host work only, no MX kernels ('{{.*}}')); it is listed under "functions_without_program" in the manifest
 // MANIFEST: "functions_without_program": [
 // MANIFEST-NEXT: {
 // MANIFEST-NEXT: "function": "biased.wq.forward",

@@ -6,6 +6,7 @@
 // uncompiled and no warning is printed. Batch 2 is flattened to tokens.
 // RUN: rm -rf %t && mxmoe-compile %s -o %t --chip sm_90a 2>&1 | FileCheck %s --implicit-check-not=warning
 // RUN: FileCheck %s --check-prefix=MANIFEST < %t/manifest.json
+// RUN: FileCheck %s --check-prefix=PARTITION < %t/manifest.json
 // RUN: FileCheck %s --check-prefix=MODEL < %t/model.mlir
 
 // CHECK: mxmoe-compile: {{.*}} (sm_90a) in
@@ -16,6 +17,29 @@
 // MANIFEST-DAG: "function": "mlp.w13.tail.forward",
 // MANIFEST-DAG: "function": "mlp.w2.tail.weight_grad",
 // MANIFEST-DAG: "uncompiled": []
+// The partition a runtime must use (2 + 2 shards, 250 tokens):
+// PARTITION: "tiled_mlps": [
+// PARTITION-NEXT: {
+// PARTITION-NEXT: "fqn": "mlp",
+// PARTITION-NEXT: "function": "mlp_fn",
+// PARTITION-NEXT: "loops": [
+// PARTITION-NEXT: {
+// PARTITION-NEXT: "count": 2,
+// PARTITION-NEXT: "first": 0,
+// PARTITION-NEXT: "function_suffix": "",
+// PARTITION-NEXT: "shard_tokens": 63
+// PARTITION-NEXT: },
+// PARTITION-NEXT: {
+// PARTITION-NEXT: "count": 2,
+// PARTITION-NEXT: "first": 2,
+// PARTITION-NEXT: "function_suffix": ".tail",
+// PARTITION-NEXT: "shard_tokens": 62
+// PARTITION-NEXT: }
+// PARTITION-NEXT: ],
+// PARTITION-NEXT: "num_shards": 4,
+// PARTITION-NEXT: "shards": 4,
+// PARTITION-NEXT: "static": true,
+// PARTITION-NEXT: "tokens": 250
 // MANIFEST-DAG: "functions_without_program": []
 // MODEL-LABEL: func.func @mlp_fn
 // MODEL: scf.for
@@ -26,6 +50,8 @@
 // MODEL: call @mlp.w13.tail.forward({{.*}}) : (tensor<62x64xbf16>, tensor<256x64xbf16>) -> tensor<62x256xbf16>
 // MODEL: } {mxmoe.num_shards = 4 : i64, mxmoe.shard_tokens = 62 : i64, mxmoe.tiled_mlp = "mlp"}
 // MODEL-LABEL: func.func @mlp.backward
+// MODEL: call @mlp.w13.forward
+// MODEL-NOT: call @mlp.w2.forward
 // MODEL: call @mlp.w2.input_grad
 // MODEL: call @mlp.w2.weight_grad
 // MODEL: call @mlp.w13.input_grad

@@ -529,6 +529,19 @@ LogicalResult TiledMLPOp::verify() {
   if (x.getRank() != 2 && x.getRank() != 3)
     return emitOpError() << "input must be [T, H] or [B, S, H], got rank "
                          << x.getRank();
+  if (llvm::is_contained(x.getShape().drop_back(), 0))
+    return emitOpError() << "has no tokens: input " << x;
+  // Parameters are passed whole to every shard: token-dependent data (e.g.
+  // the group offsets of a routed GEMM) would be wrong for every shard.
+  for (auto [i, param] : llvm::enumerate(getParams()))
+    if (auto t = dyn_cast<ShapedType>(param.getType());
+        t && t.getElementType().isIntOrIndex())
+      return emitOpError()
+             << "parameter #" << i << " (" << t
+             << ") has an integer element type: parameters are "
+                "shard-invariant (weights and their scales); token-dependent "
+                "data such as group offsets must be computed in the body from "
+                "the shard";
   if (getNumResults() == 0)
     return emitOpError() << "must have at least one result";
   ArrayRef<int64_t> tokenDims = x.getShape().drop_back();

@@ -172,7 +172,8 @@ LogicalResult checkNamesFree(Operation *op, StringRef name,
 FailureOr<LinearFunctions>
 mlir::mxmoe::createLinearFunctions(LinearOp op, StringRef name,
                                    SymbolTable &symbols, bool backward,
-                                   bool weightGradBF16) {
+                                   bool weightGradBF16,
+                                   Type weightGradElem) {
     RankedTensorType x = op.getInput().getType(), w = op.getWeight().getType(),
                      y = op.getResult().getType();
     if (!x.hasStaticShape() || !w.hasStaticShape())
@@ -275,15 +276,16 @@ mlir::mxmoe::createLinearFunctions(LinearOp op, StringRef name,
                                offsets(b), elem);
         func::ReturnOp::create(b, loc, unflatten(b, dx, k));
       }
+      Type dwElem = weightGradElem ? weightGradElem : w.getElementType();
       func::FuncOp wgrad = fns.weightGrad =
-          makeFunc(op, fqn, name, symbols, "weight_grad", {dyT, x}, w);
+          makeFunc(op, fqn, name, symbols, "weight_grad", {dyT, x},
+                   RankedTensorType::get(w.getShape(), dwElem));
       {
         OpBuilder b = OpBuilder::atBlockBegin(&wgrad.front());
         Expander e{b, loc, recipe, d};
         ValueRange a = wgrad.getArguments();
         Value dw = e.weightGrad(flatten(b, a[0]), flatten(b, a[1]),
-                                offsets(b), w.getElementType(),
-                                weightGradBF16);
+                                offsets(b), dwElem, weightGradBF16);
         dw = tensor::CollapseShapeOp::create(
             b, loc, dw, SmallVector<ReassociationIndices>{{0, 1}, {2}});
         func::ReturnOp::create(b, loc, dw);

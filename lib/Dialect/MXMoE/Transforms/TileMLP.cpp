@@ -20,6 +20,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 
 namespace mlir::mxmoe {
@@ -558,6 +559,25 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
       return tables.getSymbolTable(
           op->getParentWithTrait<OpTrait::SymbolTable>());
     };
+    // An fqn names the op's backward and expanded functions: one op each
+    // (per symbol table).
+    llvm::DenseMap<std::pair<Operation *, StringAttr>, TiledMLPOp> byFqn;
+    for (TiledMLPOp op : ops) {
+      if (!op.getFqnAttr())
+        continue;
+      auto [it, fresh] = byFqn.try_emplace(
+          {op->getParentWithTrait<OpTrait::SymbolTable>(), op.getFqnAttr()},
+          op);
+      if (!fresh) {
+        InFlightDiagnostic d = op.emitOpError("fqn '")
+                               << op.getFqnAttr().getValue()
+                               << "' is not unique: another mxmoe.tiled_mlp "
+                                  "has it (it names the backward function a "
+                                  "runtime looks up)";
+        d.attachNote(it->second.getLoc()) << "the other tiled MLP";
+        return signalPassFailure();
+      }
+    }
     llvm::DenseMap<Operation *, SmallVector<ShardRun>> runsOf;
     for (TiledMLPOp op : ops) {
       int64_t lead = op.getInput().getType().getRank() - 1;
@@ -623,8 +643,14 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
       std::string fwdName = name + ".forward";
       auto it = table.find(fwdName);
       if (it == table.end()) {
+        // With an f32 gradient accumulator the weight gradient GEMMs write
+        // f32 (not the weight's bf16, widened afterwards).
+        Type dwElem;
+        if (std::optional<Type> acc = owner.getGradAccumulator();
+            acc && acc->isF32())
+          dwElem = *acc;
         FailureOr<LinearFunctions> fns = createLinearFunctions(
-            lin, name, symbols, backward, weightGradBF16);
+            lin, name, symbols, backward, weightGradBF16, dwElem);
         if (failed(fns))
           return failure();
         it = table
@@ -810,7 +836,15 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
                << name << "' must have type " << type;
       fn.setPublic();
     } else {
-      // New function; a name clash (two ops without fqn) is uniquified.
+      // A runtime finds the backward by the op's fqn: an existing function
+      // of that name is an error; without an fqn the name is uniquified.
+      if (fn && op.getFqnAttr()) {
+        InFlightDiagnostic d = op.emitOpError("mxmoe-tile-mlp: @")
+                               << name << " already exists; the fqn names the "
+                                  "backward function a runtime looks up";
+        d.attachNote(fn.getLoc()) << "the existing function";
+        return failure();
+      }
       fn = func::FuncOp::create(loc, name, type);
       symbols.insert(fn);
     }
@@ -875,6 +909,16 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
       for (Operation *c : llvm::reverse(*cloned))
         if (failed(vjp.backprop(c)))
           return failure();
+      // The recompute keeps what the gradients use: a forward call whose
+      // result nothing reads (the last linear's: its gradients need only
+      // its input) is dropped, with the pure ops that only fed it.
+      for (Operation *c : llvm::reverse(*cloned)) {
+        auto call = dyn_cast<func::CallOp>(c);
+        bool deadForward = call && call->use_empty() &&
+                           vjp.linears.count(call.getCallee());
+        if (deadForward || isOpTriviallyDead(c))
+          c->erase();
+      }
       SmallVector<Value> next;
       Value gx = vjp.grads.lookup(shard);
       if (!gx)

@@ -155,15 +155,20 @@ def MXMoE_TiledMLPOp : MXMoE_Op<"tiled_mlp", [
     DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmBlockArgumentNames"]>]> {
   let summary = "MLP/MoE block computed shard by shard along the token axis";
   let description = [{
-    A token-separable body (an MLP or a whole MoE block) applied to shards of
-    the token axis, so that only one shard's activations are alive at a
-    time; the backward recomputes each shard (DeepSpeed `TiledMLP`, ALST
-    arXiv 2506.13996). `mxmoe-tile-mlp` lowers it to loops over shards for
-    forward and backward.
+    A token-separable body (an MLP such as a shared expert) applied to
+    shards of the token axis, so that only one shard's activations are
+    alive at a time; the backward recomputes each shard (DeepSpeed
+    `TiledMLP`, ALST arXiv 2506.13996). `mxmoe-tile-mlp` lowers it to loops
+    over shards for forward and backward. A whole MoE block (routing per
+    shard) is token-separable too, but `mxmoe-tile-mlp` neither expands nor
+    differentiates grouped GEMMs (`mxmoe.scaled_grouped_matmul`) in a body:
+    its backward supports the ops listed under mxmoe-tile-mlp.
 
     Operands: `input` is the token input, `[T, H]` or `[B, S, H]` (batch is
-    flattened into the token axis, T = B*S); `params` are the body's
-    parameters (weights, offsets-free), passed whole to every shard.
+    flattened into the token axis, T = B*S; T > 0); `params` are the body's
+    parameters (weights and their scales), passed whole to every shard:
+    integer tensors (e.g. group offsets, which depend on the tokens) are
+    rejected.
 
     Region: one block with arguments `(shard, params...)`: `shard` has type
     `tensor<?xHxE>` (the input's last dim and element type, a dynamic token
@@ -180,13 +185,17 @@ def MXMoE_TiledMLPOp : MXMoE_Op<"tiled_mlp", [
       `ceil(T / 32768)` capped by T (Axolotl's MoE rule), chosen by the pass.
       The shard partition is balanced (sizes differ by at most 1), the same
       in forward and backward, and always has exactly `num_shards` shards
-      (empty shards when T < num_shards).
+      (empty shards when T < num_shards; they compute nothing, and static
+      shard loops skip them).
     * `grad_accumulator`: element type of parameter-gradient accumulation
       across shards (f32, bf16 or f16); absent = the parameter's own type
       (what autograd does untiled), `f32` on request. It must be f32 or the
       element type of every bf16/f16/f32 parameter (gradients are widened
       into it, never narrowed).
-    * `fqn`: the block's fully qualified name (optional).
+    * `fqn`: the block's fully qualified name (optional; it names the
+      backward function `<fqn>.backward`, `tiled_mlp.backward` without one,
+      uniquified as `tiled_mlp.backward_0`, ...; two tiled MLPs with the same
+      fqn are an error of mxmoe-tile-mlp).
 
     Parameter gradients are summed over shards, never averaged. The body must
     be token-separable (each output token depends only on its own input

@@ -43,7 +43,9 @@ struct LinearFunctions {
 /// mxfp8/mxfp4, static shapes): `@"<name>.forward"(x [..., K], w [N, K]
 /// [, bias [N]]) -> y [..., N]`, and with `backward` also
 /// `@"<name>.input_grad"(dy, w) -> dx`, `@"<name>.weight_grad"(dy, x) -> dw
-/// [N, K]` (bf16 operands when `weightGradBF16`) and, for a biased linear,
+/// [N, K]` (bf16 operands when `weightGradBF16`; dw in `weightGradElem`,
+/// default the weight's element type, e.g. f32 for an f32 gradient
+/// accumulator) and, for a biased linear,
 /// `@"<name>.bias_grad"(dy) -> db` (f32 sum over tokens). Each GEMM's
 /// operands are quantized along its own contraction axis (OCP MX v1.0
 /// section 5; shared/reference/training-recipe.md section 2); the token
@@ -54,7 +56,8 @@ FailureOr<LinearFunctions> createLinearFunctions(LinearOp op,
                                                  llvm::StringRef name,
                                                  SymbolTable &symbols,
                                                  bool backward,
-                                                 bool weightGradBF16);
+                                                 bool weightGradBF16,
+                                                 Type weightGradElem = {});
 
 } // namespace mlir::mxmoe
 
