@@ -18,11 +18,16 @@ Field names per family (any family's names are accepted):
                num_experts_per_tok (no shared expert)
   gpt-oss      hidden_size, intermediate_size, num_local_experts,
                num_experts_per_tok (no shared expert)
+  Qwen2-MoE    hidden_size, moe_intermediate_size, num_experts,
+               num_experts_per_tok, shared_expert_intermediate_size (one
+               shared expert of that size)
 
 `tokens` is the number of tokens of the batch (batch x sequence); routed
 rows = tokens x top-k. Experts per GPU can be reduced with `experts` (expert
-parallelism: the local slice). Errors (missing fields, sizes the MX recipe
-cannot take) raise ValueError naming the field.
+parallelism: the local slice). Errors (missing or non-positive fields)
+raise ValueError naming the field. Sizes that are not multiples of 32 are
+not an error here: the precision policy keeps those GEMMs in bf16 (with a
+remark and an entry in the policy report).
 """
 from __future__ import annotations
 
@@ -62,10 +67,15 @@ def moe_dims(config: Mapping) -> dict:
     E = int(_first(config, "n_routed_experts", "num_local_experts", "num_experts"))
     k = int(_first(config, "num_experts_per_tok"))
     shared = _first(config, "n_shared_experts", required=False)
+    qwen2_shared = _first(config, "shared_expert_intermediate_size", required=False)
     if shared is None:
-        shared = 1 if fam.startswith("llama4") else 0
-    shared_I = int(_first(config, "intermediate_size", required=False) or I) \
-        if fam.startswith("llama4") else I
+        shared = 1 if fam.startswith("llama4") or qwen2_shared else 0
+    if qwen2_shared:
+        shared_I = int(qwen2_shared)
+    elif fam.startswith("llama4"):
+        shared_I = int(_first(config, "intermediate_size", required=False) or I)
+    else:
+        shared_I = I
     for name, v in (("hidden_size", H), ("intermediate size", I), ("experts", E),
                     ("num_experts_per_tok", k)):
         if v <= 0:

@@ -2,11 +2,12 @@
 of include/mxmoe-c/Compiler.h, libmxmoe_compiler.so).
 
     import mxmoe
-    out = mxmoe.compile(open("model.mlir").read(), chips=("sm_90a", "sm_100a"),
-                        toolkit="/usr/local/cuda")
+    out = mxmoe.compile(open("model.mlir").read(), chips=("sm_90a", "sm_100a"))
     out.manifest            # dict: kernels, programs (see python/mxmoe/program.py)
     out.ptx["sm_90a"]       # PTX text
-    out.cubin["sm_90a"]     # bytes (empty without a toolkit)
+    out.cubin["sm_90a"]     # bytes (empty without ptxas: toolkit=None, or no
+                            # bin/ptxas under `toolkit`, default /usr/local/cuda,
+                            # which also issues a CompileWarning)
     out.write("outdir")     # the same files as `mxmoe-compile -o outdir`
 
 Errors raise CompileError with the compiler's diagnostics ("name:line:col:
@@ -133,7 +134,7 @@ def _csv(v) -> Optional[bytes]:
 
 def compile(ir: str, chips: Sequence[str] = ("sm_90a", "sm_100a"),  # noqa: A001
             excludes: Sequence[str] = (), rounding: str = "rceil",
-            toolkit: Optional[str] = None, tokens_per_shard: int = 32768,
+            toolkit: Optional[str] = "/usr/local/cuda", tokens_per_shard: int = 32768,
             gemm_tile_n: int = 128, gemm_stages: int = 0, gemm_ctas: int = 132,
             gemm_sm90_mma: str = "auto", llvm_opt_level: int = 3,
             source_name: str = "<python>") -> CompileOutput:
@@ -171,6 +172,15 @@ def compile(ir: str, chips: Sequence[str] = ("sm_90a", "sm_100a"),  # noqa: A001
         for line in out.warnings.splitlines():
             if ": warning: " in line:
                 warnings.warn(line, CompileWarning, stacklevel=2)
+        if toolkit:
+            # Like mxmoe-compile's note: a toolkit without a usable ptxas
+            # gives PTX only (the manifest's "cubin" says why).
+            for chip, cubin in out.cubin.items():
+                note = next((k["cubin"] for k in out.manifest["kernels"]
+                             if k["chip"] == chip), "")
+                if not cubin and out.ptx.get(chip) and not note.endswith(".cubin"):
+                    warnings.warn(f"{chip}: PTX only, cubin {note}", CompileWarning,
+                                  stacklevel=2)
         return out
     finally:
         if art:

@@ -12,6 +12,11 @@
 // RUN: env PYTHONPATH=%mxmoe_src_root/python %python -m mxmoe.builders gpt_oss_20b --tokens 1024 --rounding floor > %t.gptoss.mlir
 // RUN: FileCheck %s --check-prefix=GPTOSS < %t.gptoss.mlir
 // RUN: mxmoe-opt %t.gptoss.mlir --mxmoe-precision-policy --mxmoe-expand-scaled-matmul 2>/dev/null | FileCheck %s --check-prefix=GPTOSSX
+// Qwen2-MoE's shared expert has its own size (shared_expert_intermediate_size).
+// RUN: echo '{"model_type": "qwen2_moe", "hidden_size": 2048, "moe_intermediate_size": 1408, "num_experts": 60, "num_experts_per_tok": 4, "shared_expert_intermediate_size": 5632}' > %t.qwen2.json
+// RUN: env PYTHONPATH=%mxmoe_src_root/python %python -m mxmoe.builders %t.qwen2.json --tokens 256 | FileCheck %s --check-prefix=QWEN2
+// QWEN2: func.func @moe({{.*}}%shared_w13: tensor<11264x2048xbf16>, %shared_w2: tensor<2048x5632xbf16>)
+// QWEN2: mxmoe.tiled_mlp shards = auto (%h, %shared_w13, %shared_w2)
 // Bad input: a config without the expert count, a bad EP slice.
 // RUN: echo '{"hidden_size": 64, "intermediate_size": 64, "num_experts_per_tok": 2}' > %t.bad.json
 // RUN: not env PYTHONPATH=%mxmoe_src_root/python %python -m mxmoe.builders %t.bad.json 2>&1 | FileCheck %s --check-prefix=BAD

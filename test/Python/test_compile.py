@@ -19,7 +19,7 @@ IR = builders.moe_layer_ir(builders.CONFIGS["qwen3_30b_a3b"], tokens=512)
 
 class CompileTest(unittest.TestCase):
     def test_both_chips(self):
-        out = mc.compile(IR, source_name="qwen3.mlir")
+        out = mc.compile(IR, source_name="qwen3.mlir", toolkit=None)
         m = out.manifest
         self.assertEqual(m["chips"], ["sm_90a", "sm_100a"])
         self.assertEqual(m["input"], "qwen3.mlir")
@@ -68,6 +68,14 @@ func.func @f(%x: tensor<?x64xbf16>, %w: tensor<64x64xbf16>) -> tensor<?x64xbf16>
         with self.assertRaises(mc.CompileError) as e:
             mc.compile(IR, chips=["sm_90a"], llvm_opt_level=4)
         self.assertIn("llvm-opt-level must be 0, 1, 2 or 3, got 4", str(e.exception))
+
+    def test_missing_ptxas(self):
+        # A toolkit without bin/ptxas: PTX only, with a warning naming it.
+        with self.assertWarns(mc.CompileWarning) as w:
+            out = mc.compile(IR, chips=["sm_90a"], toolkit="/nonexistent-cuda")
+        self.assertIn("ptxas not found at /nonexistent-cuda/bin/ptxas", str(w.warning))
+        self.assertEqual(out.cubin["sm_90a"], b"")
+        self.assertIn(".target sm_90a", out.ptx["sm_90a"])
 
     def test_bad_ir(self):
         with self.assertRaises(mc.CompileError) as e:

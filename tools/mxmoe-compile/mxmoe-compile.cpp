@@ -65,7 +65,11 @@ static cl::list<std::string> chips("chip", cl::desc("target chips, comma-separat
                                    cl::CommaSeparated,
     cl::cat(category));
 static cl::opt<std::string> toolkit("toolkit",
-                                    cl::desc("CUDA toolkit root (ptxas)"),
+                                    cl::desc("CUDA toolkit root whose bin/ptxas "
+                                             "builds the cubins (default "
+                                             "/usr/local/cuda; without ptxas "
+                                             "only PTX is written, noted on "
+                                             "stderr)"),
                                     cl::init("/usr/local/cuda"),
     cl::cat(category));
 static cl::list<std::string> excludes(
