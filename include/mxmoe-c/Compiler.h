@@ -43,9 +43,10 @@ typedef struct MxmoeLogicalResult {
  *  the driver's defaults (a zero-filled struct is not a valid set of
  *  options: gemmTileN 0 is rejected, llvmOptLevel 0 means O0). String
  *  fields are NUL-terminated and may be NULL (default). The struct grows
- *  between versions (llvmOptLevel came in 0.1): code compiled against one
+ *  between versions: code compiled against one
  *  header must run with that version's library, whose SONAME carries the
- *  version (libmxmoe_compiler.so.0.1). */
+ *  version (libmxmoe_compiler.so.0.1; llvmOptLevel and tileRule came in
+ *  0.1). */
 typedef struct MxmoeCompileOptions {
   const char *chips;      /**< comma-separated: "sm_90a,sm_100a" (default) */
   const char *excludes;   /**< comma-separated extra policy exclude patterns */
@@ -61,6 +62,8 @@ typedef struct MxmoeCompileOptions {
   int64_t llvmOptLevel;   /**< LLVM IR optimization level of the kernels
                                before NVPTX codegen, 0..3 (default 3; 0
                                compiles faster, kernels 1-13 % slower) */
+  const char *tileRule;   /**< tiled-MLP `auto` rule: "tokens" (default,
+                               ceil(T / tokensPerShard)) or "square" */
 } MxmoeCompileOptions;
 
 MxmoeCompileOptions mxmoeCompileOptionsDefault(void);

@@ -52,7 +52,8 @@ std::vector<std::string> splitList(const char *s) {
 extern "C" {
 
 MxmoeCompileOptions mxmoeCompileOptionsDefault(void) {
-  return {nullptr, nullptr, nullptr, nullptr, 32768, 128, 0, 132, nullptr, 3};
+  return {nullptr, nullptr, nullptr, nullptr, 32768, 128, 0, 132, nullptr, 3,
+          nullptr};
 }
 
 MxmoeCompiler mxmoeCompilerCreate(void) {
@@ -115,6 +116,8 @@ MxmoeLogicalResult mxmoeCompile(MxmoeCompiler compiler, MxmoeStringRef ir,
   if (o.gemmSm90Mma && *o.gemmSm90Mma)
     opts.gemmSm90Mma = o.gemmSm90Mma;
   opts.llvmOptLevel = o.llvmOptLevel;
+  if (o.tileRule && *o.tileRule)
+    opts.tileRule = o.tileRule;
   opts.inputName = name;
   auto art = std::make_unique<MxmoeArtifacts_>();
   if (failed(mxmoe::compileModule(*module, opts, art->result))) {

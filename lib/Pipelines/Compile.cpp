@@ -392,6 +392,9 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
   if (options.tokensPerShard < 1)
     return emitError(loc, "mxmoe: tokens-per-shard must be >= 1, got ")
            << options.tokensPerShard;
+  if (options.tileRule != "tokens" && options.tileRule != "square")
+    return emitError(loc, "mxmoe: tile-rule must be tokens or square, got '")
+           << options.tileRule << "'";
   if (options.llvmOptLevel < 0 || options.llvmOptLevel > 3)
     return emitError(loc, "mxmoe: llvm-opt-level must be 0, 1, 2 or 3, got ")
            << options.llvmOptLevel;

@@ -24,6 +24,7 @@ void mlir::mxmoe::buildModelPipeline(OpPassManager &pm,
   pm.addPass(createMXMoEExpandScaledMatmul());
   MXMoETileMLPOptions tile;
   tile.tokensPerShard = opts.tokensPerShard;
+  tile.rule = opts.tileRule;
   pm.addPass(createMXMoETileMLP(tile));
   pm.addPass(createMXMoEPackScales());
 }

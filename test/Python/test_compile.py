@@ -68,6 +68,18 @@ func.func @f(%x: tensor<?x64xbf16>, %w: tensor<64x64xbf16>) -> tensor<?x64xbf16>
         with self.assertRaises(mc.CompileError) as e:
             mc.compile(IR, chips=["sm_90a"], llvm_opt_level=4)
         self.assertIn("llvm-opt-level must be 0, 1, 2 or 3, got 4", str(e.exception))
+        # The tiled MLP's auto rule: square = ceil(T / H) shards.
+        static = (ir.replace("%x: tensor<?x64xbf16>", "%x: tensor<256x64xbf16>")
+                    .replace("shards = 2 (%x, %w) {fqn = \"mlp\"} : (tensor<?x64xbf16>",
+                             "shards = auto (%x, %w) {fqn = \"mlp\"} : (tensor<256x64xbf16>")
+                    .replace("-> tensor<?x64xbf16> {\n  ^", "-> tensor<256x64xbf16> {\n  ^")
+                    .replace("return %y : tensor<?x64xbf16>", "return %y : tensor<256x64xbf16>")
+                    .replace(") -> tensor<?x64xbf16> {\n  %y", ") -> tensor<256x64xbf16> {\n  %y"))
+        out = mc.compile(static, chips=["sm_90a"], toolkit=None, tile_rule="square")
+        self.assertEqual(out.manifest["tiled_mlps"][0]["shards"], 4)
+        with self.assertRaises(mc.CompileError) as e:
+            mc.compile(static, chips=["sm_90a"], tile_rule="cube")
+        self.assertIn("tile-rule must be tokens or square, got 'cube'", str(e.exception))
 
     def test_missing_ptxas(self):
         # A toolkit without bin/ptxas: PTX only, with a warning naming it.

@@ -88,6 +88,12 @@ static cl::opt<int64_t> tokensPerShard("tokens-per-shard",
              "(default 32768)"),
                                        cl::init(32768),
     cl::cat(category));
+static cl::opt<std::string> tileRule(
+    "tile-rule",
+    cl::desc("shard count of tiled MLPs with shards = auto: tokens "
+             "(ceil(T / tokens-per-shard), default) or square (ceil(T / "
+             "hidden), DeepSpeed/ALST)"),
+    cl::init("tokens"), cl::cat(category));
 static cl::opt<std::string> dumpIRAfter(
     "dump-ir-after", cl::desc("print the IR after the pass with this name"),
     cl::init(""),
@@ -234,6 +240,7 @@ int main(int argc, char **argv) {
   opts.rounding = rounding;
   opts.excludes.assign(excludes.begin(), excludes.end());
   opts.tokensPerShard = tokensPerShard;
+  opts.tileRule = tileRule;
   opts.gemmTileN = gemmTileN;
   opts.gemmStages = gemmStages;
   opts.gemmCTAs = gemmCTAs;

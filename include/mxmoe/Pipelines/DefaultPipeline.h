@@ -31,6 +31,9 @@ struct DefaultPipelineOptions {
   std::string rounding = "rceil";
   /// Tokens per shard of mxmoe-tile-mlp's `auto` rule.
   int64_t tokensPerShard = 32768;
+  /// mxmoe-tile-mlp's `auto` rule: "tokens" (ceil(T / tokensPerShard)) or
+  /// "square" (ceil(T / hidden), DeepSpeed/ALST).
+  std::string tileRule = "tokens";
   /// Where mxmoe-precision-policy writes its JSON report ("" = nowhere).
   std::string policyReport;
   /// Grouped-GEMM tile N (64/128; 256 on sm_100a), pipeline stages and
