@@ -435,19 +435,24 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
   // <linear fqn>.tail.forward ...).
   llvm::json::Array tiledMLPs;
   {
-    llvm::MapVector<StringRef, llvm::json::Object> byFqn;
+    // One entry per tiled MLP (mxmoe.tiled_mlp_id; fqns may repeat across
+    // nested modules, and an op may have none).
+    llvm::MapVector<int64_t, llvm::json::Object> byId;
     module.walk([&](scf::ForOp loop) {
-      auto fqn = loop->getAttrOfType<StringAttr>("mxmoe.tiled_mlp");
-      if (!fqn)
+      Attribute tag = loop->getAttr("mxmoe.tiled_mlp");
+      auto id = loop->getAttrOfType<IntegerAttr>("mxmoe.tiled_mlp_id");
+      if (!tag || !id)
         return;
+      auto fqn = dyn_cast<StringAttr>(tag);
       auto fn = loop->getParentOfType<FunctionOpInterface>();
-      llvm::json::Object &e = byFqn[fqn.getValue()];
+      llvm::json::Object &e = byId[id.getInt()];
       if (e.empty()) {
-        e = llvm::json::Object{{"fqn", fqn.getValue()},
-                               {"function", fn ? fn.getName() : StringRef()},
-                               {"shards", int64_t{0}},
-                               {"tokens", int64_t{0}},
-                               {"loops", llvm::json::Array()}};
+        e = llvm::json::Object{
+            {"fqn", fqn ? llvm::json::Value(fqn.getValue()) : nullptr},
+            {"function", fn ? fn.getName() : StringRef()},
+            {"shards", int64_t{0}},
+            {"tokens", int64_t{0}},
+            {"loops", llvm::json::Array()}};
         if (auto n = loop->getAttrOfType<IntegerAttr>("mxmoe.num_shards"))
           e["num_shards"] = n.getInt();
       }
@@ -469,7 +474,7 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
       e["shards"] = *e.getInteger("shards") + count;
       e["tokens"] = *e.getInteger("tokens") + count * size.getInt();
     });
-    for (auto &kv : byFqn) {
+    for (auto &kv : byId) {
       if (!*kv.second.getBoolean("static")) {
         kv.second.erase("shards");
         kv.second.erase("tokens");

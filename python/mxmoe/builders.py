@@ -20,7 +20,9 @@ Field names per family (any family's names are accepted):
                num_experts_per_tok (no shared expert)
   Qwen2-MoE    hidden_size, moe_intermediate_size, num_experts,
                num_experts_per_tok, shared_expert_intermediate_size (one
-               shared expert of that size)
+               shared expert of that size; its sigmoid shared_expert_gate
+               scales the shared output where the framework combines the
+               outputs, as for the routing weights: not in this IR)
 
 `tokens` is the number of tokens of the batch (batch x sequence); routed
 rows = tokens x top-k. Experts per GPU can be reduced with `experts` (expert

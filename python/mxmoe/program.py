@@ -34,7 +34,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
-from typing import Dict, List, Sequence
+from typing import Dict, List, Optional, Sequence
 
 from . import runtime as rt
 
@@ -291,24 +291,29 @@ def mx_grouped_mm_function(out_dir: str, fqn: str, chip: str = "sm_90a",
     return MXGroupedMM
 
 
-def tiled_mlp_partition(out_dir: str, fqn: str) -> dict:
+def tiled_mlp_partition(out_dir: str, fqn: Optional[str],
+                        function: Optional[str] = None) -> dict:
     """The shard partition the tiled MLP `fqn` was compiled for (the
     manifest's "tiled_mlps" entry): "shards" and "tokens" in total and, per
     static shard loop, its shards [first, first + count) of "shard_tokens"
     tokens and the "function_suffix" of its MX linears' functions ("" or
     ".tail"). Pass `shards=partition["shards"]` to `mxmoe.tiled.tiled_mlp`
-    so that every shard has compiled kernels. KeyError when the manifest has
-    no such tiled MLP; ValueError when its shard shapes are only known at
-    run time (its MX linears were not compiled)."""
+    so that every shard has compiled kernels. `function` (the function
+    holding it) tells apart tiled MLPs of one fqn in nested modules, or
+    without an fqn (fqn=None). KeyError when the manifest has no such tiled
+    MLP; ValueError when its shard shapes are only known at run time (its
+    MX linears were not compiled)."""
     manifest = json.load(open(os.path.join(out_dir, "manifest.json")))
     for entry in manifest.get("tiled_mlps", []):
-        if entry["fqn"] == fqn:
+        if entry["fqn"] == fqn and function in (None, entry["function"]):
             if not entry.get("static"):
                 raise ValueError(f"tiled MLP '{fqn}' has run-time shard shapes: "
                                  "its MX linears have no kernels (see \"uncompiled\")")
             return entry
-    raise KeyError(f"no tiled MLP '{fqn}' in {out_dir}/manifest.json (have: "
-                   + ", ".join(e["fqn"] for e in manifest.get("tiled_mlps", [])) + ")")
+    raise KeyError(f"no tiled MLP '{fqn}'" + (f" in @{function}" if function else "")
+                   + f" in {out_dir}/manifest.json (have: "
+                   + ", ".join(f"{e['fqn']} (@{e['function']})"
+                               for e in manifest.get("tiled_mlps", [])) + ")")
 
 
 def _linear_variants(out_dir: str, fqn: str, chip: str, check: str):

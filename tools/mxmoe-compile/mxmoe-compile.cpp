@@ -267,8 +267,9 @@ int main(int argc, char **argv) {
   for (const mlir::mxmoe::ChipArtifacts &art : result.chips) {
     if (art.ptx.empty()) {
       llvm::errs() << "mxmoe-compile: no MX kernels for " << art.chip
-                   << " (no op runs in MX precision: see "
-                   << outDir << "/policy-report.json)\n";
+                   << " (no MX op was compiled: see " << outDir
+                   << "/policy-report.json and \"uncompiled\" in the "
+                      "manifest)\n";
       continue;
     }
     if (art.cubin.empty())

@@ -45,10 +45,10 @@
 // MODEL: scf.for
 // MODEL: call @mlp.w13.forward({{.*}}) : (tensor<63x64xbf16>, tensor<256x64xbf16>) -> tensor<63x256xbf16>
 // MODEL: call @mlp.w2.forward
-// MODEL: } {mxmoe.num_shards = 4 : i64, mxmoe.shard_tokens = 63 : i64, mxmoe.tiled_mlp = "mlp"}
+// MODEL: } {mxmoe.num_shards = 4 : i64, mxmoe.shard_tokens = 63 : i64, mxmoe.tiled_mlp = "mlp", mxmoe.tiled_mlp_id = {{[0-9]+}} : i64}
 // MODEL: scf.for
 // MODEL: call @mlp.w13.tail.forward({{.*}}) : (tensor<62x64xbf16>, tensor<256x64xbf16>) -> tensor<62x256xbf16>
-// MODEL: } {mxmoe.num_shards = 4 : i64, mxmoe.shard_tokens = 62 : i64, mxmoe.tiled_mlp = "mlp"}
+// MODEL: } {mxmoe.num_shards = 4 : i64, mxmoe.shard_tokens = 62 : i64, mxmoe.tiled_mlp = "mlp", mxmoe.tiled_mlp_id = {{[0-9]+}} : i64}
 // MODEL-LABEL: func.func @mlp.backward
 // MODEL: call @mlp.w13.forward
 // MODEL-NOT: call @mlp.w2.forward

@@ -22,7 +22,7 @@
 // CHECK:   arith.addf %[[DW]], %[[GW32]] : tensor<96x64xf32>
 // CHECK:   %[[GB32:.*]] = arith.extf %[[GB]]
 // CHECK:   arith.addf %[[DB]], %[[GB32]] : tensor<96xf32>
-// CHECK: } {mxmoe.tiled_mlp_backward = "layers.0.mlp"}
+// CHECK: } {mxmoe.tiled_mlp_backward = "layers.0.mlp", mxmoe.tiled_mlp_id = {{[0-9]+}} : i64}
 // CHECK: arith.truncf %{{.*}} : tensor<96x64xf32> to tensor<96x64xbf16>
 // CHECK: arith.truncf %{{.*}} : tensor<96xf32> to tensor<96xbf16>
 // NOBWD-NOT: backward

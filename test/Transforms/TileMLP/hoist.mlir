@@ -7,7 +7,7 @@
 // CHECK: scf.for
 // CHECK-NOT: mxmoe.dequantize
 // CHECK: mxmoe.linear %{{.*}}, %[[W]] {fqn = "layers.0.mlp.w1", precision = #mxmoe.precision<bf16>}
-// CHECK: } {mxmoe.num_shards = 8 : i64, mxmoe.shard_tokens = 32 : i64, mxmoe.tiled_mlp = "layers.0.mlp"}
+// CHECK: } {mxmoe.num_shards = 8 : i64, mxmoe.shard_tokens = 32 : i64, mxmoe.tiled_mlp = "layers.0.mlp", mxmoe.tiled_mlp_id = {{[0-9]+}} : i64}
 func.func @fp4_weights(%x: tensor<256x64xbf16>, %wq: tensor<128x64xf4E2M1FN>, %ws: tensor<128x2xf8E8M0FNU>)
     -> tensor<256x128xbf16> {
   %y = mxmoe.tiled_mlp shards = 8 (%x, %wq, %ws) {fqn = "layers.0.mlp"}

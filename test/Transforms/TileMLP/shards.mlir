@@ -22,7 +22,7 @@
 // CHECK:   %[[Y:.*]] = mxmoe.linear %[[SHARD]], %arg1 {fqn = "blk.w"}
 // CHECK:   %[[UPD:.*]] = tensor.insert_slice %[[Y]] into %[[ACC]][%[[OFF]], 0] [%[[SIZE]], 96] [1, 1]
 // CHECK:   scf.yield %[[UPD]]
-// CHECK: } {mxmoe.grad_accumulator = f32, mxmoe.num_shards = 4 : i64, mxmoe.tiled_mlp = "blk"}
+// CHECK: } {mxmoe.grad_accumulator = f32, mxmoe.num_shards = 4 : i64, mxmoe.tiled_mlp = "blk", mxmoe.tiled_mlp_id = {{[0-9]+}} : i64}
 // CHECK: tensor.expand_shape %[[LOOP]] {{\[\[}}0, 1], [2]] output_shape [2, 5, 96]
 func.func @explicit(%x: tensor<2x5x64xbf16>, %w: tensor<96x64xbf16>) -> tensor<2x5x96xbf16> {
   %y = mxmoe.tiled_mlp shards = 4 (%x, %w) {fqn = "blk", grad_accumulator = f32}

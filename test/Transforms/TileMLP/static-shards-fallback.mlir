@@ -7,7 +7,7 @@
 // CHECK-LABEL: func.func @call_in_body
 // CHECK: scf.for
 // CHECK:   func.call @trace(%{{.*}}) : (tensor<?x64xf32>) -> ()
-// CHECK: } {mxmoe.dynamic_shards = "'func.call' cannot take static shard shapes", mxmoe.num_shards = 2 : i64, mxmoe.tiled_mlp = "c"}
+// CHECK: } {mxmoe.dynamic_shards = "'func.call' cannot take static shard shapes", mxmoe.num_shards = 2 : i64, mxmoe.tiled_mlp = "c", mxmoe.tiled_mlp_id = {{[0-9]+}} : i64}
 func.func private @trace(tensor<?x64xf32>)
 func.func @call_in_body(%x: tensor<6x64xf32>) -> tensor<6x64xf32> {
   // expected-remark @below {{mxmoe-tile-mlp: the shard loop keeps a run-time token count: 'func.call' cannot take static shard shapes (its MX linears are not expanded)}}
@@ -22,7 +22,7 @@ func.func @call_in_body(%x: tensor<6x64xf32>) -> tensor<6x64xf32> {
 // -----
 
 // CHECK-LABEL: func.func @unranked
-// CHECK: } {mxmoe.dynamic_shards = "'tensor.cast' cannot take static shard shapes", mxmoe.num_shards = 2 : i64, mxmoe.tiled_mlp = "u"}
+// CHECK: } {mxmoe.dynamic_shards = "'tensor.cast' cannot take static shard shapes", mxmoe.num_shards = 2 : i64, mxmoe.tiled_mlp = "u", mxmoe.tiled_mlp_id = {{[0-9]+}} : i64}
 func.func @unranked(%x: tensor<6x64xf32>) -> tensor<6x64xf32> {
   // expected-remark @below {{'tensor.cast' cannot take static shard shapes}}
   %y = mxmoe.tiled_mlp shards = 2 (%x) {fqn = "u"} : (tensor<6x64xf32>) -> tensor<6x64xf32> {
@@ -40,7 +40,7 @@ func.func @unranked(%x: tensor<6x64xf32>) -> tensor<6x64xf32> {
 // CHECK-LABEL: func.func @shape_arith
 // CHECK: tensor.empty() : tensor<6x64xf32>
 // CHECK: scf.for
-// CHECK: } {mxmoe.num_shards = 2 : i64, mxmoe.shard_tokens = 3 : i64, mxmoe.tiled_mlp = "s"}
+// CHECK: } {mxmoe.num_shards = 2 : i64, mxmoe.shard_tokens = 3 : i64, mxmoe.tiled_mlp = "s", mxmoe.tiled_mlp_id = {{[0-9]+}} : i64}
 func.func @shape_arith(%x: tensor<6x64xf32>) -> tensor<6x64xf32> {
   %y = mxmoe.tiled_mlp shards = 2 (%x) {fqn = "s"} : (tensor<6x64xf32>) -> tensor<6x64xf32> {
   ^bb0(%xs: tensor<?x64xf32>):

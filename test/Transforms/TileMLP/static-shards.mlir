@@ -18,12 +18,12 @@
 // CHECK:   %[[SHARD:.*]] = tensor.extract_slice %[[X]][%[[OFF]], 0] [3, 64] [1, 1] : tensor<10x64xbf16> to tensor<3x64xbf16>
 // CHECK:   %[[Y:.*]] = mxmoe.linear %[[SHARD]], %arg1 {fqn = "blk.w"} : (tensor<3x64xbf16>, tensor<96x64xbf16>) -> tensor<3x96xbf16>
 // CHECK:   tensor.insert_slice %[[Y]] into %[[ACC]][%[[OFF]], 0] [3, 96] [1, 1] : tensor<3x96xbf16> into tensor<10x96xbf16>
-// CHECK: } {mxmoe.grad_accumulator = f32, mxmoe.num_shards = 4 : i64, mxmoe.shard_tokens = 3 : i64, mxmoe.tiled_mlp = "blk"}
+// CHECK: } {mxmoe.grad_accumulator = f32, mxmoe.num_shards = 4 : i64, mxmoe.shard_tokens = 3 : i64, mxmoe.tiled_mlp = "blk", mxmoe.tiled_mlp_id = {{[0-9]+}} : i64}
 // CHECK: %[[L2:.*]] = scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC2:.*]] = %[[L1]]) -> (tensor<10x96xbf16>)
 // CHECK:   %[[JQ:.*]] = arith.muli %[[J]], %{{.*}} : index
 // CHECK:   %[[OFF2:.*]] = arith.addi %[[JQ]], %{{.*}} : index
 // CHECK:   tensor.extract_slice %[[X]][%[[OFF2]], 0] [2, 64] [1, 1] : tensor<10x64xbf16> to tensor<2x64xbf16>
-// CHECK: } {mxmoe.grad_accumulator = f32, mxmoe.num_shards = 4 : i64, mxmoe.shard_tokens = 2 : i64, mxmoe.tiled_mlp = "blk"}
+// CHECK: } {mxmoe.grad_accumulator = f32, mxmoe.num_shards = 4 : i64, mxmoe.shard_tokens = 2 : i64, mxmoe.tiled_mlp = "blk", mxmoe.tiled_mlp_id = {{[0-9]+}} : i64}
 // CHECK: tensor.expand_shape %[[L2]] {{\[\[}}0, 1], [2]] output_shape [2, 5, 96]
 func.func @explicit(%x: tensor<2x5x64xbf16>, %w: tensor<96x64xbf16>) -> tensor<2x5x96xbf16> {
   %y = mxmoe.tiled_mlp shards = 4 (%x, %w) {fqn = "blk", grad_accumulator = f32}
@@ -43,7 +43,7 @@ func.func @explicit(%x: tensor<2x5x64xbf16>, %w: tensor<96x64xbf16>) -> tensor<2
 // CHECK: %[[C3:.*]] = arith.constant 3 : index
 // CHECK: scf.for %{{.*}} = %{{.*}} to %[[C3]]
 // CHECK:   tensor.extract_slice %arg0[%{{.*}}, 0] [1, 16] [1, 1] : tensor<3x16xf32> to tensor<1x16xf32>
-// CHECK: } {mxmoe.num_shards = 4 : i64, mxmoe.shard_tokens = 1 : i64, mxmoe.tiled_mlp}
+// CHECK: } {mxmoe.num_shards = 4 : i64, mxmoe.shard_tokens = 1 : i64, mxmoe.tiled_mlp, mxmoe.tiled_mlp_id = {{[0-9]+}} : i64}
 // CHECK-NOT: scf.for
 // CHECK: return
 func.func @fewer_tokens(%x: tensor<3x16xf32>) -> tensor<3x16xf32> {
@@ -65,15 +65,15 @@ func.func @fewer_tokens(%x: tensor<3x16xf32>) -> tensor<3x16xf32> {
 // CHECK: tensor.splat %{{.*}} : tensor<23334x16384xbf16>
 // CHECK: scf.for
 // CHECK:   arith.addf %{{.*}}, %{{.*}} : tensor<23334x16384xbf16>
-// CHECK: } {mxmoe.shard_tokens = 23334 : i64, mxmoe.tiled_mlp = "a"}
+// CHECK: } {mxmoe.shard_tokens = 23334 : i64, mxmoe.tiled_mlp = "a", mxmoe.tiled_mlp_id = {{[0-9]+}} : i64}
 // CHECK: tensor.splat %{{.*}} : tensor<23333x16384xbf16>
 // CHECK: scf.for
 // CHECK:   arith.addf %{{.*}}, %{{.*}} : tensor<23333x16384xbf16>
-// CHECK: } {mxmoe.shard_tokens = 23333 : i64, mxmoe.tiled_mlp = "a"}
+// CHECK: } {mxmoe.shard_tokens = 23333 : i64, mxmoe.tiled_mlp = "a", mxmoe.tiled_mlp_id = {{[0-9]+}} : i64}
 // SQUARE-LABEL: func.func @auto_static
 // SQUARE: %[[C5:.*]] = arith.constant 5 : index
 // SQUARE: scf.for %{{.*}} = %{{.*}} to %[[C5]]
-// SQUARE: } {mxmoe.shard_tokens = 14000 : i64, mxmoe.tiled_mlp = "a"}
+// SQUARE: } {mxmoe.shard_tokens = 14000 : i64, mxmoe.tiled_mlp = "a", mxmoe.tiled_mlp_id = {{[0-9]+}} : i64}
 // SQUARE-NEXT: return
 func.func @auto_static(%x: tensor<70000x16384xbf16>) -> tensor<70000x16384xbf16> {
   %y = mxmoe.tiled_mlp shards = auto (%x) {fqn = "a"} : (tensor<70000x16384xbf16>) -> tensor<70000x16384xbf16> {
@@ -103,10 +103,10 @@ func.func @auto_static(%x: tensor<70000x16384xbf16>) -> tensor<70000x16384xbf16>
 // CHECK-LABEL: func.func @mx
 // CHECK: scf.for
 // CHECK:   func.call @layers.0.mlp.w1.forward(%{{.*}}, %arg1, %arg2) : (tensor<43x64xbf16>, tensor<96x64xbf16>, tensor<96xbf16>) -> tensor<43x96xbf16>
-// CHECK: } {mxmoe.grad_accumulator = f32, mxmoe.num_shards = 7 : i64, mxmoe.shard_tokens = 43 : i64, mxmoe.tiled_mlp = "layers.0.mlp"}
+// CHECK: } {mxmoe.grad_accumulator = f32, mxmoe.num_shards = 7 : i64, mxmoe.shard_tokens = 43 : i64, mxmoe.tiled_mlp = "layers.0.mlp", mxmoe.tiled_mlp_id = {{[0-9]+}} : i64}
 // CHECK: scf.for
 // CHECK:   func.call @layers.0.mlp.w1.tail.forward(%{{.*}}, %arg1, %arg2) : (tensor<42x64xbf16>, tensor<96x64xbf16>, tensor<96xbf16>) -> tensor<42x96xbf16>
-// CHECK: } {mxmoe.grad_accumulator = f32, mxmoe.num_shards = 7 : i64, mxmoe.shard_tokens = 42 : i64, mxmoe.tiled_mlp = "layers.0.mlp"}
+// CHECK: } {mxmoe.grad_accumulator = f32, mxmoe.num_shards = 7 : i64, mxmoe.shard_tokens = 42 : i64, mxmoe.tiled_mlp = "layers.0.mlp", mxmoe.tiled_mlp_id = {{[0-9]+}} : i64}
 // CHECK-LABEL: func.func @layers.0.mlp.backward
 // CHECK: %[[B1:.*]]:3 = scf.for {{.*}} -> (tensor<300x64xbf16>, tensor<96x64xf32>, tensor<96xf32>)
 // CHECK:   %[[XS:.*]] = tensor.extract_slice %arg0[%{{.*}}, 0] [43, 64]
@@ -114,14 +114,14 @@ func.func @auto_static(%x: tensor<70000x16384xbf16>) -> tensor<70000x16384xbf16>
 // CHECK:   %[[DY:.*]] = tensor.extract_slice %arg3[%{{.*}}, 0] [43, 96]
 // CHECK:   %[[DX:.*]] = func.call @layers.0.mlp.w1.input_grad(%[[DY]], %arg1) : (tensor<43x96xbf16>, tensor<96x64xbf16>) -> tensor<43x64xbf16>
 // CHECK:   %[[DW:.*]] = func.call @layers.0.mlp.w1.weight_grad(%[[DY]], %[[XS]]) : (tensor<43x96xbf16>, tensor<43x64xbf16>) -> tensor<96x64xf32>
-// CHECK:   %[[DB:.*]] = func.call @layers.0.mlp.w1.bias_grad(%[[DY]]) : (tensor<43x96xbf16>) -> tensor<96xbf16>
+// CHECK:   %[[DB:.*]] = func.call @layers.0.mlp.w1.bias_grad(%[[DY]]) : (tensor<43x96xbf16>) -> tensor<96xf32>
 // CHECK:   tensor.insert_slice %[[DX]]
 // CHECK:   arith.addf %{{.*}}, %[[DW]] : tensor<96x64xf32>
-// CHECK: } {mxmoe.shard_tokens = 43 : i64, mxmoe.tiled_mlp_backward = "layers.0.mlp"}
+// CHECK: } {mxmoe.shard_tokens = 43 : i64, mxmoe.tiled_mlp_backward = "layers.0.mlp", mxmoe.tiled_mlp_id = {{[0-9]+}} : i64}
 // CHECK: %[[B2:.*]]:3 = scf.for {{.*}} iter_args(%{{.*}} = %[[B1]]#0, %{{.*}} = %[[B1]]#1, %{{.*}} = %[[B1]]#2)
 // CHECK:   func.call @layers.0.mlp.w1.tail.input_grad
 // CHECK:   func.call @layers.0.mlp.w1.tail.weight_grad
-// CHECK: } {mxmoe.shard_tokens = 42 : i64, mxmoe.tiled_mlp_backward = "layers.0.mlp"}
+// CHECK: } {mxmoe.shard_tokens = 42 : i64, mxmoe.tiled_mlp_backward = "layers.0.mlp", mxmoe.tiled_mlp_id = {{[0-9]+}} : i64}
 // CHECK: arith.truncf %[[B2]]#1 : tensor<96x64xf32> to tensor<96x64xbf16>
 // CHECK-LABEL: func.func @layers.0.mlp.w1.forward(%{{.*}}: tensor<43x64xbf16>, %{{.*}}: tensor<96x64xbf16>, %{{.*}}: tensor<96xbf16>) -> tensor<43x96xbf16> attributes {mxmoe.fqn = "layers.0.mlp.w1", mxmoe.pass = "forward"}
 // CHECK: mxmoe.quantize %{{.*}} {axis = 1 : i64} : tensor<43x64xbf16> -> tensor<43x64xf8E4M3FN>, tensor<43x2xf8E8M0FNU>
@@ -189,7 +189,7 @@ func.func @fp4_two_runs(%x: tensor<250x64xbf16>, %wq: tensor<128x64xf4E2M1FN>, %
 // CHECK: scf.for
 // CHECK:   tensor.extract_slice %{{.*}} : tensor<8x4xf32> to tensor<?x4xf32>
 // CHECK-NOT: mxmoe.shard_tokens
-// CHECK: } {mxmoe.dynamic_shards = "'tensor.empty' cannot take static shard shapes", mxmoe.num_shards = 2 : i64, mxmoe.tiled_mlp = "f"}
+// CHECK: } {mxmoe.dynamic_shards = "'tensor.empty' cannot take static shard shapes", mxmoe.num_shards = 2 : i64, mxmoe.tiled_mlp = "f", mxmoe.tiled_mlp_id = {{[0-9]+}} : i64}
 func.func @fallback(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
   // expected-remark @below {{mxmoe-tile-mlp: the shard loop keeps a run-time token count: 'tensor.empty' cannot take static shard shapes (its MX linears are not expanded)}}
   %y = mxmoe.tiled_mlp shards = 2 (%x) {fqn = "f"} : (tensor<8x4xf32>) -> tensor<8x4xf32> {

@@ -294,6 +294,8 @@ mlir::mxmoe::createLinearFunctions(LinearOp op, StringRef name,
       // (host IR: a reduction, no MX quantization).
       if (Value biasV = op.getBias()) {
         auto biasT = cast<RankedTensorType>(biasV.getType());
+        if (weightGradElem) // e.g. f32 for an f32 gradient accumulator
+          biasT = RankedTensorType::get(biasT.getShape(), weightGradElem);
         func::FuncOp bgrad = fns.biasGrad =
             makeFunc(op, fqn, name, symbols, "bias_grad", {dyT}, biasT);
         OpBuilder b = OpBuilder::atBlockBegin(&bgrad.front());

@@ -397,13 +397,44 @@ struct ShardVJP {
   /// The MX functions of the linears expanded in static shard loops (of
   /// this op's symbol table), by the name of their forward function.
   const llvm::StringMap<ExpandedLinear> &linears;
+  /// The body's parameter values: the only ones whose gradient may stay
+  /// in a wider type than their own (an f32 weight gradient summed into an
+  /// f32 accumulator); any other value's gradient takes its type.
+  llvm::DenseSet<Value> params;
+
+  /// `t` with the shape of `v` in element type `elem` (extf / truncf).
+  Value convert(Value v, Type elem) {
+    auto t = cast<RankedTensorType>(v.getType());
+    if (t.getElementType() == elem)
+      return v;
+    auto to = RankedTensorType::get(t.getShape(), elem);
+    if (t.getElementTypeBitWidth() < to.getElementTypeBitWidth())
+      return arith::ExtFOp::create(b, loc, to, v);
+    return arith::TruncFOp::create(b, loc, to, v);
+  }
 
   void add(Value v, Value g) {
+    // A gradient takes v's element type, except a parameter's, which may be
+    // wider (f32 weight gradients); sums of two widen the narrower one.
+    auto vt = dyn_cast<RankedTensorType>(v.getType());
+    auto gt = dyn_cast<RankedTensorType>(g.getType());
+    if (vt && gt && vt.getElementType() != gt.getElementType() &&
+        !params.contains(v))
+      g = convert(g, vt.getElementType());
     auto it = grads.find(v);
-    if (it == grads.end())
+    if (it == grads.end()) {
       grads[v] = g;
-    else
-      it->second = arith::AddFOp::create(b, loc, it->second, g);
+      return;
+    }
+    Value prev = it->second;
+    Type pe = cast<RankedTensorType>(prev.getType()).getElementType();
+    Type ge = cast<RankedTensorType>(g.getType()).getElementType();
+    if (pe != ge) {
+      Type wide = pe.getIntOrFloatBitWidth() >= ge.getIntOrFloatBitWidth() ? pe : ge;
+      prev = convert(prev, wide);
+      g = convert(g, wide);
+    }
+    it->second = arith::AddFOp::create(b, loc, prev, g);
   }
 
   /// Applies the VJP of `op` given the gradients of its results.
@@ -527,6 +558,9 @@ struct ShardVJP {
 struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
   using Base::Base;
 
+  /// The position of each tiled MLP in the module (mxmoe.tiled_mlp_id).
+  llvm::DenseMap<Operation *, int64_t> tiledId;
+
   /// Tiled MLPs with a static token and shard count whose body cannot take
   /// static shapes, and why (recorded on their loops for the driver).
   llvm::DenseMap<Operation *, std::string> dynamicReason;
@@ -554,6 +588,9 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
     // module keeps its calls and callees together).
     linears.clear();
     dynamicReason.clear();
+    tiledId.clear();
+    for (auto [i, op] : llvm::enumerate(ops))
+      tiledId[op.getOperation()] = static_cast<int64_t>(i);
     SymbolTableCollection tables;
     auto symbolsOf = [&](Operation *op) -> SymbolTable & {
       return tables.getSymbolTable(
@@ -695,6 +732,11 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
   /// Records on a run-time loop of a tiled MLP with static token and shard
   /// counts why its shapes stayed dynamic (`mxmoe.dynamic_shards`).
   void tagDynamic(TiledMLPOp op, scf::ForOp loop) {
+    // Which tiled MLP a loop belongs to (its forward and backward loops
+    // share the id; unique in the module): drivers group loops by it.
+    loop->setAttr("mxmoe.tiled_mlp_id",
+                  IntegerAttr::get(IntegerType::get(op.getContext(), 64),
+                                   tiledId.lookup(op.getOperation())));
     auto it = dynamicReason.find(op.getOperation());
     if (it != dynamicReason.end() && !loop->hasAttr("mxmoe.shard_tokens"))
       loop->setAttr("mxmoe.dynamic_shards",
@@ -902,7 +944,8 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
         return failure();
       // Seed with the shard's slice of each result's cotangent.
       ShardVJP vjp{b, loc, llvm::DenseMap<Value, Value>(),
-                   linears[symbols.getOp()]};
+                   linears[symbols.getOp()],
+                   llvm::DenseSet<Value>(paramArgs.begin(), paramArgs.end())};
       auto yield = cast<YieldOp>(op.getBody().front().getTerminator());
       for (auto [v, dy] : llvm::zip(yield.getValues(), dys))
         vjp.add(map.lookup(v), sliceRows(b, loc, dy, offset, size));
@@ -932,11 +975,8 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
           next.push_back(acc);
           continue;
         }
-        auto gt = cast<RankedTensorType>(g.getType());
-        if (gt.getElementType() != accTypes[j])
-          g = arith::ExtFOp::create(
-              b, loc, RankedTensorType::get(gt.getShape(), accTypes[j]), g);
-        next.push_back(arith::AddFOp::create(b, loc, acc, g));
+        next.push_back(
+            arith::AddFOp::create(b, loc, acc, vjp.convert(g, accTypes[j])));
       }
       return next;
     };

@@ -45,7 +45,7 @@ struct LinearFunctions {
 /// `@"<name>.input_grad"(dy, w) -> dx`, `@"<name>.weight_grad"(dy, x) -> dw
 /// [N, K]` (bf16 operands when `weightGradBF16`; dw in `weightGradElem`,
 /// default the weight's element type, e.g. f32 for an f32 gradient
-/// accumulator) and, for a biased linear,
+/// accumulator; also db's) and, for a biased linear,
 /// `@"<name>.bias_grad"(dy) -> db` (f32 sum over tokens). Each GEMM's
 /// operands are quantized along its own contraction axis (OCP MX v1.0
 /// section 5; shared/reference/training-recipe.md section 2); the token

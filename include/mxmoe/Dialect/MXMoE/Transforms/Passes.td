@@ -162,8 +162,10 @@ def MXMoETileMLP : Pass<"mxmoe-tile-mlp", "::mlir::ModuleOp"> {
     (balanced: sizes differ by at most one); the body is inlined per shard
     on `tensor.extract_slice`s and each result is written back with
     `tensor.insert_slice` into a `[T, ...]` tensor, reshaped to the op's
-    result type. The loops carry `mxmoe.num_shards` and the
-    gradient-accumulator type.
+    result type. The loops carry `mxmoe.num_shards`, the
+    gradient-accumulator type and `mxmoe.tiled_mlp_id` (the op's position in
+    the module, shared by its forward and backward loops; drivers group
+    loops by it).
 
     Static shards (option `static-shards`, on by default): when T and N are
     known at compile time the split is too, and the pass emits one loop per
