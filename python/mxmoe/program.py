@@ -39,6 +39,18 @@ from typing import Dict, List, Optional, Sequence
 from . import runtime as rt
 
 _MODULES: Dict[tuple, "rt.Module"] = {}
+_MANIFESTS: Dict[tuple, dict] = {}
+
+
+def _manifest(out_dir: str) -> dict:
+    """out_dir/manifest.json, parsed once per file and modification time
+    (a Program per kernel sequence would otherwise re-read it each)."""
+    path = os.path.abspath(os.path.join(out_dir, "manifest.json"))
+    key = (path, os.path.getmtime(path))
+    if key not in _MANIFESTS:
+        with open(path) as f:
+            _MANIFESTS[key] = json.load(f)
+    return _MANIFESTS[key]
 # torch.library ops registered by this process: qualified name -> (source, op).
 _OPS: Dict[str, tuple] = {}
 
@@ -117,7 +129,7 @@ class Program:
         if check not in ("sync", "deferred"):
             raise ValueError(f"check must be 'sync' or 'deferred', got {check!r}")
         self.check = check
-        manifest = json.load(open(os.path.join(out_dir, "manifest.json")))
+        manifest = _manifest(out_dir)
         progs = {p["function"]: p for p in manifest.get("programs", [])}
         if function not in progs:
             raise KeyError(f"no program '{function}' in {out_dir}/manifest.json "
@@ -303,7 +315,7 @@ def tiled_mlp_partition(out_dir: str, fqn: Optional[str],
     without an fqn (fqn=None). KeyError when the manifest has no such tiled
     MLP; ValueError when its shard shapes are only known at run time (its
     MX linears were not compiled)."""
-    manifest = json.load(open(os.path.join(out_dir, "manifest.json")))
+    manifest = _manifest(out_dir)
     for entry in manifest.get("tiled_mlps", []):
         if entry["fqn"] == fqn and function in (None, entry["function"]):
             if not entry.get("static"):
@@ -321,7 +333,7 @@ def _linear_variants(out_dir: str, fqn: str, chip: str, check: str):
     (forward, input_grad, weight_grad)} over `<fqn>.*` and, for a tiled
     MLP's second shard size, `<fqn>.tail.*`; returns (pick, N) where
     pick(x) gives the variant of x's shape or raises ValueError."""
-    manifest = json.load(open(os.path.join(out_dir, "manifest.json")))
+    manifest = _manifest(out_dir)
     names = sorted(p["function"][: -len(".forward")]
                    for p in manifest.get("programs", [])
                    if p.get("fqn") == fqn and p.get("pass") == "forward")

@@ -20,7 +20,6 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
-#include "mlir/Transforms/RegionUtils.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 
 namespace mlir::mxmoe {
@@ -402,7 +401,7 @@ struct ShardVJP {
   /// f32 accumulator); any other value's gradient takes its type.
   llvm::DenseSet<Value> params;
 
-  /// `t` with the shape of `v` in element type `elem` (extf / truncf).
+  /// `v` in element type `elem` (extf / truncf; the same shape).
   Value convert(Value v, Type elem) {
     auto t = cast<RankedTensorType>(v.getType());
     if (t.getElementType() == elem)
@@ -521,14 +520,9 @@ struct ShardVJP {
       const LinearFunctions &f = it->second.fns;
       // The gradient functions take dy in the input's element type (a
       // linear may produce f32 from bf16 inputs).
-      auto asArg = [&](func::FuncOp fn, Value v) -> Value {
-        auto want = cast<RankedTensorType>(fn.getArgumentTypes()[0]);
-        auto have = cast<RankedTensorType>(v.getType());
-        if (have == want)
-          return v;
-        if (have.getElementTypeBitWidth() > want.getElementTypeBitWidth())
-          return arith::TruncFOp::create(b, loc, want, v);
-        return arith::ExtFOp::create(b, loc, want, v);
+      auto asArg = [&](func::FuncOp fn, Value v) {
+        return convert(
+            v, cast<RankedTensorType>(fn.getArgumentTypes()[0]).getElementType());
       };
       Value x = call.getOperand(0), w = call.getOperand(1);
       this->add(x, func::CallOp::create(b, loc, f.inputGrad,
@@ -729,9 +723,10 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
     return success();
   }
 
-  /// Records on a run-time loop of a tiled MLP with static token and shard
-  /// counts why its shapes stayed dynamic (`mxmoe.dynamic_shards`).
-  void tagDynamic(TiledMLPOp op, scf::ForOp loop) {
+  /// Tags a shard loop of `op` with its id (`mxmoe.tiled_mlp_id`) and, for
+  /// a run-time loop of a tiled MLP with static token and shard counts, why
+  /// its shapes stayed dynamic (`mxmoe.dynamic_shards`).
+  void tagLoop(TiledMLPOp op, scf::ForOp loop) {
     // Which tiled MLP a loop belongs to (its forward and backward loops
     // share the id; unique in the module): drivers group loops by it.
     loop->setAttr("mxmoe.tiled_mlp_id",
@@ -930,7 +925,7 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
       loop->setAttr("mxmoe.tiled_mlp_backward",
                     op.getFqnAttr() ? Attribute(op.getFqnAttr())
                                     : Attribute(b.getUnitAttr()));
-      tagDynamic(op, loop);
+      tagLoop(op, loop);
     };
     auto shardBody = [&](OpBuilder &b, Value offset, OpFoldResult size,
                          const ShardRun *run,
@@ -1036,7 +1031,7 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
         loop->setAttr("mxmoe.num_shards", b.getI64IntegerAttr(*n));
       if (std::optional<Type> acc = op.getGradAccumulator())
         loop->setAttr("mxmoe.grad_accumulator", TypeAttr::get(*acc));
-      tagDynamic(op, loop);
+      tagLoop(op, loop);
     };
     auto shardBody = [&](OpBuilder &b, Value offset, OpFoldResult size,
                          const ShardRun *run,
