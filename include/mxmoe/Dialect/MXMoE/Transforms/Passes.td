@@ -209,7 +209,10 @@ def MXMoETileMLP : Pass<"mxmoe-tile-mlp", "::mlir::ModuleOp"> {
     tensor.extract_slice and mxmoe.linear, whose gradients are mxmoe.linear
     ops `<fqn>.input_grad` / `<fqn>.weight_grad` of the same precision, and
     for the calls of expanded MX linears in static loops, whose gradients
-    are calls of their input_grad / weight_grad / bias_grad functions);
+    are calls of their input_grad / weight_grad / bias_grad functions; a
+    recomputed forward call whose result no gradient reads is dropped, and
+    with an f32 `grad_accumulator` the expanded weight_grad / bias_grad
+    functions return f32);
     dx slices are written in place, parameter gradients are summed over
     shards (never averaged) in `grad_accumulator` (default: the parameter's
     type) and returned in the parameter's type. Gradients are returned for
