@@ -73,10 +73,11 @@ llvm::json::Array describeKernels(ModuleOp module, StringRef chip) {
     }
     llvm::json::Array params;
     for (auto [i, t] : llvm::enumerate(fn.getArgumentTypes())) {
-      auto m = cast<MemRefType>(t);
       if (auto tmap = fn.getArgAttrOfType<DictionaryAttr>(i, "mxmoe.tensor_map")) {
         // A TMA descriptor the launcher builds (mxmoeRtEncodeTensorMap2D)
-        // over the operand's data and copies to device memory.
+        // over the operand's data and copies to device memory; its dims
+        // and row stride are those of the bound tensor (the step's
+        // binding), box, swizzle and fill are the kernel's.
         auto arr = [&](StringRef key) {
           llvm::json::Array a;
           for (int64_t v : cast<DenseI64ArrayAttr>(tmap.get(key)).asArrayRef())
@@ -89,14 +90,29 @@ llvm::json::Array describeKernels(ModuleOp module, StringRef chip) {
             {"bytes", 128},
             {"operand", cast<StringAttr>(tmap.get("operand")).getValue()},
             {"data_type", cast<StringAttr>(tmap.get("data_type")).getValue()},
-            {"dims", arr("dims")},
             {"box", arr("box")},
-            {"row_stride_bytes",
-             cast<IntegerAttr>(tmap.get("row_stride_bytes")).getInt()},
             {"swizzle", cast<StringAttr>(tmap.get("swizzle")).getValue()},
             {"oob_fill", cast<StringAttr>(tmap.get("oob_fill")).getValue()}});
         continue;
       }
+      if (auto scalar = fn.getArgAttrOfType<StringAttr>(i, "mxmoe.scalar")) {
+        // A run-time size (grouped GEMMs): the step binds its value.
+        params.push_back(llvm::json::Object{
+            {"index", static_cast<int64_t>(i)},
+            {"kind", "scalar"},
+            {"type", typeString(t)},
+            {"name", scalar.getValue()}});
+        continue;
+      }
+      if (auto elem = fn.getArgAttrOfType<TypeAttr>(i, "mxmoe.element_type")) {
+        // A pointer whose extent is set by the launch's sizes.
+        params.push_back(llvm::json::Object{
+            {"index", static_cast<int64_t>(i)},
+            {"kind", "device pointer (noalias)"},
+            {"element_type", typeString(elem.getValue())}});
+        continue;
+      }
+      auto m = cast<MemRefType>(t);
       params.push_back(llvm::json::Object{
           {"index", static_cast<int64_t>(i)},
           {"kind", "device pointer (noalias)"},
@@ -239,15 +255,27 @@ llvm::json::Array describePrograms(ModuleOp module,
         llvm::json::Object b;
         if (s == "status") {
           b["status"] = true;
+        } else if (s.consume_front("value:")) {
+          int64_t v = 0;
+          s.getAsInteger(10, v);
+          b["value"] = v;
         } else {
           auto [kind, idx] = s.split(':');
           unsigned i = 0;
           idx.getAsInteger(10, i);
           Value v = kind == "operand" ? op.getOperand(i) : op.getResult(i);
           b = llvm::json::Object(where[v]);
+          if (tmap) {
+            // The bound tensor viewed as [rows, K] (K its last extent, in
+            // elements; fp4 rows hold two elements per byte).
+            auto tt = cast<RankedTensorType>(v.getType());
+            int64_t k = tt.getShape().back();
+            int64_t bits = tt.getElementType().getIntOrFloatBitWidth();
+            b["tensor_map"] = llvm::json::Object{
+                {"dims", llvm::json::Array{k, tt.getNumElements() / k}},
+                {"row_stride_bytes", k * bits / 8}};
+          }
         }
-        if (tmap)
-          b["tensor_map"] = true;
         bind.push_back(std::move(b));
       }
       steps.push_back(llvm::json::Object{

@@ -4,8 +4,9 @@ mxmoe-compile writes, next to the PTX/cubin of every chip, a manifest whose
 "programs" list the straight-line kernel sequences of the expanded functions
 (e.g. `layers.0.moe.experts.w13.forward`, `.input_grad`, `.weight_grad`):
 per step the kernel and, per kernel parameter, a binding to a function
-argument, an intermediate buffer, a status buffer, or a TMA descriptor over
-one of those. `Program` allocates the intermediates, builds the tensor maps
+argument, an intermediate buffer, a status buffer, a TMA descriptor over
+one of those, or a value (a grouped GEMM's sizes are run-time parameters,
+so one kernel serves every shape of its kind). `Program` allocates the intermediates, builds the tensor maps
 (through the mxmoe C runtime), launches the steps on the current CUDA
 stream's device, checks every grouped kernel's status, and returns the
 results as torch tensors.
@@ -107,7 +108,7 @@ def _drain(block: bool) -> None:
         for code, name in zip(host[:, 0].tolist(), names):
             if code != 0:
                 err = rt.KernelRejectedInput(
-                    5, f"{function}: kernel '{name}' rejected its group offsets "
+                    5, f"{function}: kernel '{name}' {rt.rejection(code)} "
                        f"(status {code}; deferred check: the call had returned)")
                 break
     _PENDING = keep
@@ -211,7 +212,8 @@ class Program:
             host = torch.empty(len(self._map_slot) * 128, dtype=torch.uint8, pin_memory=True)
             for (i, j), slot in self._map_slot.items():
                 step, k = steps[i]
-                blob = rt.tensor_map_for(k["params"][j], ptr(step["bindings"][j]))
+                b = step["bindings"][j]
+                blob = rt.tensor_map_for(k["params"][j], ptr(b), b)
                 ctypes.memmove(host.data_ptr() + 128 * slot, blob, 128)
             dev_maps = host.to(dev, non_blocking=True)
         # One int32 status word per grouped kernel, 16 bytes apart (every
@@ -227,6 +229,8 @@ class Program:
                     next_status += 1
                 elif b.get("tensor_map"):
                     ptrs.append(dev_maps.data_ptr() + 128 * self._map_slot[(i, j)])
+                elif "value" in b:  # a size (i64 scalar parameter)
+                    ptrs.append(b["value"])
                 else:
                     ptrs.append(ptr(b))
             self.module.launch(k["name"], k["grid"], k["block"], ptrs,
@@ -241,7 +245,7 @@ class Program:
         elif n_status:
             for code, name in zip(status[:, 0].tolist(), status_of):
                 if code != 0:
-                    raise rt.KernelRejectedInput(5, f"kernel '{name}' rejected its group offsets "
+                    raise rt.KernelRejectedInput(5, f"kernel '{name}' {rt.rejection(code)} "
                                                     f"(status {code})")
         out = []
         for r in self.prog["returns"]:

@@ -31,7 +31,16 @@ class RuntimeError_(RuntimeError):
 
 
 class KernelRejectedInput(RuntimeError_):
-    """A grouped kernel rejected its offsets (and wrote nothing)."""
+    """A grouped kernel rejected its offsets or sizes (and wrote nothing)."""
+
+
+def rejection(status: int) -> str:
+    """What a grouped kernel's nonzero status word means (GroupedMatmul.h)."""
+    if status == 2:
+        return ("rejected its sizes (G < 1, K not a positive multiple of 32, "
+                "or of 128 for its kernel, negative M or N)")
+    return ("rejected its group offsets (negative, decreasing, past the token "
+            "axis, or more padded rows than the buffers hold)")
 
 
 def library_path(env_var: str, filename: str) -> str:
@@ -104,12 +113,20 @@ def encode_tensor_map_2d(address: int, inner: int, rows: int, row_stride: int,
     return bytes(buf[aligned - base:aligned - base + 128])
 
 
-def tensor_map_for(param: dict, address: int) -> bytes:
-    """Tensor map of a manifest/kernel parameter's "tensor_map" record."""
-    inner, rows = param["dims"]
+def tensor_map_for(param: dict, address: int, binding: dict = None) -> bytes:
+    """Tensor map of a kernel's "tensor_map" parameter (box, swizzle, data
+    type) over the bound tensor at `address`: its "dims" ([K, rows] in
+    elements) and "row_stride_bytes" come from the program step's binding
+    (`binding["tensor_map"]`), or from `param` itself when it has them."""
+    extent = binding.get("tensor_map") if binding else None
+    if not isinstance(extent, dict):
+        extent = param
+    if "dims" not in extent:
+        raise ValueError("tensor map without dims: pass the step's binding")
+    inner, rows = extent["dims"]
     box_inner, box_rows = param["box"]
     swz = {"none": 0, "32B": 32, "64B": 64, "128B": 128}[param["swizzle"]]
-    return encode_tensor_map_2d(address, inner, rows, param["row_stride_bytes"],
+    return encode_tensor_map_2d(address, inner, rows, extent["row_stride_bytes"],
                                 box_inner, box_rows, swz,
                                 param.get("data_type", "uint8"))
 
@@ -125,7 +142,8 @@ class Module:
     def launch(self, name: str, grid: Sequence[int], block: Sequence[int],
                pointers: Sequence[int], shared_bytes: int = 0,
                stream: int = 0) -> None:
-        """Launch kernel `name`; every parameter is a device pointer."""
+        """Launch kernel `name`; every parameter is an 8-byte value: a
+        device pointer, or an i64 scalar (a grouped GEMM's sizes)."""
         g = (ctypes.c_uint32 * 3)(*grid)
         b = (ctypes.c_uint32 * 3)(*block)
         ptrs = (ctypes.c_void_p * max(1, len(pointers)))(*pointers)

@@ -95,15 +95,19 @@ class Launcher:
             data += b"\0"
         self.mod = rt.Module(data)
 
-    def launch(self, kernel, tensors, maps, status):
-        """tensors: pointer params in order (None for tensor-map slots)."""
+    def launch(self, c, tensors, maps, sizes=None):
+        """tensors: pointer params in order (None for tensor-map slots); the
+        size scalars are the case's bindings, or `sizes` {name: value}."""
+        kernel, bindings = c["kernel"], c["bindings"]
         ptrs, keep = [], []
-        for p, tns in zip(kernel["params"], tensors):
+        for p, b, tns in zip(kernel["params"], bindings, tensors + [None] * 8):
             if p["kind"] == "tensor_map":
-                blob = rt.tensor_map_for(p, maps[p["operand"]].data_ptr())
+                blob = rt.tensor_map_for(p, maps[p["operand"]].data_ptr(), b)
                 d = torch.frombuffer(bytearray(blob), dtype=torch.uint8).to(dev)
                 keep.append(d)
                 ptrs.append(d.data_ptr())
+            elif p["kind"] == "scalar":
+                ptrs.append((sizes or {}).get(p["name"], b["value"]))
             else:
                 ptrs.append(tns.data_ptr())
         self.mod.launch(kernel["name"], kernel["grid"], kernel["block"], ptrs,
@@ -179,8 +183,8 @@ def run_case(L, c, seed):
     offs_d = torch.tensor(offs, dtype=torch.int32, device=dev)
     out = torch.full(tuple(out_ref.shape), float("nan"), dtype=out_dtype(c), device=dev)
     status = torch.full((1,), -1, dtype=torch.int32, device=dev)
-    keep = L.launch(c["kernel"], [None, sa, None, sb, offs_d, out, status],
-                    {"lhs": A, "rhs": B}, status)
+    keep = L.launch(c, [None, sa, None, sb, offs_d, out, status],
+                    {"lhs": A, "rhs": B})
     rt.synchronize()
     del keep
     st = int(status.item())
@@ -210,13 +214,23 @@ def run_case(L, c, seed):
             bad = np.array([-1], np.int32)
         sentinel = torch.full_like(out, 7.0)
         status.fill_(-1)
-        keep = L.launch(c["kernel"], [None, sa, None, sb,
-                                      torch.tensor(bad, dtype=torch.int32, device=dev),
-                                      sentinel, status], {"lhs": A, "rhs": B}, status)
+        keep = L.launch(c, [None, sa, None, sb,
+                            torch.tensor(bad, dtype=torch.int32, device=dev),
+                            sentinel, status], {"lhs": A, "rhs": B})
         rt.synchronize()
         if int(status.item()) != 1 or not bool((sentinel == 7.0).all()):
             ok = False
             notes.append(f"{bad_name} offsets not rejected")
+    # Bad sizes (run-time parameters): K not a multiple of 32, G = 0.
+    for bad_name, sizes in (("K % 32", {"k": c["K"] - 16}), ("G = 0", {"groups": 0})):
+        sentinel = torch.full_like(out, 7.0)
+        status.fill_(-1)
+        keep = L.launch(c, [None, sa, None, sb, offs_d, sentinel, status],
+                        {"lhs": A, "rhs": B}, sizes)
+        rt.synchronize()
+        if int(status.item()) != 2 or not bool((sentinel == 7.0).all()):
+            ok = False
+            notes.append(f"{bad_name} sizes not rejected (status {int(status.item())})")
     return ok, err, bound, st, notes
 
 
@@ -303,10 +317,12 @@ def bench(L, cases):
                 peer["triton tl.dot_scaled mxfp8"] = lambda: tmx.grouped_wgrad(ta, tsa, tb, tsb, offs_d)
         status = torch.zeros(1, dtype=torch.int32, device=dev)
         maps = {"lhs": A, "rhs": B}
-        keep = L.launch(c["kernel"], [None, sa, None, sb, offs_d, out, status], maps, status)
+        keep = L.launch(c, [None, sa, None, sb, offs_d, out, status], maps)
         ptrs = []
-        for p, tns in zip(c["kernel"]["params"], [None, sa, None, sb, offs_d, out, status]):
-            ptrs.append(keep.pop(0).data_ptr() if p["kind"] == "tensor_map" else tns.data_ptr())
+        for p, b, tns in zip(c["kernel"]["params"], c["bindings"],
+                             [None, sa, None, sb, offs_d, out, status] + [None] * 8):
+            ptrs.append(keep.pop(0).data_ptr() if p["kind"] == "tensor_map"
+                        else b["value"] if p["kind"] == "scalar" else tns.data_ptr())
         k = c["kernel"]
         mx = lambda: L.mod.launch(k["name"], k["grid"], k["block"], ptrs,
                                   shared_bytes=k["dynamic_shared_memory"])

@@ -127,8 +127,12 @@ def main():
     # merges the kernels of cases with equal shapes and options).
     by_fn = {u["function"]: k for k in manifest["kernels"] if k["chip"] == "sm_90a"
              for u in k["uses"]}
+    # Sizes are run-time parameters: the case's program step binds them
+    # (and the tensor maps' extents).
+    steps = {p["function"]: p["steps"][-1] for p in manifest["programs"]}
     for c in cases:
         c["kernel"] = by_fn[c["name"]]
+        c["bindings"] = steps[c["name"]]["bindings"]
         del c["types"]
     with open(os.path.join(args.out, "cases.json"), "w") as f:
         json.dump(cases, f, indent=1)

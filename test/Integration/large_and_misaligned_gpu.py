@@ -47,8 +47,16 @@ def kernel(manifest, function):
                 if any(u["function"] == function for u in k["uses"]))
 
 
-def launch(L, k, tensors, maps=None):
-    return L.launch(k, tensors, maps or {}, None)
+def step_bindings(manifest, function):
+    """The bindings of the last step of `function`'s program (a grouped
+    GEMM's sizes and tensor-map extents are bound there)."""
+    prog = next(p for p in manifest["programs"] if p["function"] == function)
+    return prog["steps"][-1]["bindings"]
+
+
+def launch(L, k, tensors, maps=None, bindings=None):
+    return L.launch({"kernel": k, "bindings": bindings or [{}] * len(k["params"])},
+                    tensors, maps or {})
 
 
 def rows_to_check(m):
@@ -114,14 +122,16 @@ def big_gemm(L, man):
     offs = np.array([70000, 140000, 210000, M - 100], dtype=np.int32)
     sa = torch.randint(118, 136, (M, K // 32), dtype=torch.uint8, device=dev, generator=gen)
     sb = torch.randint(118, 136, (G, N, K // 32), dtype=torch.uint8, device=dev, generator=gen)
-    Mp = kernel(man, "big_grouped_matmul")["params"][1]["elements"] // (K // 32)
+    binds = step_bindings(man, "big_grouped_matmul")
+    Mp = binds[11]["value"]  # a_scale_rows: padded rows of the M-grouped scales
     sa_blk = torch.from_numpy(np.ascontiguousarray(
         ref.to_blocked_m_groups(sa.cpu().numpy(), offs, Mp)).reshape(-1)).to(dev)
     sb_blk = torch.from_numpy(np.ascontiguousarray(ref.to_blocked(sb.cpu().numpy())).reshape(-1)).to(dev)
     out = torch.full((M, N), float("nan"), dtype=torch.bfloat16, device=dev)
     status = torch.full((1,), -1, dtype=torch.int32, device=dev)
     keep = launch(L, k, [None, sa_blk, None, sb_blk,
-                         torch.tensor(offs, device=dev), out, status], {"lhs": A, "rhs": B})
+                         torch.tensor(offs, device=dev), out, status], {"lhs": A, "rhs": B},
+                  binds)
     rt.synchronize()
     del keep
     table = gemm_gpu.table("f8E4M3FN")

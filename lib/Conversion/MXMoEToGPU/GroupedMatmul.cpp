@@ -93,14 +93,22 @@ struct GB : KB {
   Value sptr(Value addr) {
     return LLVM::IntToPtrOp::create(*this, ptr(3), i64(addr));
   }
-  /// Generic pointer of a memref kernel argument.
-  Value genericPtr(Value memref) {
-    Value p = memref::ExtractAlignedPointerAsIndexOp::create(*this, memref);
-    return LLVM::IntToPtrOp::create(*this, ptr(0), i64(p));
+  /// Generic pointer of a global (`!llvm.ptr<1>`) kernel argument.
+  Value genericPtr(Value global) {
+    return LLVM::AddrSpaceCastOp::create(*this, ptr(0), global);
   }
-  Value globalPtr(Value memref) {
-    return LLVM::AddrSpaceCastOp::create(*this, ptr(1), genericPtr(memref));
+  /// Address of element `i` (index) of type `t` at global pointer `base`.
+  Value elemPtr(Type t, Value base, Value i) {
+    return LLVM::GEPOp::create(*this, base.getType(), t, base,
+                               ArrayRef<LLVM::GEPArg>{LLVM::GEPArg(i64(i))});
   }
+  Value ldg(Type t, Value base, Value i) {
+    return LLVM::LoadOp::create(*this, t, elemPtr(t, base, i));
+  }
+  void stg(Value v, Value base, Value i) {
+    LLVM::StoreOp::create(*this, v, elemPtr(v.getType(), base, i));
+  }
+  Value ceilDivv(Value a, Value c) { return divui(add(a, sub(c, idx(1))), c); }
   Value gep8(Value base, Value offIdx) {
     return LLVM::GEPOp::create(*this, base.getType(), getI8Type(), base,
                                ArrayRef<LLVM::GEPArg>{LLVM::GEPArg(i64(offIdx))});
@@ -198,7 +206,7 @@ struct Walk {
 struct Tile {
   Value rowsValid, colsValid; ///< predicates of the epilogue
   Value outBase;              ///< flat index of out(tile row 0, col 0)
-  int64_t outStride;          ///< elements between output rows
+  Value outStride;            ///< elements between output rows
   Value aRow, bRow, kCoord0;  ///< TMA coordinates of stage 0
   Value kStages, kBlocks;     ///< pipeline stages and valid MX blocks
   Value aAtom0, bAtom0;       ///< byte offsets of the stage-0 scale atoms
@@ -206,31 +214,38 @@ struct Tile {
   Value bAtomStride;          ///< bytes between B atoms 128 rows apart
 };
 
+/// The run-time sizes: index values of the kernel's i64 scalar parameters
+/// (kGemmScalarParams).
+struct GemmSizes {
+  Value m, n, k, groups, aScaleRows, aScaleCols, bScaleRows, bScaleCols;
+};
+
 struct Generator {
   GB &b;
-  const GemmProblem &p;
+  const GemmKind &p;
   const GemmConfig &cfg;
+  const GemmSizes &s;
   Value offsets;
-  int64_t nTiles; ///< tiles along N (2D x 3D) or N' (2D x 2D)
-  int64_t mTiles; ///< tiles along M' (2D x 2D only)
+  Value nTiles; ///< tiles along N (2D x 3D) or N' (2D x 2D)
+  Value mTiles; ///< tiles along M' (2D x 2D only)
 
-  Generator(GB &b, const GemmProblem &p, const GemmConfig &cfg,
-            Value offsets)
-      : b(b), p(p), cfg(cfg), offsets(offsets) {
-    nTiles = ::mxmoe::ceilDiv(p.n, cfg.tileN);
-    mTiles = ::mxmoe::ceilDiv(p.m, kBM);
+  Generator(GB &b, const GemmKind &p, const GemmConfig &cfg,
+            const GemmSizes &s, Value offsets)
+      : b(b), p(p), cfg(cfg), s(s), offsets(offsets) {
+    nTiles = b.ceilDivc(s.n, cfg.tileN);
+    mTiles = b.ceilDivc(s.m, kBM);
   }
 
   Value offsetAt(Value g) {
-    Value safe = b.minui(g, b.idx(p.groups - 1));
-    return b.fromI32(b.load(offsets, safe));
+    Value safe = b.minui(g, b.sub(s.groups, b.idx(1)));
+    return b.fromI32(b.ldg(b.getI32Type(), offsets, safe));
   }
 
   /// Tiles of group g (size `size`).
   Value groupTiles(Value size) {
     if (p.kGrouped)
-      return b.idx(mTiles * nTiles);
-    return b.mulc(b.ceilDivc(size, kBM), nTiles);
+      return b.mul(mTiles, nTiles);
+    return b.mul(b.ceilDivc(size, kBM), nTiles);
   }
 
   /// Advances (g, gBase, gStart, padStart, sStart) past every group whose
@@ -243,10 +258,10 @@ struct Generator {
       OpBuilder::InsertionGuard guard(b);
       Block *before = b.createBlock(&loop.getBefore(), {}, types,
                                     SmallVector<Location>(types.size(), b.getLoc()));
-      Walk s = Walk::from(before->getArguments());
-      Value inGroups = b.ult(s.g, b.idx(p.groups));
-      Value size = b.sub(offsetAt(s.g), s.gStart);
-      Value past = b.ule(b.add(s.gBase, groupTiles(size)), s.t);
+      Walk w = Walk::from(before->getArguments());
+      Value inGroups = b.ult(w.g, s.groups);
+      Value size = b.sub(offsetAt(w.g), w.gStart);
+      Value past = b.ule(b.add(w.gBase, groupTiles(size)), w.t);
       scf::ConditionOp::create(b, b.land(inGroups, past),
                                before->getArguments());
       Block *after = b.createBlock(&loop.getAfter(), {}, types,
@@ -272,54 +287,54 @@ struct Generator {
   /// True while tile t exists: inside a group, or (2D x 3D) one of the
   /// zero tiles covering rows [offsets[G-1], M).
   Value exists(const Walk &w) {
-    Value inGroups = b.ult(w.g, b.idx(p.groups));
+    Value inGroups = b.ult(w.g, s.groups);
     if (p.kGrouped)
       return inGroups;
-    Value tail = b.sub(b.idx(p.m), w.gStart);
-    Value tailTiles = b.mulc(b.ceilDivc(tail, kBM), nTiles);
+    Value tail = b.sub(s.m, w.gStart);
+    Value tailTiles = b.mul(b.ceilDivc(tail, kBM), nTiles);
     return b.lor(inGroups, b.ult(b.sub(w.t, w.gBase), tailTiles));
   }
 
   Tile tile(const Walk &w) {
     Tile T;
     Value local = b.sub(w.t, w.gBase);
-    Value inGroups = b.ult(w.g, b.idx(p.groups));
+    Value inGroups = b.ult(w.g, s.groups);
     if (!p.kGrouped) {
-      int64_t cpA = p.aScaleCols / 4, cpB = p.bScaleCols / 4;
+      Value cpA = b.div(s.aScaleCols, 4), cpB = b.div(s.bScaleCols, 4);
       // Rows of the group, or of the zero tail past the last offset.
-      Value end = b.select(inGroups, offsetAt(w.g), b.idx(p.m));
+      Value end = b.select(inGroups, offsetAt(w.g), s.m);
       Value size = b.sub(end, w.gStart);
       Value mt_count = b.maxsi(b.ceilDivc(size, kBM), b.idx(1));
       Value mt = b.remui(local, mt_count), nt = b.divui(local, mt_count);
       Value row0 = b.add(w.gStart, b.mulc(mt, kBM));
       T.rowsValid = b.minsi(b.sub(size, b.mulc(mt, kBM)), b.idx(kBM));
-      T.colsValid = b.minsi(b.sub(b.idx(p.n), b.mulc(nt, cfg.tileN)),
+      T.colsValid = b.minsi(b.sub(s.n, b.mulc(nt, cfg.tileN)),
                             b.idx(cfg.tileN));
-      T.outStride = p.n;
-      T.outBase = b.add(b.mulc(row0, p.n), b.mulc(nt, cfg.tileN));
+      T.outStride = s.n;
+      T.outBase = b.add(b.mul(row0, s.n), b.mulc(nt, cfg.tileN));
       T.aRow = row0;
-      Value gSafe = b.minui(w.g, b.idx(p.groups - 1));
-      T.bRow = b.add(b.mulc(gSafe, p.n), b.mulc(nt, cfg.tileN));
+      Value gSafe = b.minui(w.g, b.sub(s.groups, b.idx(1)));
+      T.bRow = b.add(b.mul(gSafe, s.n), b.mulc(nt, cfg.tileN));
       T.kCoord0 = b.idx(0);
-      int64_t kb = p.k / 32;
-      T.kBlocks = b.select(inGroups, b.idx(kb), b.idx(0));
+      T.kBlocks = b.select(inGroups, b.div(s.k, 32), b.idx(0));
       T.kStages = b.ceilDivc(T.kBlocks, kBlocksPerStage);
       Value aTileRow = b.add(b.div(w.padStart, kBM), mt);
-      T.aAtom0 = b.mulc(b.mulc(aTileRow, cpA), kAtom);
+      T.aAtom0 = b.mulc(b.mul(aTileRow, cpA), kAtom);
       Value nRow = b.mulc(nt, cfg.tileN);
-      Value bTileRow = b.add(b.mulc(gSafe, p.bScaleRows / kBM), b.div(nRow, kBM));
-      T.bAtom0 = b.mulc(b.mulc(bTileRow, cpB), kAtom);
+      Value bTileRow = b.add(b.mul(gSafe, b.div(s.bScaleRows, kBM)),
+                             b.div(nRow, kBM));
+      T.bAtom0 = b.mulc(b.mul(bTileRow, cpB), kAtom);
       T.bAtomRow = b.rem(nRow, kBM);
-      T.bAtomStride = b.idx(cpB * kAtom);
+      T.bAtomStride = b.mulc(cpB, kAtom);
     } else {
-      Value mt = b.rem(local, mTiles), nt = b.div(local, mTiles);
+      Value mt = b.remui(local, mTiles), nt = b.divui(local, mTiles);
       Value size = b.sub(offsetAt(w.g), w.gStart);
-      T.rowsValid = b.minsi(b.sub(b.idx(p.m), b.mulc(mt, kBM)), b.idx(kBM));
-      T.colsValid = b.minsi(b.sub(b.idx(p.n), b.mulc(nt, cfg.tileN)),
+      T.rowsValid = b.minsi(b.sub(s.m, b.mulc(mt, kBM)), b.idx(kBM));
+      T.colsValid = b.minsi(b.sub(s.n, b.mulc(nt, cfg.tileN)),
                             b.idx(cfg.tileN));
-      T.outStride = p.n;
-      T.outBase = b.add(b.mulc(w.g, p.m * p.n),
-                        b.add(b.mulc(b.mulc(mt, kBM), p.n),
+      T.outStride = s.n;
+      T.outBase = b.add(b.mul(w.g, b.mul(s.m, s.n)),
+                        b.add(b.mul(b.mulc(mt, kBM), s.n),
                               b.mulc(nt, cfg.tileN)));
       T.aRow = b.mulc(mt, kBM);
       Value nRow = b.mulc(nt, cfg.tileN);
@@ -332,9 +347,9 @@ struct Generator {
       // [Rp, kgp_g] (kgp_g = roundUp(ceil(m_g/32), 4)) stored at byte
       // S_g * Rp, S_g = sum_{h<g} kgp_h.
       Value kgpAtoms = b.div(b.roundUpc(T.kBlocks, 4), 4);
-      T.aAtom0 = b.add(b.mulc(w.sStart, p.aScaleRows),
+      T.aAtom0 = b.add(b.mul(w.sStart, s.aScaleRows),
                        b.mulc(b.mul(mt, kgpAtoms), kAtom));
-      T.bAtom0 = b.add(b.mulc(w.sStart, p.bScaleRows),
+      T.bAtom0 = b.add(b.mul(w.sStart, s.bScaleRows),
                        b.mulc(b.mul(b.div(nRow, kBM), kgpAtoms), kAtom));
       T.bAtomRow = b.rem(nRow, kBM);
       T.bAtomStride = b.mulc(kgpAtoms, kAtom);
@@ -389,14 +404,14 @@ struct KernelFrame {
   std::unique_ptr<OpBuilder> ob;
   std::unique_ptr<GB> b;
   Value tmapA, aScales, tmapB, bScales, offsets, out, status;
+  GemmSizes sizes;
   Value tid, bid, grid;
   Value base; ///< 1024-aligned shared-window address of the dynamic smem
 };
 
 KernelFrame createGemmKernel(gpu::GPUModuleOp module, StringRef name,
-                             const GemmProblem &p, const GemmConfig &cfg,
-                             TypeRange argTypes, int64_t threads,
-                             int64_t smemBytes) {
+                             const GemmKind &p, const GemmConfig &cfg,
+                             int64_t threads, int64_t smemBytes) {
   KernelFrame f;
   f.ob = std::make_unique<OpBuilder>(module.getBodyRegion());
   OpBuilder &ob = *f.ob;
@@ -413,6 +428,10 @@ KernelFrame createGemmKernel(gpu::GPUModuleOp module, StringRef name,
                            /*addrSpace=*/3);
   }
 
+  MLIRContext *ctx = module.getContext();
+  Type gptr = LLVM::LLVMPointerType::get(ctx, 1);
+  SmallVector<Type> argTypes(7, gptr);
+  argTypes.append(std::size(kGemmScalarParams), ob.getI64Type());
   auto fn = gpu::GPUFuncOp::create(ob, loc, name, ob.getFunctionType(argTypes, {}));
   f.fn = fn;
   fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), ob.getUnitAttr());
@@ -427,27 +446,39 @@ KernelFrame createGemmKernel(gpu::GPUModuleOp module, StringRef name,
   fn->setAttr("mxmoe.grid", ob.getDenseI64ArrayAttr({cfg.numCTAs, 1, 1}));
   fn->setAttr("mxmoe.dynamic_smem", ob.getI64IntegerAttr(smemBytes));
   SymbolTable(module).insert(fn);
-  for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+  // Pointers: noalias, with the element type a launcher must bind.
+  auto elem = [&](bool e5m2, bool e2m1) -> Type {
+    if (e2m1)
+      return Float4E2M1FNType::get(ctx);
+    return e5m2 ? Type(Float8E5M2Type::get(ctx)) : Float8E4M3FNType::get(ctx);
+  };
+  Type e8m0 = Float8E8M0FNUType::get(ctx);
+  Type elems[7] = {elem(p.aE5M2, p.aE2M1), e8m0, elem(p.bE5M2, p.bE2M1), e8m0,
+                   ob.getI32Type(),
+                   p.outF32 ? ob.getF32Type() : Type(ob.getBF16Type()),
+                   ob.getI32Type()};
+  for (unsigned i = 0; i < 7; ++i) {
     fn.setArgAttr(i, "llvm.noalias", ob.getUnitAttr());
-  // Dims and box in elements; fp4 rows hold two elements per byte and are
-  // unpacked by the copy to one shared-memory byte per element.
-  auto tmapAttr = [&](StringRef operand, int64_t inner, int64_t rows,
-                      bool fp4) {
+    fn.setArgAttr(i, "mxmoe.element_type", TypeAttr::get(elems[i]));
+  }
+  for (auto [i, scalar] : llvm::enumerate(kGemmScalarParams))
+    fn.setArgAttr(7 + i, "mxmoe.scalar", ob.getStringAttr(scalar));
+  // A TMA map over the bound operand viewed as [rows, K]: its dims (K,
+  // rows in elements) and row stride come from the bound tensor at launch;
+  // box in elements; fp4 rows hold two elements per byte and are unpacked
+  // by the copy to one shared-memory byte per element.
+  auto tmapAttr = [&](StringRef operand, bool fp4) {
     return ob.getDictionaryAttr({
         ob.getNamedAttr("operand", ob.getStringAttr(operand)),
         ob.getNamedAttr("data_type",
                         ob.getStringAttr(fp4 ? "16U4_ALIGN16B" : "uint8")),
-        ob.getNamedAttr("dims", ob.getDenseI64ArrayAttr({inner, rows})),
-        ob.getNamedAttr("row_stride_bytes",
-                        ob.getI64IntegerAttr(fp4 ? inner / 2 : inner)),
         ob.getNamedAttr("box", ob.getDenseI64ArrayAttr(
                                    {kBK, operand == "lhs" ? kBM : cfg.tileN})),
         ob.getNamedAttr("swizzle", ob.getStringAttr("128B")),
         ob.getNamedAttr("oob_fill", ob.getStringAttr("zero"))});
   };
-  int64_t bRows = p.kGrouped ? p.n : p.groups * p.n;
-  fn.setArgAttr(0, "mxmoe.tensor_map", tmapAttr("lhs", p.k, p.m, p.aE2M1));
-  fn.setArgAttr(2, "mxmoe.tensor_map", tmapAttr("rhs", p.k, bRows, p.bE2M1));
+  fn.setArgAttr(0, "mxmoe.tensor_map", tmapAttr("lhs", p.aE2M1));
+  fn.setArgAttr(2, "mxmoe.tensor_map", tmapAttr("rhs", p.bE2M1));
 
   f.b = std::make_unique<GB>(loc, ob);
   GB &b = *f.b;
@@ -459,6 +490,11 @@ KernelFrame createGemmKernel(gpu::GPUModuleOp module, StringRef name,
   f.offsets = fn.getArgument(4);
   f.out = fn.getArgument(5);
   f.status = fn.getArgument(6);
+  Value *sizes[] = {&f.sizes.m,          &f.sizes.n,          &f.sizes.k,
+                    &f.sizes.groups,     &f.sizes.aScaleRows, &f.sizes.aScaleCols,
+                    &f.sizes.bScaleRows, &f.sizes.bScaleCols};
+  for (auto [i, v] : llvm::enumerate(sizes))
+    *v = arith::IndexCastOp::create(b, b.getIndexType(), fn.getArgument(7 + i));
   f.tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
   f.bid = gpu::BlockIdOp::create(b, gpu::Dimension::x);
   f.grid = gpu::GridDimOp::create(b, gpu::Dimension::x);
@@ -509,18 +545,19 @@ void loadAtom(GB &b, Value dstAddr, Value src, Value full) {
 /// offset within [previous, token extent], and the padded extents the
 /// layouts need (rows of M-grouped scales; padded token columns and
 /// K-group scale columns) within the buffers. Returns an i1.
-Value validateOffsets(GB &b, const GemmProblem &p, Value offsets) {
+Value validateOffsets(GB &b, const GemmKind &p, const GemmSizes &s,
+                      Value offsets) {
   SmallVector<Value> init{b.idx(0), b.boolc(true), b.idx(0), b.idx(0)};
-    auto loop = scf::ForOp::create(b, b.idx(0), b.idx(p.groups), b.idx(1), init);
+    auto loop = scf::ForOp::create(b, b.idx(0), s.groups, b.idx(1), init);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
       Value g = loop.getInductionVar();
       Value prev = loop.getRegionIterArg(0), ok = loop.getRegionIterArg(1);
       Value pad = loop.getRegionIterArg(2), scol = loop.getRegionIterArg(3);
-      Value o = b.fromI32(b.load(offsets, g));
-      int64_t total = p.kGrouped ? p.k : p.m; // token axis (padded for 2Dx2D)
-      ok = b.land(ok, b.land(b.sge(o, prev), b.ule(o, b.idx(total))));
+      Value o = b.fromI32(b.ldg(b.getI32Type(), offsets, g));
+      Value total = p.kGrouped ? s.k : s.m; // token axis (padded for 2Dx2D)
+      ok = b.land(ok, b.land(b.sge(o, prev), b.ule(o, total)));
       Value size = b.maxsi(b.sub(o, prev), b.idx(0));
       if (p.kGrouped) {
         pad = b.add(pad, b.roundUpc(size, 32));
@@ -533,12 +570,23 @@ Value validateOffsets(GB &b, const GemmProblem &p, Value offsets) {
     Value ok = loop.getResult(1), pad = loop.getResult(2), scol = loop.getResult(3);
     if (p.kGrouped) {
       // Padded token columns and K-group scale columns must fit.
-      ok = b.land(ok, b.ule(pad, b.idx(p.k)));
-      ok = b.land(ok, b.ule(scol, b.idx(std::min(p.aScaleCols, p.bScaleCols))));
+      ok = b.land(ok, b.ule(pad, s.k));
+      ok = b.land(ok, b.ule(scol, b.minsi(s.aScaleCols, s.bScaleCols)));
     } else {
-      ok = b.land(ok, b.ule(pad, b.idx(p.aScaleRows)));
+      ok = b.land(ok, b.ule(pad, s.aScaleRows));
     }
   return ok;
+}
+
+/// The size parameters a kernel of kind `p` accepts (i1): G >= 1, M, N >=
+/// 0, K > 0 a multiple of 32 (of 128 for kMultipleOf128 or fp4 data).
+Value validateSizes(GB &b, const GemmKind &p, const GemmSizes &s) {
+  Value zero = b.idx(0);
+  int64_t kQuantum = (p.kMultipleOf128 || p.aE2M1 || p.bE2M1) ? 128 : 32;
+  Value ok = b.ult(zero, s.groups);
+  ok = b.land(ok, b.land(b.sge(s.m, zero), b.sge(s.n, zero)));
+  ok = b.land(ok, b.ult(zero, s.k));
+  return b.land(ok, b.eq(b.rem(s.k, kQuantum), zero));
 }
 
 /// The prologue both kernels share: thread 0 validates the offsets, writes
@@ -546,12 +594,18 @@ Value validateOffsets(GB &b, const GemmProblem &p, Value offsets) {
 /// (address, expected arrivals), fenced for the async (TMA / tcgen05)
 /// proxy; after a CTA barrier every thread reads the verdict and CTA 0
 /// publishes it as the kernel's status. Returns the i1 "offsets valid".
-Value emitPrologue(GB &b, KernelFrame &f, const GemmProblem &p, Value flagAddr,
+Value emitPrologue(GB &b, KernelFrame &f, const GemmKind &p, Value flagAddr,
                    ArrayRef<std::pair<Value, int64_t>> barriers) {
   MLIRContext *ctx = b.getContext();
   ifThen(b, b.eq(f.tid, b.idx(0)), [&] {
-    Value ok = validateOffsets(b, p, f.offsets);
-    b.sts(b.select(ok, b.i32(0), b.i32(1)), flagAddr);
+    // Offsets are read only for valid sizes (G bounds the loop).
+    Value sizesOk = validateSizes(b, p, f.sizes);
+    Value offsetsOk =
+        ifYield(b, sizesOk, ValueRange{b.boolc(false)}, [&] {
+          return SmallVector<Value>{validateOffsets(b, p, f.sizes, f.offsets)};
+        })[0];
+    b.sts(b.select(sizesOk, b.select(offsetsOk, b.i32(0), b.i32(1)), b.i32(2)),
+          flagAddr);
     for (auto [addr, count] : barriers)
       NVVM::MBarrierInitOp::create(b, b.sptr(addr), b.i32(count), Value());
     NVVM::FenceMbarrierInitOp::create(b);
@@ -562,7 +616,7 @@ Value emitPrologue(GB &b, KernelFrame &f, const GemmProblem &p, Value flagAddr,
   gpu::BarrierOp::create(b);
   Value flag = b.lds(b.getI32Type(), flagAddr);
   ifThen(b, b.land(b.eq(f.bid, b.idx(0)), b.eq(f.tid, b.idx(0))),
-         [&] { b.store(flag, f.status, b.idx(0)); });
+         [&] { b.stg(flag, f.status, b.idx(0)); });
   return b.eq(flag, b.i32(0));
 }
 
@@ -573,19 +627,18 @@ int64_t mlir::mxmoe::kernels::getSm90GemmSharedBytes(const GemmConfig &cfg) {
 }
 
 gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
-    gpu::GPUModuleOp module, StringRef name, const GemmProblem &p,
-    const GemmConfig &cfg, TypeRange argTypes) {
+    gpu::GPUModuleOp module, StringRef name, const GemmKind &p,
+    const GemmConfig &cfg) {
   MLIRContext *ctx = module.getContext();
   SmemMap map{cfg.tileN, cfg.stages, cfg.upcastBF16};
-  KernelFrame f = createGemmKernel(module, name, p, cfg, argTypes, kThreads,
-                                   map.total());
+  KernelFrame f = createGemmKernel(module, name, p, cfg, kThreads, map.total());
   GB &b = *f.b;
   gpu::GPUFuncOp fn = f.fn;
   Value tmapA = f.tmapA, aScales = f.aScales, tmapB = f.tmapB,
         bScales = f.bScales, offsets = f.offsets, out = f.out,
         tid = f.tid, bid = f.bid, grid = f.grid,
         base = f.base;
-  Generator gen(b, p, cfg, offsets);
+  Generator gen(b, p, cfg, f.sizes, offsets);
   auto at = [&](int64_t off) { return b.add(base, b.idx(off)); };
   (void)fn;
 
@@ -606,12 +659,13 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(&branch.getThenRegion().front());
       // Register rebalancing (PTX setmaxnreg, per warpgroup): the loader
-      // needs few registers, the consumers hold two fp32 partials and the
-      // accumulator (3 x tileN/2 registers). 128*40 + 256*232 <= 64K.
-      NVVM::SetMaxRegisterOp::create(b, 40, NVVM::SetMaxRegisterAction::decrease);
+      // needs few registers (48: the tile walk over run-time sizes spills
+      // at 40), the consumers hold two fp32 partials and the accumulator
+      // (3 x tileN/2 registers). 128*48 + 256*232 = 64K.
+      NVVM::SetMaxRegisterOp::create(b, 48, NVVM::SetMaxRegisterAction::decrease);
       ifThen(b, b.eq(tid, b.idx(0)), [&] {
         Value descA = b.genericPtr(tmapA), descB = b.genericPtr(tmapB);
-        Value saG = b.globalPtr(aScales), sbG = b.globalPtr(bScales);
+        Value saG = aScales, sbG = bScales;
         int64_t txBytes = map.aBytes() + map.bBytes() + 2 * kAtom;
         gen.forEachTile(bid, grid, [&](const Tile &T, Value it0) {
           auto loop = scf::ForOp::create(b, b.idx(0), T.kStages, b.idx(1),
@@ -676,7 +730,7 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
           Value v = accv[i];
           ifThen(b, ok, [&] {
             Value o = p.outF32 ? v : arith::TruncFOp::create(b, outTy, v).getResult();
-            b.store(o, out, b.add(T.outBase, b.add(b.mulc(r, T.outStride), c)));
+            b.stg(o, out, b.add(T.outBase, b.add(b.mul(r, T.outStride), c)));
           });
         }
       };
@@ -900,7 +954,7 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
           // promoted (wait_group 1), two partial register sets in flight.
           // Blocks past the group's end (2D x 2D, K % 128 != 0) are skipped
           // with uniform branches; liveness only decreases along kb.
-          bool allLive = !p.kGrouped && p.k % kBK == 0;
+          bool allLive = !p.kGrouped && p.kMultipleOf128;
           auto live = [&](int64_t kb) -> Value {
             return b.ult(b.add(b.mulc(s, kBlocksPerStage), b.idx(kb)),
                          T.kBlocks);
@@ -1055,17 +1109,17 @@ int64_t mlir::mxmoe::kernels::getSm100GemmTmemColumns(const GemmConfig &cfg) {
 }
 
 gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm100(
-    gpu::GPUModuleOp module, StringRef name, const GemmProblem &p,
-    const GemmConfig &cfg, TypeRange argTypes) {
+    gpu::GPUModuleOp module, StringRef name, const GemmKind &p,
+    const GemmConfig &cfg) {
   MLIRContext *ctx = module.getContext();
   SmemMap100 map{cfg.tileN, cfg.stages};
   TmemMap tmem{cfg.tileN, cfg.stages};
-  KernelFrame f = createGemmKernel(module, name, p, cfg, argTypes, kThreads100,
+  KernelFrame f = createGemmKernel(module, name, p, cfg, kThreads100,
                                    map.total());
   f.fn->setAttr("mxmoe.tmem_columns", f.ob->getI64IntegerAttr(tmem.allocated()));
   GB &b = *f.b;
   Value base = f.base, tid = f.tid, bid = f.bid, grid = f.grid;
-  Generator gen(b, p, cfg, f.offsets);
+  Generator gen(b, p, cfg, f.sizes, f.offsets);
   auto at = [&](int64_t off) { return b.add(base, b.idx(off)); };
   auto cta1 = NVVM::CTAGroupKindAttr::get(ctx, NVVM::CTAGroupKind::CTA_1);
   auto fence = [&](NVVM::Tcgen05FenceKind k) {
@@ -1108,7 +1162,7 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm100(
     // ---------------- warp 0: TMA loader ----------------
     ifThen(b, b.eq(tid, b.idx(0)), [&] {
       Value descA = b.genericPtr(f.tmapA), descB = b.genericPtr(f.tmapB);
-      Value saG = b.globalPtr(f.aScales), sbG = b.globalPtr(f.bScales);
+      Value saG = f.aScales, sbG = f.bScales;
       int64_t txBytes = map.aBytes() + map.bBytes() + kAtom * (1 + map.sfbAtoms());
       gen.forEachTile(bid, grid, [&](const Tile &T, Value it0) {
         auto loop = scf::ForOp::create(b, b.idx(0), T.kStages, b.idx(1),
@@ -1237,13 +1291,13 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm100(
       gen.forEachTile(bid, grid, [&](const Tile &T, Value tiles) {
         Value has = b.ult(b.idx(0), T.kStages);
         Value rowOk = b.ult(row, T.rowsValid);
-        Value rowBase = b.add(T.outBase, b.mulc(row, T.outStride));
+        Value rowBase = b.add(T.outBase, b.mul(row, T.outStride));
         auto storeChunk = [&](int64_t c0, function_ref<Value(int64_t)> value) {
           ifThen(b, rowOk, [&] {
             for (int64_t j = 0; j < 32; ++j) {
               Value c = b.idx(c0 + j);
               ifThen(b, b.ult(c, T.colsValid), [&] {
-                b.store(value(j), f.out, b.add(rowBase, c));
+                b.stg(value(j), f.out, b.add(rowBase, c));
               });
             }
           });

@@ -32,17 +32,17 @@
 
 namespace mlir::mxmoe::kernels {
 
-/// Static description of one grouped GEMM (shapes in elements).
+/// What one grouped-GEMM kernel is specialized on; its sizes (M, N, K, G
+/// and the scale extents) are run-time parameters, so one kernel serves
+/// every shape of its kind.
 ///  * 2D x 3D (kGrouped = false): A = lhs [M, K], B = rhs [G, N, K] viewed
 ///    as [G*N, K]; out [M, N]. lhs scales M-grouped blocked [aScaleRows,
 ///    aScaleCols]; rhs scales per-expert blocked [G, bScaleRows, bScaleCols].
 ///  * 2D x 2D (kGrouped = true): A = lhs [M, K] (K = padded token axis
 ///    Tp), B = rhs [N, K]; out [G, M, N]. Both scales per_k_group blocked
 ///    [*ScaleRows, *ScaleCols].
-struct GemmProblem {
+struct GemmKind {
   bool kGrouped = false;
-  int64_t m = 0, n = 0, k = 0, groups = 0;
-  int64_t aScaleRows = 0, aScaleCols = 0, bScaleRows = 0, bScaleCols = 0;
   bool aE5M2 = false, bE5M2 = false; ///< else e4m3
   /// fp4 e2m1 data (two per byte, element 2i in the low nibble; tcgen05
   /// only, K % 128 == 0): loaded with the unpacking TMA type 16U4_ALIGN16B
@@ -50,7 +50,19 @@ struct GemmProblem {
   /// ISA §9.7.16.10.4.4), so tiles, descriptors and scales are the fp8 ones.
   bool aE2M1 = false, bE2M1 = false;
   bool outF32 = false;               ///< else bf16
+  /// K is a multiple of 128 (whole pipeline stages; 2D x 3D only): the
+  /// sm_90a consumers skip the per-block liveness test. The kernel rejects
+  /// another K through its status (2).
+  bool kMultipleOf128 = false;
 };
+
+/// The run-time scalar parameters of a grouped-GEMM kernel (i64, after the
+/// seven pointers), in order: M, N, K, G, then the lhs and rhs scale
+/// extents (rows, columns of one blocked matrix; for 2D x 3D rhs scales
+/// those of one expert).
+inline constexpr const char *kGemmScalarParams[] = {
+    "m", "n", "k", "groups", "a_scale_rows", "a_scale_cols", "b_scale_rows",
+    "b_scale_cols"};
 
 /// Tile configuration: BM = 128 (two consumer warpgroups of 64 rows),
 /// BN = `tileN` (wgmma m64nNk32; 64..128, a multiple of 16... validated by
@@ -72,17 +84,25 @@ struct GemmConfig {
 /// Dynamic shared memory (bytes) the kernel needs for `cfg`.
 int64_t getSm90GemmSharedBytes(const GemmConfig &cfg);
 
-/// Builds `gpu.func @name` in `module`. Parameters (all device pointers):
+/// Builds `gpu.func @name` in `module`. Parameters: seven device pointers
+/// (`!llvm.ptr<1>`, noalias, 16-byte aligned):
 ///   0 tensor map of A (128 B, CUtensorMap: uint8 -- 16U4_ALIGN16B for fp4
 ///     data --, dims {K, rows} in elements, box {128, 128}, SWIZZLE_128B),
-///   1 A scales, 2 tensor map of B,
-///   3 B scales, 4 i32 offsets [G], 5 output, 6 i32 status [1].
-/// The function carries mxmoe.grid / mxmoe.block / mxmoe.dynamic_smem and
-/// per-argument `mxmoe.tensor_map` dictionaries describing the maps.
+///   1 A scales (e8m0 bytes), 2 tensor map of B (box {128, tileN}),
+///   3 B scales, 4 i32 end offsets [G], 5 output (bf16 or f32), 6 i32
+///   status [1];
+/// then the eight i64 scalars of kGemmScalarParams. Status: 0 done, 1
+/// offsets rejected (negative, decreasing, past the token extent, or more
+/// padded rows / K-group columns than the scale buffers hold), 2 sizes
+/// rejected (G < 1, K not a positive multiple of 32 -- of 128 for a
+/// kMultipleOf128 or fp4 kernel --, negative M or N); nothing is written
+/// unless 0. The function carries mxmoe.grid / mxmoe.block /
+/// mxmoe.dynamic_smem, per-argument `mxmoe.tensor_map` dictionaries (the
+/// run-time dims come from the bound tensor), `mxmoe.element_type` on the
+/// pointers and `mxmoe.scalar` names on the scalars.
 gpu::GPUFuncOp buildGroupedMatmulSm90(gpu::GPUModuleOp module, StringRef name,
-                                      const GemmProblem &p,
-                                      const GemmConfig &cfg,
-                                      TypeRange argTypes);
+                                      const GemmKind &p,
+                                      const GemmConfig &cfg);
 
 /// Dynamic shared memory (bytes) and TMEM columns (before rounding to the
 /// power of two tcgen05.alloc takes) of the sm_100a kernel for `cfg`.
@@ -104,9 +124,8 @@ int64_t getSm100GemmTmemColumns(const GemmConfig &cfg);
 /// and store with predication, and release it. Source: PTX ISA 9.7.16
 /// (tcgen05), shared/reference/tcgen05.md.
 gpu::GPUFuncOp buildGroupedMatmulSm100(gpu::GPUModuleOp module, StringRef name,
-                                       const GemmProblem &p,
-                                       const GemmConfig &cfg,
-                                       TypeRange argTypes);
+                                       const GemmKind &p,
+                                       const GemmConfig &cfg);
 
 } // namespace mlir::mxmoe::kernels
 

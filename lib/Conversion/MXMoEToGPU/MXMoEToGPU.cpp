@@ -31,6 +31,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
 
 namespace mlir::mxmoe {
 #define GEN_PASS_DEF_CONVERTMXMOETOGPU
@@ -262,6 +263,9 @@ struct KernelGen {
   /// Kernels generated so far per enclosing function (names are
   /// `<function>__<op>_<n>`, n counting that function's MX ops).
   llvm::StringMap<unsigned> counters;
+  /// Grouped-GEMM kernels by kind and configuration: their sizes are
+  /// run-time parameters, so later ops of the same kind reuse the kernel.
+  llvm::StringMap<gpu::GPUFuncOp> gemmKernels;
 
   /// Kernel names are PTX identifiers: characters outside [A-Za-z0-9_] of
   /// the function name (e.g. the dots of `layers.0.moe.experts.w13.forward`)
@@ -277,8 +281,9 @@ struct KernelGen {
 
   /// Marks `op` as implemented by `kernel` and records, per kernel
   /// parameter, what it binds to (`mxmoe.kernel_args`): "operand:i",
-  /// "result:i", "status" (an i32 status buffer), or "tensor_map:operand:i"
-  /// (a TMA descriptor of operand i). Drivers turn this into launch
+  /// "result:i", "status" (an i32 status buffer), "tensor_map:operand:i"
+  /// (a TMA descriptor of operand i) or "value:N" (an i64 scalar, e.g. a
+  /// grouped GEMM's sizes). Drivers turn this into launch
   /// programs (mxmoe-compile's manifest).
   void annotate(Operation *op, gpu::GPUFuncOp kernel,
                 ArrayRef<std::string> bindings) {
@@ -289,6 +294,18 @@ struct KernelGen {
     for (const std::string &s : bindings)
       b.push_back(StringAttr::get(op->getContext(), s));
     op->setAttr("mxmoe.kernel_args", ArrayAttr::get(op->getContext(), b));
+  }
+  /// A grouped GEMM's bindings: the seven pointers, then its sizes in
+  /// kGemmScalarParams order.
+  void annotateGemm(Operation *op, gpu::GPUFuncOp kernel,
+                    std::initializer_list<int64_t> sizes) {
+    SmallVector<std::string> bindings{
+        "tensor_map:operand:0", "operand:1", "tensor_map:operand:2",
+        "operand:3",            "operand:4", "result:0",
+        "status"};
+    for (int64_t v : sizes)
+      bindings.push_back("value:" + std::to_string(v));
+    annotate(op, kernel, bindings);
   }
   static std::string bindingOf(Operation *op, const HostArg &arg) {
     if (arg.kind == HostArg::Status)
@@ -436,27 +453,33 @@ LogicalResult KernelGen::genGroupedMatmul(GroupedMatmulOp op) {
            << " lowering reads blocked_128x4 scales (one 512-byte atom per "
               "128 rows x 128 K); run mxmoe-pack-scales or swizzle the "
               "scales first";
-  GemmProblem p;
+  // The kernel is specialized on the kind only; these sizes become the
+  // launch's scalar parameters (kGemmScalarParams order).
+  struct {
+    int64_t m, n, k, groups, aScaleRows, aScaleCols, bScaleRows, bScaleCols;
+  } sz;
+  GemmKind p;
   p.kGrouped = op.isKGrouped();
-  p.m = lhs.getDimSize(0);
-  p.k = lhs.getDimSize(1);
-  p.n = p.kGrouped ? rhs.getDimSize(0) : rhs.getDimSize(1);
-  p.groups = cast<RankedTensorType>(op.getOffsets().getType()).getDimSize(0);
-  p.aScaleRows = as.getDimSize(0);
-  p.aScaleCols = as.getDimSize(1);
-  p.bScaleRows = bs.getDimSize(bs.getRank() - 2);
-  p.bScaleCols = bs.getDimSize(bs.getRank() - 1);
+  sz.m = lhs.getDimSize(0);
+  sz.k = lhs.getDimSize(1);
+  sz.n = p.kGrouped ? rhs.getDimSize(0) : rhs.getDimSize(1);
+  sz.groups = cast<RankedTensorType>(op.getOffsets().getType()).getDimSize(0);
+  sz.aScaleRows = as.getDimSize(0);
+  sz.aScaleCols = as.getDimSize(1);
+  sz.bScaleRows = bs.getDimSize(bs.getRank() - 2);
+  sz.bScaleCols = bs.getDimSize(bs.getRank() - 1);
+  p.kMultipleOf128 = !p.kGrouped && sz.k % 128 == 0;
   p.aE5M2 = isa<Float8E5M2Type>(lhs.getElementType());
   p.bE5M2 = isa<Float8E5M2Type>(rhs.getElementType());
   p.aE2M1 = isa<Float4E2M1FNType>(lhs.getElementType());
   p.bE2M1 = isa<Float4E2M1FNType>(rhs.getElementType());
   p.outF32 = res.getElementType().isF32();
-  if (p.groups < 1)
+  if (sz.groups < 1)
     return op.emitOpError("needs at least one group");
-  if (p.m == 0 || p.n == 0 || p.k == 0)
+  if (sz.m == 0 || sz.n == 0 || sz.k == 0)
     return op.emitOpError("GPU lowering of an empty GEMM (M, N or K = 0) is "
                           "not supported");
-  if (p.k % 32)
+  if (sz.k % 32)
     return op.emitOpError("contraction extent must be a multiple of 32");
   // The unpacking copy of 4-bit data (CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B)
   // needs rows of a multiple of 128 elements (CUDA driver API,
@@ -466,23 +489,18 @@ LogicalResult KernelGen::genGroupedMatmul(GroupedMatmulOp op) {
                           "matmuls only (a 2D x 2D weight gradient's K groups "
                           "start at multiples of 32 tokens; the unpacking "
                           "16U4_ALIGN16B copy is used at multiples of 128)");
-  if ((p.aE2M1 || p.bE2M1) && p.k % 128)
+  if ((p.aE2M1 || p.bE2M1) && sz.k % 128)
     return op.emitOpError("f4E2M1FN operands need a contraction extent that "
                           "is a multiple of 128 (TMA 16U4_ALIGN16B rows), got ")
-           << p.k;
+           << sz.k;
   if (p.kGrouped && as.getDimSize(1) != bs.getDimSize(1))
     return op.emitOpError("2D x 2D lowering needs both per_k_group scale "
                           "tensors to have the same number of columns");
   // 32-bit TMA coordinates and in-kernel element offsets are 64-bit.
-  int64_t rows = p.kGrouped ? std::max(p.m, p.n) : std::max(p.m, p.groups * p.n);
-  if (rows >= (int64_t{1} << 31) || p.k >= (int64_t{1} << 31))
+  int64_t rows = p.kGrouped ? std::max(sz.m, sz.n)
+                            : std::max(sz.m, sz.groups * sz.n);
+  if (rows >= (int64_t{1} << 31) || sz.k >= (int64_t{1} << 31))
     return op.emitOpError("TMA coordinates exceed 2^31");
-  auto argType = [&](RankedTensorType t) { return flatMemRef(t); };
-  auto i32 = IntegerType::get(op.getContext(), 32);
-  auto tmap = MemRefType::get({16}, IntegerType::get(op.getContext(), 64));
-  SmallVector<Type> args{tmap, argType(as), tmap, argType(bs),
-                         argType(cast<RankedTensorType>(op.getOffsets().getType())),
-                         argType(res), MemRefType::get({1}, i32)};
   // sm_90a strategy: fp8 wgmma with per-block promotion is the faster one
   // at bf16 output; the exact bf16 upcast keeps f32 outputs within fp32
   // accumulation error (the fp8 MMA's internal accumulation of a 32-term
@@ -499,18 +517,25 @@ LogicalResult KernelGen::genGroupedMatmul(GroupedMatmulOp op) {
                                    : "bf16 upcast kernel")
            << "); lower gemm-stages"
            << (useUpcast ? " or choose gemm-sm90-mma=fp8" : "");
-  gpu::GPUFuncOp kernel =
-      sm100 ? buildGroupedMatmulSm100(module, name("grouped_matmul", op), p,
-                                      cfg, args)
-            : buildGroupedMatmulSm90(module, name("grouped_matmul", op), p,
-                                     cfg, args);
+  std::string kernelName = name("grouped_matmul", op);
+  std::string key = llvm::formatv(
+      "{0}{1}{2}{3}{4}{5}{6}{7}/{8}/{9}/{10}", p.kGrouped, p.aE5M2, p.bE5M2,
+      p.aE2M1, p.bE2M1, p.outF32, p.kMultipleOf128, useUpcast, cfg.tileN,
+      cfg.stages, cfg.numCTAs);
+  gpu::GPUFuncOp &kernel = gemmKernels[key];
+  if (kernel) {
+    annotateGemm(op, kernel, {sz.m, sz.n, sz.k, sz.groups, sz.aScaleRows,
+                             sz.aScaleCols, sz.bScaleRows, sz.bScaleCols});
+    return success();
+  }
+  kernel = sm100 ? buildGroupedMatmulSm100(module, kernelName, p, cfg)
+                 : buildGroupedMatmulSm90(module, kernelName, p, cfg);
   kernel->setAttr("mxmoe.mma", StringAttr::get(op.getContext(),
                                                sm100 ? "tcgen05_mxf8f6f4"
                                                : useUpcast ? "wgmma_bf16_upcast"
                                                            : "wgmma_fp8_promote"));
-  annotate(op, kernel,
-           {"tensor_map:operand:0", "operand:1", "tensor_map:operand:2",
-            "operand:3", "operand:4", "result:0", "status"});
+  annotateGemm(op, kernel, {sz.m, sz.n, sz.k, sz.groups, sz.aScaleRows,
+                           sz.aScaleCols, sz.bScaleRows, sz.bScaleCols});
   return success();
 }
 
@@ -1283,7 +1308,7 @@ struct ConvertMXMoEToGPUPass
           gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModuleName);
     }
     KernelGen gen{kernels, blockSize, hostLaunch, gemm, upcast, gemmSm90Mma,
-                  sm100, chip, {}};
+                  sm100, chip, {}, {}};
     for (Operation *op : ops) {
       // The generators size grids, group tables and padding from static
       // shapes, the number of token groups (offsets) included.

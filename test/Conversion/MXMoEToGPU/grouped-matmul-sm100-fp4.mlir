@@ -27,9 +27,10 @@
 // CHECK: mxmoe.grouped_matmul {{.*}}mxmoe.kernel = @mxmoe_kernels::@fwd_fp4_fp4__grouped_matmul_0
 // CHECK-LABEL: gpu.func @fwd_fp8_fp4__grouped_matmul_0(
 // A (e4m3): one byte per element.
-// CHECK-SAME: mxmoe.tensor_map = {box = array<i64: 128, 128>, data_type = "uint8", dims = array<i64: 2048, 1000>, oob_fill = "zero", operand = "lhs", row_stride_bytes = 2048 : i64, swizzle = "128B"}
-// B (e2m1, experts stacked as [4 * 320, 2048]): 1024 bytes per row.
-// CHECK-SAME: mxmoe.tensor_map = {box = array<i64: 128, 128>, data_type = "16U4_ALIGN16B", dims = array<i64: 2048, 1280>, oob_fill = "zero", operand = "rhs", row_stride_bytes = 1024 : i64, swizzle = "128B"}
+// CHECK-SAME: mxmoe.element_type = f8E4M3FN, mxmoe.tensor_map = {box = array<i64: 128, 128>, data_type = "uint8", oob_fill = "zero", operand = "lhs", swizzle = "128B"}
+// B (e2m1): the map unpacks 4-bit data (its dims and 1024-byte row stride
+// come from the bound [4, 320, 2048] tensor at launch).
+// CHECK-SAME: mxmoe.element_type = f4E2M1FN, mxmoe.tensor_map = {box = array<i64: 128, 128>, data_type = "16U4_ALIGN16B", oob_fill = "zero", operand = "rhs", swizzle = "128B"}
 // e4m3 x e2m1, UE8M0, M 128, N 128: 0x08A00000 | 5 << 10 = 0x08A01400.
 // CHECK: %[[D:.*]] = arith.constant 144708608 : i32
 // CHECK: nvvm.tcgen05.mma.block_scale {{.*}}, %[[D]], {{.*}}kind = #nvvm.block_scale_kind<mxf8f6f4>
@@ -67,8 +68,8 @@ func.func @fwd_fp8_fp4(%a: tensor<1000x2048xf8E4M3FN>, %as: tensor<1536x64xf8E8M
 }
 
 // CHECK-LABEL: gpu.func @fwd_fp4_fp4__grouped_matmul_0(
-// CHECK-SAME: data_type = "16U4_ALIGN16B", dims = array<i64: 1024, 300>, oob_fill = "zero", operand = "lhs", row_stride_bytes = 512 : i64
-// CHECK-SAME: data_type = "16U4_ALIGN16B", dims = array<i64: 1024, 512>, oob_fill = "zero", operand = "rhs", row_stride_bytes = 512 : i64
+// CHECK-SAME: mxmoe.element_type = f4E2M1FN, mxmoe.tensor_map = {box = array<i64: 128, 128>, data_type = "16U4_ALIGN16B", oob_fill = "zero", operand = "lhs"
+// CHECK-SAME: mxmoe.element_type = f4E2M1FN, mxmoe.tensor_map = {box = array<i64: 128, 128>, data_type = "16U4_ALIGN16B", oob_fill = "zero", operand = "rhs"
 // e2m1 x e2m1: 0x08A00000 | 5 << 7 | 5 << 10 = 0x08A01680.
 // CHECK: arith.constant 144709248 : i32
 func.func @fwd_fp4_fp4(%a: tensor<300x1024xf4E2M1FN>, %as: tensor<512x32xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,

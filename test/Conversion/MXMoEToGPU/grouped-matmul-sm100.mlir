@@ -23,7 +23,8 @@
 // CHECK-LABEL: func.func @fwd(
 // CHECK: mxmoe.grouped_matmul {{.*}}mxmoe.kernel = @mxmoe_kernels::@fwd__grouped_matmul_0
 // CHECK: gpu.func @fwd__grouped_matmul_0(
-// CHECK-SAME: mxmoe.tensor_map = {box = array<i64: 128, 128>, data_type = "uint8", dims = array<i64: 2880, 1000>
+// CHECK-SAME: !llvm.ptr<1> {llvm.noalias, mxmoe.element_type = f8E4M3FN, mxmoe.tensor_map = {box = array<i64: 128, 128>, data_type = "uint8", oob_fill = "zero", operand = "lhs", swizzle = "128B"}}
+// CHECK-SAME: i64 {mxmoe.scalar = "b_scale_cols"})
 // CHECK-SAME: known_block_size = array<i32: 192, 1, 1>
 // CHECK-SAME: mxmoe.dynamic_smem = 136448 : i64
 // CHECK-SAME: mxmoe.tmem_columns = 256 : i64

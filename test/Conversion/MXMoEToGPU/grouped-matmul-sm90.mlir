@@ -14,22 +14,26 @@
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 
 // CHECK-LABEL: func.func @fwd(
-// CHECK: mxmoe.grouped_matmul {{.*}}mxmoe.kernel = @mxmoe_kernels::@fwd__grouped_matmul_0, mxmoe.kernel_args = ["tensor_map:operand:0", "operand:1", "tensor_map:operand:2", "operand:3", "operand:4", "result:0", "status"]
+// The sizes are run-time parameters: the op binds M, N, K, G and the scale
+// extents (lhs rows, cols; rhs rows, cols of one expert) after the pointers.
+// CHECK: mxmoe.grouped_matmul {{.*}}mxmoe.kernel = @mxmoe_kernels::@fwd__grouped_matmul_0, mxmoe.kernel_args = ["tensor_map:operand:0", "operand:1", "tensor_map:operand:2", "operand:3", "operand:4", "result:0", "status", "value:1000", "value:320", "value:2880", "value:4", "value:1536", "value:92", "value:384", "value:92"]
 // CHECK: gpu.module @mxmoe_kernels
 // CHECK: llvm.mlir.global external @__mxmoe_dynamic_smem() {addr_space = 3 : i32, alignment = 1024 : i64}
 // CHECK: gpu.func @fwd__grouped_matmul_0(
-// CHECK-SAME: %{{.*}}: memref<16xi64> {llvm.noalias, mxmoe.tensor_map = {box = array<i64: 128, 128>, data_type = "uint8", dims = array<i64: 2880, 1000>, oob_fill = "zero", operand = "lhs", row_stride_bytes = 2880 : i64, swizzle = "128B"}}
-// CHECK-SAME: mxmoe.tensor_map = {box = array<i64: 128, 128>, data_type = "uint8", dims = array<i64: 2880, 1280>, oob_fill = "zero", operand = "rhs"
-// CHECK-SAME: memref<4xi32>
-// CHECK-SAME: memref<320000xbf16>
-// CHECK-SAME: memref<1xi32>
+// CHECK-SAME: %{{.*}}: !llvm.ptr<1> {llvm.noalias, mxmoe.element_type = f8E4M3FN, mxmoe.tensor_map = {box = array<i64: 128, 128>, data_type = "uint8", oob_fill = "zero", operand = "lhs", swizzle = "128B"}}
+// CHECK-SAME: !llvm.ptr<1> {llvm.noalias, mxmoe.element_type = f8E8M0FNU}
+// CHECK-SAME: mxmoe.tensor_map = {box = array<i64: 128, 128>, data_type = "uint8", oob_fill = "zero", operand = "rhs"
+// CHECK-SAME: !llvm.ptr<1> {llvm.noalias, mxmoe.element_type = i32}
+// CHECK-SAME: !llvm.ptr<1> {llvm.noalias, mxmoe.element_type = bf16}
+// CHECK-SAME: !llvm.ptr<1> {llvm.noalias, mxmoe.element_type = i32}
+// CHECK-SAME: i64 {mxmoe.scalar = "m"}, %{{.*}}: i64 {mxmoe.scalar = "n"}, %{{.*}}: i64 {mxmoe.scalar = "k"}, %{{.*}}: i64 {mxmoe.scalar = "groups"}, %{{.*}}: i64 {mxmoe.scalar = "a_scale_rows"}, %{{.*}}: i64 {mxmoe.scalar = "a_scale_cols"}, %{{.*}}: i64 {mxmoe.scalar = "b_scale_rows"}, %{{.*}}: i64 {mxmoe.scalar = "b_scale_cols"})
 // CHECK-SAME: known_block_size = array<i32: 384, 1, 1>
 // CHECK-SAME: mxmoe.block = array<i64: 384, 1, 1>, mxmoe.dynamic_smem = 148736 : i64, mxmoe.grid = array<i64: 132, 1, 1>, mxmoe.mma = "wgmma_fp8_promote"
 // Thread 0 validates the offsets and initializes the mbarrier ring.
 // CHECK: nvvm.mbarrier.init
 // CHECK: nvvm.fence.mbarrier.init
 // Loader warpgroup: TMA tiles and the scale atoms on the stage's barrier.
-// CHECK: nvvm.setmaxregister decrease 40
+// CHECK: nvvm.setmaxregister decrease 48
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: nvvm.mbarrier.arrive.expect_tx
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
@@ -52,9 +56,8 @@
 // accumulating in place (scale-d one), after the async-proxy fence and the
 // 256-thread consumer barrier.
 // CHECK: gpu.func @wgrad__grouped_matmul_0(
-// CHECK-SAME: dims = array<i64: 1056, 256>
-// CHECK-SAME: dims = array<i64: 1056, 384>
-// CHECK-SAME: memref<393216xf32>
+// CHECK-SAME: mxmoe.element_type = f8E5M2
+// CHECK-SAME: mxmoe.element_type = f32
 // CHECK-SAME: mxmoe.dynamic_smem = 199936 : i64
 // CHECK-SAME: mxmoe.mma = "wgmma_bf16_upcast"
 // CHECK: nvvm.convert.f8x2.to.f16x2 {{.*}}(f8E4M3FN)
@@ -87,7 +90,7 @@
 // PTX-DAG: .maxntid 384, 1, 1
 // PTX-DAG: mbarrier.init.shared.b64
 // PTX-DAG: .minnctapersm 1
-// PTX-DAG: setmaxnreg.dec.sync.aligned.u32 40
+// PTX-DAG: setmaxnreg.dec.sync.aligned.u32 48
 // PTX-DAG: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // PTX-DAG: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
 // PTX-DAG: setmaxnreg.inc.sync.aligned.u32 232

@@ -52,12 +52,19 @@
 // MANIFEST-NEXT: ],
 // MANIFEST-NEXT: "bytes": 128,
 // MANIFEST-NEXT: "data_type": "uint8",
-// MANIFEST-NEXT: "dims": [
-// MANIFEST-NEXT: 512,
-// MANIFEST-NEXT: 256
-// MANIFEST-NEXT: ],
 // MANIFEST-NEXT: "index": 0,
 // MANIFEST-NEXT: "kind": "tensor_map",
+// The sizes are scalar parameters after the seven pointers.
+// MANIFEST: "element_type": "f8E8M0FNU",
+// MANIFEST-NEXT: "index": 1,
+// MANIFEST-NEXT: "kind": "device pointer (noalias)"
+// MANIFEST: "index": 7,
+// MANIFEST-NEXT: "kind": "scalar",
+// MANIFEST-NEXT: "name": "m",
+// MANIFEST-NEXT: "type": "i64"
+// MANIFEST: "index": 14,
+// MANIFEST-NEXT: "kind": "scalar",
+// MANIFEST-NEXT: "name": "b_scale_cols",
 // Launch programs: the forward function's three steps and their bindings.
 // MANIFEST: "programs": [
 // MANIFEST: "fqn": "layers.0.moe.experts.w13",
@@ -68,8 +75,34 @@
 // MANIFEST-NEXT: "buffer": 4
 // MANIFEST: "kernel": "layers_0_moe_experts_w13_forward__quantize_0",
 // MANIFEST: "kernel": "layers_0_moe_experts_w13_forward__quantize_1",
+// A tensor map binding carries the bound tensor's [rows, K] extents; the
+// sizes are bound as values (M, N, K, G, lhs scale rows and columns, one
+// expert's rhs scale rows and columns).
 // MANIFEST: "buffer": 0,
-// MANIFEST-NEXT: "tensor_map": true
+// MANIFEST-NEXT: "tensor_map": {
+// MANIFEST-NEXT: "dims": [
+// MANIFEST-NEXT: 512,
+// MANIFEST-NEXT: 256
+// MANIFEST-NEXT: ],
+// MANIFEST-NEXT: "row_stride_bytes": 512
+// MANIFEST: "buffer": 2,
+// MANIFEST-NEXT: "tensor_map": {
+// MANIFEST-NEXT: "dims": [
+// MANIFEST-NEXT: 512,
+// MANIFEST-NEXT: 4096
+// MANIFEST: "status": true
+// MANIFEST-NEXT: },
+// MANIFEST-NEXT: {
+// MANIFEST-NEXT: "value": 256
+// MANIFEST-NEXT: },
+// MANIFEST-NEXT: {
+// MANIFEST-NEXT: "value": 1024
+// MANIFEST-NEXT: },
+// MANIFEST-NEXT: {
+// MANIFEST-NEXT: "value": 512
+// MANIFEST-NEXT: },
+// MANIFEST-NEXT: {
+// MANIFEST-NEXT: "value": 4
 // MANIFEST: "kernel": "layers_0_moe_experts_w13_forward__grouped_matmul_2",
 // MANIFEST-NEXT: "op": "mxmoe.grouped_matmul"
 // PTX90: .target sm_90a
