@@ -65,6 +65,18 @@ MxmoeRtStatus mxmoeRtLaunch(MxmoeRtModule module, const char *kernel,
                             uint32_t sharedBytes, void *stream,
                             void *const *pointers, size_t numPointers);
 
+/** As mxmoeRtLaunch, for kernels whose parameters are `numPointers` device
+ *  pointers followed by `numScalars` 64-bit integers (the grouped-GEMM
+ *  kernels' sizes: M, N, K, G and the scale extents, manifest params of
+ *  kind "scalar"); at most 64 parameters in all. Only the pointers are
+ *  checked for alignment. */
+MxmoeRtStatus mxmoeRtLaunchWithScalars(MxmoeRtModule module, const char *kernel,
+                                       const uint32_t grid[3],
+                                       const uint32_t block[3],
+                                       uint32_t sharedBytes, void *stream,
+                                       void *const *pointers, size_t numPointers,
+                                       const int64_t *scalars, size_t numScalars);
+
 /** Element types of a TMA descriptor (the manifest's "data_type"). */
 typedef enum MxmoeRtTensorMapDataType {
   /** "uint8": one byte per element (fp8 data, e8m0 scales). */

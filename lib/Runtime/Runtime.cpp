@@ -210,12 +210,22 @@ MxmoeRtStatus mxmoeRtLaunch(MxmoeRtModule module, const char *kernel,
                             const uint32_t grid[3], const uint32_t block[3],
                             uint32_t sharedBytes, void *stream,
                             void *const *pointers, size_t numPointers) {
+  return mxmoeRtLaunchWithScalars(module, kernel, grid, block, sharedBytes,
+                                  stream, pointers, numPointers, nullptr, 0);
+}
+
+MxmoeRtStatus mxmoeRtLaunchWithScalars(MxmoeRtModule module, const char *kernel,
+                                       const uint32_t grid[3],
+                                       const uint32_t block[3],
+                                       uint32_t sharedBytes, void *stream,
+                                       void *const *pointers, size_t numPointers,
+                                       const int64_t *scalars, size_t numScalars) {
   if (!module || !kernel || !grid || !block ||
-      (numPointers > 0 && !pointers))
+      (numPointers > 0 && !pointers) || (numScalars > 0 && !scalars))
     return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
-                "mxmoeRtLaunch: null module, kernel name, grid, block or "
-                "pointer array");
-  if (numPointers > 64)
+                "mxmoeRtLaunch: null module, kernel name, grid, block, "
+                "pointer or scalar array");
+  if (numPointers + numScalars > 64)
     return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
                 std::string("mxmoeRtLaunch(") + kernel +
                     "): more than 64 parameters");
@@ -258,10 +268,15 @@ MxmoeRtStatus mxmoeRtLaunch(MxmoeRtModule module, const char *kernel,
                       std::to_string(sharedBytes) +
                       "): " + cudaErrorText(*d, rc));
   void *values[64];
+  int64_t ints[64];
   void *params[64];
   for (size_t i = 0; i < numPointers; ++i) {
     values[i] = pointers[i];
     params[i] = &values[i];
+  }
+  for (size_t i = 0; i < numScalars; ++i) {
+    ints[i] = scalars[i];
+    params[numPointers + i] = &ints[i];
   }
   if (CUresult rc = d->cuLaunchKernel(
           fn, grid[0], grid[1], grid[2], block[0], block[1], block[2],

@@ -222,20 +222,20 @@ class Program:
                   if n_status else None)
         next_status = 0
         for i, (step, k) in enumerate(steps):
-            ptrs = []
+            ptrs, scalars = [], []
             for j, b in enumerate(step["bindings"]):
                 if b.get("status"):
                     ptrs.append(status.data_ptr() + 16 * next_status)
                     next_status += 1
                 elif b.get("tensor_map"):
                     ptrs.append(dev_maps.data_ptr() + 128 * self._map_slot[(i, j)])
-                elif "value" in b:  # a size (i64 scalar parameter)
-                    ptrs.append(b["value"])
+                elif "value" in b:  # a size (i64 scalar, after the pointers)
+                    scalars.append(b["value"])
                 else:
                     ptrs.append(ptr(b))
             self.module.launch(k["name"], k["grid"], k["block"], ptrs,
                                shared_bytes=k.get("dynamic_shared_memory", 0),
-                               stream=stream.cuda_stream)
+                               stream=stream.cuda_stream, scalars=scalars)
         if n_status and self.check == "deferred":
             host = torch.empty(status.shape, dtype=status.dtype, pin_memory=True)
             host.copy_(status, non_blocking=True)

@@ -65,6 +65,11 @@ def _load():
             ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint32),
             ctypes.POINTER(ctypes.c_uint32), ctypes.c_uint32, ctypes.c_void_p,
             ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t]
+        lib.mxmoeRtLaunchWithScalars.argtypes = [
+            ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint32),
+            ctypes.POINTER(ctypes.c_uint32), ctypes.c_uint32, ctypes.c_void_p,
+            ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t,
+            ctypes.POINTER(ctypes.c_int64), ctypes.c_size_t]
         lib.mxmoeRtSynchronize.argtypes = [ctypes.c_void_p]
         lib.mxmoeRtCheckStatus.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
         lib.mxmoeRtLastError.restype = ctypes.c_char_p
@@ -141,15 +146,17 @@ class Module:
 
     def launch(self, name: str, grid: Sequence[int], block: Sequence[int],
                pointers: Sequence[int], shared_bytes: int = 0,
-               stream: int = 0) -> None:
-        """Launch kernel `name`; every parameter is an 8-byte value: a
-        device pointer, or an i64 scalar (a grouped GEMM's sizes)."""
+               stream: int = 0, scalars: Sequence[int] = ()) -> None:
+        """Launch kernel `name` on its device-pointer parameters, then its
+        i64 `scalars` (a grouped GEMM's sizes, manifest params of kind
+        "scalar", which follow the pointers)."""
         g = (ctypes.c_uint32 * 3)(*grid)
         b = (ctypes.c_uint32 * 3)(*block)
         ptrs = (ctypes.c_void_p * max(1, len(pointers)))(*pointers)
-        _check(_load().mxmoeRtLaunch(self._mod, name.encode(), g, b, shared_bytes,
-                                     ctypes.c_void_p(stream or None), ptrs,
-                                     len(pointers)))
+        ints = (ctypes.c_int64 * max(1, len(scalars)))(*scalars)
+        _check(_load().mxmoeRtLaunchWithScalars(
+            self._mod, name.encode(), g, b, shared_bytes,
+            ctypes.c_void_p(stream or None), ptrs, len(pointers), ints, len(scalars)))
 
     def __del__(self):
         if _lib is not None and getattr(self, "_mod", None):

@@ -99,7 +99,7 @@ class Launcher:
         """tensors: pointer params in order (None for tensor-map slots); the
         size scalars are the case's bindings, or `sizes` {name: value}."""
         kernel, bindings = c["kernel"], c["bindings"]
-        ptrs, keep = [], []
+        ptrs, scalars, keep = [], [], []
         for p, b, tns in zip(kernel["params"], bindings, tensors + [None] * 8):
             if p["kind"] == "tensor_map":
                 blob = rt.tensor_map_for(p, maps[p["operand"]].data_ptr(), b)
@@ -107,11 +107,11 @@ class Launcher:
                 keep.append(d)
                 ptrs.append(d.data_ptr())
             elif p["kind"] == "scalar":
-                ptrs.append((sizes or {}).get(p["name"], b["value"]))
+                scalars.append((sizes or {}).get(p["name"], b["value"]))
             else:
                 ptrs.append(tns.data_ptr())
         self.mod.launch(kernel["name"], kernel["grid"], kernel["block"], ptrs,
-                        shared_bytes=kernel["dynamic_shared_memory"])
+                        shared_bytes=kernel["dynamic_shared_memory"], scalars=scalars)
         return keep
 
 
@@ -319,13 +319,13 @@ def bench(L, cases):
         maps = {"lhs": A, "rhs": B}
         keep = L.launch(c, [None, sa, None, sb, offs_d, out, status], maps)
         ptrs = []
-        for p, b, tns in zip(c["kernel"]["params"], c["bindings"],
-                             [None, sa, None, sb, offs_d, out, status] + [None] * 8):
-            ptrs.append(keep.pop(0).data_ptr() if p["kind"] == "tensor_map"
-                        else b["value"] if p["kind"] == "scalar" else tns.data_ptr())
+        for p, tns in zip(c["kernel"]["params"], [None, sa, None, sb, offs_d, out, status]):
+            ptrs.append(keep.pop(0).data_ptr() if p["kind"] == "tensor_map" else tns.data_ptr())
+        scalars = [b["value"] for p, b in zip(c["kernel"]["params"], c["bindings"])
+                   if p["kind"] == "scalar"]
         k = c["kernel"]
         mx = lambda: L.mod.launch(k["name"], k["grid"], k["block"], ptrs,
-                                  shared_bytes=k["dynamic_shared_memory"])
+                                  shared_bytes=k["dynamic_shared_memory"], scalars=scalars)
         t_mx = timeit(mx)
         rt.check_status(status.data_ptr(), k["name"])
         res = {"model": model, "tokens": T, "gemm": what,

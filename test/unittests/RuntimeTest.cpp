@@ -32,6 +32,21 @@ TEST(Runtime, InvalidArguments) {
   EXPECT_EQ(mxmoeRtLaunch(nullptr, "k", grid, grid, 0, nullptr, nullptr, 0),
             MXMOE_RT_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(mxmoeRtCheckStatus(nullptr, "k"), MXMOE_RT_ERROR_INVALID_ARGUMENT);
+  // Scalars (a grouped GEMM's sizes): a null array with a count, or more
+  // than 64 parameters in all, is refused before any driver call.
+  auto fake = reinterpret_cast<MxmoeRtModule>(uintptr_t{16});
+  void *ptrs[64] = {};
+  int64_t sizes[8] = {1000, 320, 2880, 4, 1536, 92, 384, 92};
+  EXPECT_EQ(mxmoeRtLaunchWithScalars(fake, "k", grid, grid, 0, nullptr, ptrs,
+                                     7, nullptr, 8),
+            MXMOE_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(mxmoeRtLastError()).find("scalar array"),
+            std::string::npos);
+  EXPECT_EQ(mxmoeRtLaunchWithScalars(fake, "k", grid, grid, 0, nullptr, ptrs,
+                                     60, sizes, 8),
+            MXMOE_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(mxmoeRtLastError()).find("more than 64 parameters"),
+            std::string::npos);
   mxmoeRtModuleUnload(nullptr); // no-op
 }
 

@@ -108,7 +108,16 @@ struct GB : KB {
   void stg(Value v, Value base, Value i) {
     LLVM::StoreOp::create(*this, v, elemPtr(v.getType(), base, i));
   }
-  Value ceilDivv(Value a, Value c) { return divui(add(a, sub(c, idx(1))), c); }
+  /// Quotient and remainder of tile indices (non-negative, < 2^31) by a
+  /// run-time tile count, in 32-bit arithmetic: a 64-bit division is a
+  /// long instruction sequence that the loader's 40 registers cannot hold.
+  std::pair<Value, Value> divRem32(Value a, Value c) {
+    Value a32 = toI32(a), c32 = toI32(c);
+    Value q = arith::DivUIOp::create(*this, a32, c32);
+    Value r = arith::RemUIOp::create(*this, a32, c32);
+    return {arith::IndexCastUIOp::create(*this, getIndexType(), q),
+            arith::IndexCastUIOp::create(*this, getIndexType(), r)};
+  }
   Value gep8(Value base, Value offIdx) {
     return LLVM::GEPOp::create(*this, base.getType(), getI8Type(), base,
                                ArrayRef<LLVM::GEPArg>{LLVM::GEPArg(i64(offIdx))});
@@ -300,12 +309,14 @@ struct Generator {
     Value local = b.sub(w.t, w.gBase);
     Value inGroups = b.ult(w.g, s.groups);
     if (!p.kGrouped) {
-      Value cpA = b.div(s.aScaleCols, 4), cpB = b.div(s.bScaleCols, 4);
+      // Blocked scale extents follow from K and N (validateSizes checks
+      // the bound ones): roundUp(K/32, 4) columns, one atom per 4.
+      Value cpA = b.ceilDivc(b.div(s.k, 32), 4), cpB = cpA;
       // Rows of the group, or of the zero tail past the last offset.
       Value end = b.select(inGroups, offsetAt(w.g), s.m);
       Value size = b.sub(end, w.gStart);
       Value mt_count = b.maxsi(b.ceilDivc(size, kBM), b.idx(1));
-      Value mt = b.remui(local, mt_count), nt = b.divui(local, mt_count);
+      auto [nt, mt] = b.divRem32(local, mt_count);
       Value row0 = b.add(w.gStart, b.mulc(mt, kBM));
       T.rowsValid = b.minsi(b.sub(size, b.mulc(mt, kBM)), b.idx(kBM));
       T.colsValid = b.minsi(b.sub(s.n, b.mulc(nt, cfg.tileN)),
@@ -321,13 +332,13 @@ struct Generator {
       Value aTileRow = b.add(b.div(w.padStart, kBM), mt);
       T.aAtom0 = b.mulc(b.mul(aTileRow, cpA), kAtom);
       Value nRow = b.mulc(nt, cfg.tileN);
-      Value bTileRow = b.add(b.mul(gSafe, b.div(s.bScaleRows, kBM)),
+      Value bTileRow = b.add(b.mul(gSafe, b.ceilDivc(s.n, kBM)),
                              b.div(nRow, kBM));
       T.bAtom0 = b.mulc(b.mul(bTileRow, cpB), kAtom);
       T.bAtomRow = b.rem(nRow, kBM);
       T.bAtomStride = b.mulc(cpB, kAtom);
     } else {
-      Value mt = b.remui(local, mTiles), nt = b.divui(local, mTiles);
+      auto [nt, mt] = b.divRem32(local, mTiles);
       Value size = b.sub(offsetAt(w.g), w.gStart);
       T.rowsValid = b.minsi(b.sub(s.m, b.mulc(mt, kBM)), b.idx(kBM));
       T.colsValid = b.minsi(b.sub(s.n, b.mulc(nt, cfg.tileN)),
@@ -347,9 +358,9 @@ struct Generator {
       // [Rp, kgp_g] (kgp_g = roundUp(ceil(m_g/32), 4)) stored at byte
       // S_g * Rp, S_g = sum_{h<g} kgp_h.
       Value kgpAtoms = b.div(b.roundUpc(T.kBlocks, 4), 4);
-      T.aAtom0 = b.add(b.mul(w.sStart, s.aScaleRows),
+      T.aAtom0 = b.add(b.mul(w.sStart, b.roundUpc(s.m, kBM)),
                        b.mulc(b.mul(mt, kgpAtoms), kAtom));
-      T.bAtom0 = b.add(b.mul(w.sStart, s.bScaleRows),
+      T.bAtom0 = b.add(b.mul(w.sStart, b.roundUpc(s.n, kBM)),
                        b.mulc(b.mul(b.div(nRow, kBM), kgpAtoms), kAtom));
       T.bAtomRow = b.rem(nRow, kBM);
       T.bAtomStride = b.mulc(kgpAtoms, kAtom);
@@ -579,14 +590,25 @@ Value validateOffsets(GB &b, const GemmKind &p, const GemmSizes &s,
 }
 
 /// The size parameters a kernel of kind `p` accepts (i1): G >= 1, M, N >=
-/// 0, K > 0 a multiple of 32 (of 128 for kMultipleOf128 or fp4 data).
+/// 0, K > 0 a multiple of 32 (of 128 for kMultipleOf128 or fp4 data), and
+/// the blocked scale extents the tile walk derives from M, N, K
+/// (scale-layout.md): 2D x 3D lhs [a multiple of 128, roundUp(K/32, 4)],
+/// rhs per expert [roundUp(N, 128), roundUp(K/32, 4)]; 2D x 2D lhs rows
+/// roundUp(M, 128), rhs rows roundUp(N, 128) (their K-group columns are
+/// checked against the offsets).
 Value validateSizes(GB &b, const GemmKind &p, const GemmSizes &s) {
   Value zero = b.idx(0);
   int64_t kQuantum = (p.kMultipleOf128 || p.aE2M1 || p.bE2M1) ? 128 : 32;
   Value ok = b.ult(zero, s.groups);
   ok = b.land(ok, b.land(b.sge(s.m, zero), b.sge(s.n, zero)));
   ok = b.land(ok, b.ult(zero, s.k));
-  return b.land(ok, b.eq(b.rem(s.k, kQuantum), zero));
+  ok = b.land(ok, b.eq(b.rem(s.k, kQuantum), zero));
+  ok = b.land(ok, b.eq(s.bScaleRows, b.roundUpc(s.n, kBM)));
+  if (p.kGrouped)
+    return b.land(ok, b.eq(s.aScaleRows, b.roundUpc(s.m, kBM)));
+  Value cols = b.roundUpc(b.div(s.k, 32), 4);
+  ok = b.land(ok, b.land(b.eq(s.aScaleCols, cols), b.eq(s.bScaleCols, cols)));
+  return b.land(ok, b.eq(b.rem(s.aScaleRows, kBM), zero));
 }
 
 /// The prologue both kernels share: thread 0 validates the offsets, writes
@@ -651,6 +673,17 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
   }
   Value valid = emitPrologue(b, f, p, at(map.flagOff()), bars);
 
+  // Register rebalancing (PTX setmaxnreg, per warpgroup): the loader needs
+  // few registers, the consumers hold two fp32 partials and the
+  // accumulator (3 x tileN/2 registers). The pool is what the CTA got at
+  // launch, 384 x 168 = 64512 (setmaxnreg.inc waits for free registers, so
+  // a larger split deadlocks): 128*40 + 256*232 for 2D x 3D at tileN 128;
+  // the K-group walk of 2D x 2D needs more loader registers (128*56 +
+  // 256*224), and narrower tiles leave them to the loader (ptxas -v: no
+  // spills; lit grouped-matmul-sm90).
+  const int64_t loaderRegs = cfg.tileN < 128 ? 88 : p.kGrouped ? 56 : 40;
+  const int64_t consumerRegs = (64512 - 128 * loaderRegs) / 256 / 8 * 8;
+
   ifThen(b, valid, [&] {
     Value wg = b.div(tid, 128);
     auto branch = scf::IfOp::create(b, b.eq(wg, b.idx(0)), true);
@@ -658,11 +691,8 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
     {
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(&branch.getThenRegion().front());
-      // Register rebalancing (PTX setmaxnreg, per warpgroup): the loader
-      // needs few registers (48: the tile walk over run-time sizes spills
-      // at 40), the consumers hold two fp32 partials and the accumulator
-      // (3 x tileN/2 registers). 128*48 + 256*232 = 64K.
-      NVVM::SetMaxRegisterOp::create(b, 48, NVVM::SetMaxRegisterAction::decrease);
+      NVVM::SetMaxRegisterOp::create(b, loaderRegs,
+                                     NVVM::SetMaxRegisterAction::decrease);
       ifThen(b, b.eq(tid, b.idx(0)), [&] {
         Value descA = b.genericPtr(tmapA), descB = b.genericPtr(tmapB);
         Value saG = aScales, sbG = bScales;
@@ -694,7 +724,8 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
     {
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(&branch.getElseRegion().front());
-      NVVM::SetMaxRegisterOp::create(b, 232, NVVM::SetMaxRegisterAction::increase);
+      NVVM::SetMaxRegisterOp::create(b, consumerRegs,
+                                     NVVM::SetMaxRegisterAction::increase);
       Value w = b.sub(wg, b.idx(1));          // 0 or 1: rows 64w..64w+63
       Value t = b.rem(tid, 128);
       Value warp = b.div(t, 32), lane = b.rem(t, 32);
