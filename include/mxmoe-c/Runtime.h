@@ -98,8 +98,9 @@ typedef enum MxmoeRtTensorMapDataType {
  *  with a shared-memory swizzle of `swizzleBytes` (0, 32, 64 or 128; the
  *  inner box, in shared-memory bytes, must not exceed it). Out-of-bounds
  *  box elements read as zero. The grouped-GEMM kernels take such maps
- *  (copied to device memory) as described by their manifest's "tensor_map"
- *  parameters. Calls cuTensorMapEncodeTiled; a misaligned address or
+ *  (copied to device memory): box, swizzle and data type from the kernel's
+ *  "tensor_map" parameter in the manifest, dims and row stride from the
+ *  program step's binding (the bound tensor viewed as [rows, K]). Calls cuTensorMapEncodeTiled; a misaligned address or
  *  stride or an unknown data type is MXMOE_RT_ERROR_INVALID_ARGUMENT. */
 MxmoeRtStatus mxmoeRtEncodeTensorMap2D(void *tensorMap,
                                        MxmoeRtTensorMapDataType dataType,

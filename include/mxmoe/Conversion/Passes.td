@@ -60,10 +60,20 @@ def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
     memory (two buffers) and accumulates the whole K with bf16 wgmma
     m64nNk16 in fp32; `auto` (default) takes `bf16` for f32 outputs (whose
     1e-4 accuracy the fp8 MMA's internal block accumulation misses) and
-    `fp8` otherwise. Kernel ABI: (tensor map of lhs, lhs scales, tensor map
-    of rhs, rhs scales, i32 offsets, output, i32 status); the two tensor
-    maps are 128-byte CUtensorMaps in device memory described by the
-    `mxmoe.tensor_map` argument attributes (mxmoeRtEncodeTensorMap2D builds
+    `fp8` otherwise. The kernel's sizes are run-time parameters, so one
+    kernel serves every grouped GEMM of its kind (2D x 3D or 2D x 2D,
+    element types, output type, K % 128 == 0, strategy, tile config): ops
+    of that kind reuse it. Kernel ABI: seven `!llvm.ptr<1>` (tensor map of
+    lhs, lhs scales, tensor map of rhs, rhs scales, i32 offsets, output,
+    i32 status; `mxmoe.element_type` on each) then the i64 sizes M, N, K,
+    G, lhs scale rows and columns, rhs scale rows and columns of one expert
+    (`mxmoe.scalar` names); the op's `mxmoe.kernel_args` binds them as
+    `value:N`. Status 0 = done, 1 = offsets rejected, 2 = sizes rejected
+    (G < 1, K not a positive multiple of 32 -- 128 for a kernel built for
+    such K --, scale extents other than the blocked layout's). The two
+    tensor maps are 128-byte CUtensorMaps in device memory described by the
+    `mxmoe.tensor_map` argument attributes (box, swizzle, data type; the
+    dims come from the bound tensor; mxmoeRtEncodeTensorMap2D builds
     them), the grid is `gemm-ctas` CTAs of 384 threads with
     `mxmoe.dynamic_smem` bytes of dynamic shared memory (each kernel checks
     its budget: an op error names the strategy and the option to lower);
@@ -124,12 +134,14 @@ def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
 def MXMoEDedupeKernels : Pass<"mxmoe-dedupe-kernels", "::mlir::ModuleOp"> {
   let summary = "Merge identical GPU kernels generated for different ops";
   let description = [{
-    `convert-mxmoe-to-gpu` emits one `gpu.func` kernel per op, named after
-    the op's function (`<fqn>_<pass>__<op>_<index>`). Ops of the same shape,
-    element types, layouts and options get identical kernels: in a Llama 4
-    Scout layer the forward and input-gradient GEMMs of `attention.wq` and
-    `attention.wo` (all 8192 x 5120 x 5120) are one kernel, and 54 kernels
-    per chip are 36 distinct ones.
+    `convert-mxmoe-to-gpu` emits one `gpu.func` kernel per quantize,
+    dequantize and swizzle op (grouped GEMMs share one kernel per kind
+    already), named after the op's function (`<fqn>_<pass>__<op>_<index>`).
+    Ops of the same shape, element types, layouts and options get identical
+    kernels: in a Llama 4 Scout layer the quantizations of the forward and
+    input-gradient GEMMs of `attention.wq` and `attention.wo` (all 8192 x
+    5120 x 5120) share kernels, and the layer's 54 ops per chip need 24
+    distinct kernels (22 quantize, 2 grouped GEMM).
 
     This pass keeps the first of every set of identical kernels of a
     `gpu.module` (identical = the same generic-form IR apart from the
