@@ -9,10 +9,11 @@
 |* message naming the CUDA error (e.g. "CUDA_ERROR_INVALID_PTX") and the     *|
 |* kernel or call involved. The message is per thread.                       *|
 |*                                                                            *|
-|* Kernel ABI (see convert-mxmoe-to-gpu): every parameter is a device        *|
-|* pointer; grouped kernels take a 1-element int32 status buffer as their    *|
-|* last parameter, which they set to 0 (offsets valid) or 1 (rejected,       *|
-|* nothing written); mxmoeRtCheckStatus reads it back.                       *|
+|* Kernel ABI (see convert-mxmoe-to-gpu): device pointers, then for grouped *|
+|* GEMMs eight int64 sizes (mxmoeRtLaunchWithScalars). Grouped kernels take  *|
+|* a 1-element int32 status buffer (the last pointer), which they set to 0  *|
+|* (input valid), 1 (offsets rejected) or 2 (GEMM sizes rejected); nothing   *|
+|* is written unless 0. mxmoeRtCheckStatus reads it back.                    *|
 \*===----------------------------------------------------------------------===*/
 
 #ifndef MXMOE_C_RUNTIME_H

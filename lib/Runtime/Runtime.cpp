@@ -386,6 +386,13 @@ MxmoeRtStatus mxmoeRtCheckStatus(const void *statusBuffer,
       rc != 0)
     return fail(MXMOE_RT_ERROR_CUDA,
                 "reading the kernel status: " + cudaErrorText(d, rc));
+  if (status == 2)
+    return fail(MXMOE_RT_ERROR_KERNEL_REJECTED_INPUT,
+                std::string("kernel '") + (kernel ? kernel : "?") +
+                    "' rejected its sizes (G, M, N, K out of range, K not a "
+                    "multiple of its kernel's K step, or scale extents other "
+                    "than the blocked layout's; status 2); nothing was "
+                    "written");
   if (status != 0)
     return fail(MXMOE_RT_ERROR_KERNEL_REJECTED_INPUT,
                 std::string("kernel '") + (kernel ? kernel : "?") +

@@ -11,8 +11,9 @@ so one kernel serves every shape of its kind). `Program` allocates the intermedi
 stream's device, checks every grouped kernel's status, and returns the
 results as torch tensors.
 
-Status checks: a grouped kernel that rejects its offsets writes nothing
-and sets its status word. With check="sync" (the default of `Program`) the
+Status checks: a grouped kernel that rejects its offsets (status 1) or, for
+a grouped GEMM, its sizes (status 2) writes nothing and sets its status
+word. With check="sync" (the default of `Program`) the
 call reads the status words at its end (one device synchronization) and
 raises KernelRejectedInput. With check="deferred" (the default of the
 autograd function and the torch op, whose callers train at full speed) the
@@ -118,7 +119,7 @@ def _drain(block: bool) -> None:
 
 def check_deferred() -> None:
     """Waits for every call made with check="deferred" and raises
-    KernelRejectedInput if any of them rejected its offsets."""
+    KernelRejectedInput if any of them rejected its offsets or sizes."""
     _drain(block=True)
 
 

@@ -37,8 +37,9 @@ class KernelRejectedInput(RuntimeError_):
 def rejection(status: int) -> str:
     """What a grouped kernel's nonzero status word means (GroupedMatmul.h)."""
     if status == 2:
-        return ("rejected its sizes (G < 1, K not a positive multiple of 32, "
-                "or of 128 for its kernel, negative M or N)")
+        return ("rejected its sizes (G, M, N, K out of range, K not a multiple "
+                "of its kernel's K step, or scale extents other than the "
+                "blocked layout's)")
     return ("rejected its group offsets (negative, decreasing, past the token "
             "axis, or more padded rows than the buffers hold)")
 

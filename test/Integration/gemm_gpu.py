@@ -221,8 +221,11 @@ def run_case(L, c, seed):
         if int(status.item()) != 1 or not bool((sentinel == 7.0).all()):
             ok = False
             notes.append(f"{bad_name} offsets not rejected")
-    # Bad sizes (run-time parameters): K not a multiple of 32, G = 0.
-    for bad_name, sizes in (("K % 32", {"k": c["K"] - 16}), ("G = 0", {"groups": 0})):
+    # Bad sizes (run-time parameters): K not a multiple of 32, G = 0 or
+    # negative, K past 2^31, a scale extent other than the blocked layout's.
+    for bad_name, sizes in (("K % 32", {"k": c["K"] - 16}), ("G = 0", {"groups": 0}),
+                            ("G < 0", {"groups": -1}), ("K >= 2^31", {"k": 2**31 + 128}),
+                            ("b_scale_rows", {"b_scale_rows": c["bindings"][13]["value"] + 128})):
         sentinel = torch.full_like(out, 7.0)
         status.fill_(-1)
         keep = L.launch(c, [None, sa, None, sb, offs_d, sentinel, status],

@@ -129,6 +129,9 @@ struct GB : KB {
   Value sge(Value a, Value b) {
     return arith::CmpIOp::create(*this, arith::CmpIPredicate::sge, a, b);
   }
+  Value slt(Value a, Value b) {
+    return arith::CmpIOp::create(*this, arith::CmpIPredicate::slt, a, b);
+  }
   Value land(Value a, Value b) { return arith::AndIOp::create(*this, a, b); }
   Value lor(Value a, Value b) { return arith::OrIOp::create(*this, a, b); }
   Value remui(Value a, Value c) { return arith::RemUIOp::create(*this, a, c); }
@@ -221,6 +224,7 @@ struct Tile {
   Value aAtom0, bAtom0;       ///< byte offsets of the stage-0 scale atoms
   Value bAtomRow;             ///< first row of this tile inside the B atom
   Value bAtomStride;          ///< bytes between B atoms 128 rows apart
+  Value nRow;                 ///< first output column (rhs row within N)
 };
 
 /// The run-time sizes: index values of the kernel's i64 scalar parameters
@@ -337,6 +341,7 @@ struct Generator {
       T.bAtom0 = b.mulc(b.mul(bTileRow, cpB), kAtom);
       T.bAtomRow = b.rem(nRow, kBM);
       T.bAtomStride = b.mulc(cpB, kAtom);
+      T.nRow = nRow;
     } else {
       auto [nt, mt] = b.divRem32(local, mTiles);
       Value size = b.sub(offsetAt(w.g), w.gStart);
@@ -364,6 +369,7 @@ struct Generator {
                        b.mulc(b.mul(b.div(nRow, kBM), kgpAtoms), kAtom));
       T.bAtomRow = b.rem(nRow, kBM);
       T.bAtomStride = b.mulc(kgpAtoms, kAtom);
+      T.nRow = nRow;
     }
     return T;
   }
@@ -589,20 +595,32 @@ Value validateOffsets(GB &b, const GemmKind &p, const GemmSizes &s,
   return ok;
 }
 
-/// The size parameters a kernel of kind `p` accepts (i1): G >= 1, M, N >=
-/// 0, K > 0 a multiple of 32 (of 128 for kMultipleOf128 or fp4 data), and
-/// the blocked scale extents the tile walk derives from M, N, K
-/// (scale-layout.md): 2D x 3D lhs [a multiple of 128, roundUp(K/32, 4)],
-/// rhs per expert [roundUp(N, 128), roundUp(K/32, 4)]; 2D x 2D lhs rows
-/// roundUp(M, 128), rhs rows roundUp(N, 128) (their K-group columns are
-/// checked against the offsets).
+/// The size parameters a kernel of kind `p` accepts (i1), compared as
+/// signed 64-bit values: 1 <= G, 0 <= M, N and 1 <= K, each below 2^31 (TMA
+/// coordinates and tile indices are 32-bit), G * N < 2^31 for 2D x 3D (the
+/// rhs map's rows), fewer than 2^31 tiles per group; K a multiple of 32 (of
+/// 128 for kMultipleOf128 or fp4 data); and the blocked scale extents the
+/// tile walk derives from M, N, K (scale-layout.md): 2D x 3D lhs [a
+/// non-negative multiple of 128, roundUp(K/32, 4)], rhs per expert
+/// [roundUp(N, 128), roundUp(K/32, 4)]; 2D x 2D lhs rows roundUp(M, 128),
+/// rhs rows roundUp(N, 128), columns >= 0 (checked against the offsets).
 Value validateSizes(GB &b, const GemmKind &p, const GemmSizes &s) {
-  Value zero = b.idx(0);
+  Value zero = b.idx(0), one = b.idx(1), lim = b.idx(int64_t{1} << 31);
+  auto inRange = [&](Value v, Value lo) {
+    return b.land(b.sge(v, lo), b.slt(v, lim));
+  };
   int64_t kQuantum = (p.kMultipleOf128 || p.aE2M1 || p.bE2M1) ? 128 : 32;
-  Value ok = b.ult(zero, s.groups);
-  ok = b.land(ok, b.land(b.sge(s.m, zero), b.sge(s.n, zero)));
-  ok = b.land(ok, b.ult(zero, s.k));
+  Value ok = b.land(inRange(s.groups, one), inRange(s.k, one));
+  ok = b.land(ok, b.land(inRange(s.m, zero), inRange(s.n, zero)));
   ok = b.land(ok, b.eq(b.rem(s.k, kQuantum), zero));
+  // Tiles of one group: at most ceil(M/128) x ceil(N/tileN) (each < 2^24
+  // and < 2^25 here, so the product does not overflow).
+  Value tiles = b.mul(b.ceilDivc(s.m, kBM), b.ceilDivc(s.n, 64));
+  ok = b.land(ok, b.slt(tiles, lim));
+  if (!p.kGrouped)
+    ok = b.land(ok, b.slt(b.mul(s.groups, s.n), lim));
+  for (Value extent : {s.aScaleRows, s.aScaleCols, s.bScaleRows, s.bScaleCols})
+    ok = b.land(ok, b.sge(extent, zero));
   ok = b.land(ok, b.eq(s.bScaleRows, b.roundUpc(s.n, kBM)));
   if (p.kGrouped)
     return b.land(ok, b.eq(s.aScaleRows, b.roundUpc(s.m, kBM)));
@@ -611,11 +629,12 @@ Value validateSizes(GB &b, const GemmKind &p, const GemmSizes &s) {
   return b.land(ok, b.eq(b.rem(s.aScaleRows, kBM), zero));
 }
 
-/// The prologue both kernels share: thread 0 validates the offsets, writes
-/// the verdict to shared memory at `flagAddr` and initializes the mbarriers
+/// The prologue both kernels share: thread 0 validates the sizes and then
+/// the offsets, writes the verdict (0 valid, 1 offsets rejected, 2 sizes
+/// rejected) to shared memory at `flagAddr` and initializes the mbarriers
 /// (address, expected arrivals), fenced for the async (TMA / tcgen05)
 /// proxy; after a CTA barrier every thread reads the verdict and CTA 0
-/// publishes it as the kernel's status. Returns the i1 "offsets valid".
+/// publishes it as the kernel's status. Returns the i1 "input valid".
 Value emitPrologue(GB &b, KernelFrame &f, const GemmKind &p, Value flagAddr,
                    ArrayRef<std::pair<Value, int64_t>> barriers) {
   MLIRContext *ctx = b.getContext();
@@ -1209,11 +1228,21 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm100(
         Value sOff = b.mulc(s, kAtom);
         loadAtom(b, b.add(stage, b.idx(map.saOff())),
                  b.gep8(saG, b.add(T.aAtom0, sOff)), bar(map.fullBar(), st));
-        for (int64_t a = 0; a < map.sfbAtoms(); ++a)
+        for (int64_t a = 0; a < map.sfbAtoms(); ++a) {
+          // An atom past the last 128-row block of N (tile N 256 over a
+          // remainder of <= 128 rows) is not in the buffer: load atom 0
+          // again; its columns are masked in the epilogue.
+          Value stride = T.bAtomStride;
+          if (a > 0) {
+            Value past = b.sge(b.add(T.nRow, b.idx(a * kBM)),
+                               b.roundUpc(gen.s.n, kBM));
+            stride = b.select(past, b.idx(0), stride);
+          }
           loadAtom(b, b.add(stage, b.idx(map.sbOff() + a * kAtom)),
                    b.gep8(sbG, b.add(b.add(T.bAtom0, sOff),
-                                     b.mulc(T.bAtomStride, a))),
+                                     b.mulc(stride, a))),
                    bar(map.fullBar(), st));
+        }
         scf::YieldOp::create(b, ValueRange{b.add(it, b.idx(1))});
         return loop.getResult(0);
       });

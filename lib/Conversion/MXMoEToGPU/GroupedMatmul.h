@@ -94,9 +94,10 @@ int64_t getSm90GemmSharedBytes(const GemmConfig &cfg);
 /// then the eight i64 scalars of kGemmScalarParams. Status: 0 done, 1
 /// offsets rejected (negative, decreasing, past the token extent, or more
 /// padded rows / K-group columns than the scale buffers hold), 2 sizes
-/// rejected (G < 1, K not a positive multiple of 32 -- of 128 for a
-/// kMultipleOf128 or fp4 kernel --, negative M or N); nothing is written
-/// unless 0. The function carries mxmoe.grid / mxmoe.block /
+/// rejected (not 1 <= G, K and 0 <= M, N below 2^31, G * N >= 2^31 for 2D
+/// x 3D, K not a multiple of 32 -- of 128 for a kMultipleOf128 or fp4
+/// kernel --, or scale extents other than the blocked layout's); nothing
+/// is written unless 0. The function carries mxmoe.grid / mxmoe.block /
 /// mxmoe.dynamic_smem, per-argument `mxmoe.tensor_map` dictionaries (the
 /// run-time dims come from the bound tensor), `mxmoe.element_type` on the
 /// pointers and `mxmoe.scalar` names on the scalars.

@@ -29,7 +29,12 @@
 // CHECK-SAME: i64 {mxmoe.scalar = "m"}, %{{.*}}: i64 {mxmoe.scalar = "n"}, %{{.*}}: i64 {mxmoe.scalar = "k"}, %{{.*}}: i64 {mxmoe.scalar = "groups"}, %{{.*}}: i64 {mxmoe.scalar = "a_scale_rows"}, %{{.*}}: i64 {mxmoe.scalar = "a_scale_cols"}, %{{.*}}: i64 {mxmoe.scalar = "b_scale_rows"}, %{{.*}}: i64 {mxmoe.scalar = "b_scale_cols"})
 // CHECK-SAME: known_block_size = array<i32: 384, 1, 1>
 // CHECK-SAME: mxmoe.block = array<i64: 384, 1, 1>, mxmoe.dynamic_smem = 148736 : i64, mxmoe.grid = array<i64: 132, 1, 1>, mxmoe.mma = "wgmma_fp8_promote"
-// Thread 0 validates the offsets and initializes the mbarrier ring.
+// Thread 0 validates the sizes (signed: 1 <= G, K and 0 <= M, N, each
+// below 2^31), then the offsets, and initializes the mbarrier ring.
+// CHECK: %[[LIM:.*]] = arith.constant 2147483648 : index
+// CHECK: arith.cmpi sge, %{{.*}}, %{{.*}} : index
+// CHECK: arith.cmpi slt, %{{.*}}, %[[LIM]] : index
+// CHECK: scf.if
 // CHECK: nvvm.mbarrier.init
 // CHECK: nvvm.fence.mbarrier.init
 // Loader warpgroup: TMA tiles and the scale atoms on the stage's barrier.
