@@ -100,7 +100,9 @@ def run(d):
         scales = torch.empty(c["scale_bytes"], device="cuda", dtype=torch.uint8)
         L = c["launch"]
         ptrs = [x.data_ptr(), data.data_ptr(), scales.data_ptr()]
-        fn = lambda: mod.launch(c["kernel"], L["grid"], L["block"], ptrs)  # noqa: E731
+        # The kernels take their sizes as i64 scalars after the pointers.
+        fn = lambda: mod.launch(c["kernel"], L["grid"], L["block"], ptrs,  # noqa: E731
+                                scalars=L.get("scalars", []))
         t_ours = triton.testing.do_bench(fn, warmup=25, rep=200) * 1e3
         y = torch.empty_like(x)
         t_copy = triton.testing.do_bench(lambda: y.copy_(x), warmup=25, rep=200) * 1e3

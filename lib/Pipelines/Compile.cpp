@@ -125,10 +125,14 @@ llvm::json::Array describeKernels(ModuleOp module, StringRef chip) {
     row["params"] = std::move(params);
     auto grid = fn->getAttrOfType<DenseI64ArrayAttr>("mxmoe.grid");
     auto block = fn->getAttrOfType<DenseI64ArrayAttr>("mxmoe.block");
-    if (grid && block) {
-      row["grid"] = llvm::json::Array{grid[0], grid[1], grid[2]};
+    if (block)
       row["block"] = llvm::json::Array{block[0], block[1], block[2]};
-    }
+    // Kernels with run-time sizes have no fixed grid: each program step
+    // gives its own.
+    if (grid)
+      row["grid"] = llvm::json::Array{grid[0], grid[1], grid[2]};
+    else
+      row["grid"] = "per program step";
     auto smem = fn->getAttrOfType<IntegerAttr>("mxmoe.dynamic_smem");
     row["dynamic_shared_memory"] = smem ? smem.getInt() : 0;
     row["alignment"] = "16-byte aligned buffers; parameters must not alias";
@@ -278,12 +282,16 @@ llvm::json::Array describePrograms(ModuleOp module,
         }
         bind.push_back(std::move(b));
       }
-      steps.push_back(llvm::json::Object{
+      llvm::json::Object step{
           {"op", op.getName().getStringRef()},
           {"kernel", cast<SymbolRefAttr>(op.getAttr("mxmoe.kernel"))
                          .getLeafReference()
                          .getValue()},
-          {"bindings", std::move(bind)}});
+          {"bindings", std::move(bind)}};
+      // The launch grid of a kernel with run-time sizes.
+      if (auto grid = op.getAttrOfType<DenseI64ArrayAttr>("mxmoe.grid"))
+        step["grid"] = llvm::json::Array{grid[0], grid[1], grid[2]};
+      steps.push_back(std::move(step));
     }
     llvm::json::Object prog{{"function", fn.getName()},
                             {"args", std::move(args)},

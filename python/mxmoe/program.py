@@ -234,7 +234,8 @@ class Program:
                     scalars.append(b["value"])
                 else:
                     ptrs.append(ptr(b))
-            self.module.launch(k["name"], k["grid"], k["block"], ptrs,
+            # Kernels with run-time sizes take their grid from the step.
+            self.module.launch(k["name"], step.get("grid", k["grid"]), k["block"], ptrs,
                                shared_bytes=k.get("dynamic_shared_memory", 0),
                                stream=stream.cuda_stream, scalars=scalars)
         if n_status and self.check == "deferred":

@@ -31,27 +31,46 @@ def decode_mlir_string(raw: str) -> str:
 def compile_to_ptx(mlir: str, opt: str, chip: str) -> tuple[str, dict]:
     """Lowers MX-level IR to PTX for `chip`. Returns (ptx, kernels) where
     kernels maps kernel name -> {"grid": [...], "block": [...],
-    "dynamic_shared_memory": bytes}."""
+    "dynamic_shared_memory": bytes, "scalars": [...]}. Kernels with run-time
+    sizes have no grid of their own: the grid and the i64 scalars are those
+    of the (first) op annotated with the kernel (host-launch=false keeps the
+    ops, annotated with `mxmoe.kernel`, `mxmoe.kernel_args` and `mxmoe.grid`)."""
     lowered = subprocess.run(
-        [opt, f"--mxmoe-to-nvvm=chip={chip}", "-"], input=mlir, text=True,
-        capture_output=True, check=True).stdout
+        [opt, f"--mxmoe-to-nvvm=chip={chip} host-launch=false", "-"], input=mlir,
+        text=True, capture_output=True, check=True).stdout
     # Each kernel's header line (gpu.func before, llvm.func after the NVVM
-    # lowering) carries mxmoe.block, mxmoe.grid and, for kernels with
+    # lowering) carries mxmoe.block, (mxmoe.grid) and, for kernels with
     # dynamic shared memory (the grouped GEMMs), mxmoe.dynamic_smem, in any
     # order among the other attributes.
     kernels = {}
+    uses = {}
     arr = r"array<i64: (\d+), (\d+), (\d+)>"
     for line in lowered.splitlines():
+        use = re.search(r"mxmoe\.kernel = @mxmoe_kernels::@([\w$.]+)", line)
+        if use and use.group(1) not in uses:
+            grid = re.search(r"mxmoe\.grid = " + arr, line)
+            args = re.search(r"mxmoe\.kernel_args = \[([^\]]*)\]", line)
+            values = re.findall(r'"value:(-?\d+)"', args.group(1)) if args else []
+            uses[use.group(1)] = {
+                "grid": [int(grid.group(i)) for i in (1, 2, 3)] if grid else None,
+                "scalars": [int(v) for v in values]}
+            continue
         head = re.search(r'(?:llvm|gpu)\.func @([\w$.]+)\(', line)
         block = re.search(r"mxmoe\.block = " + arr, line)
-        grid = re.search(r"mxmoe\.grid = " + arr, line)
-        if not (head and block and grid):
+        if not (head and block):
             continue
+        grid = re.search(r"mxmoe\.grid = " + arr, line)
         smem = re.search(r"mxmoe\.dynamic_smem = (\d+)", line)
         kernels[head.group(1)] = {
             "block": [int(block.group(i)) for i in (1, 2, 3)],
-            "grid": [int(grid.group(i)) for i in (1, 2, 3)],
-            "dynamic_shared_memory": int(smem.group(1)) if smem else 0}
+            "grid": [int(grid.group(i)) for i in (1, 2, 3)] if grid else None,
+            "dynamic_shared_memory": int(smem.group(1)) if smem else 0,
+            "scalars": []}
+    for name, info in kernels.items():
+        use = uses.get(name)
+        if use:
+            info["scalars"] = use["scalars"]
+            info["grid"] = info["grid"] or use["grid"]
     binary = subprocess.run(
         [opt, "--gpu-module-to-binary=format=isa", "-"], input=lowered,
         text=True, capture_output=True, check=True).stdout

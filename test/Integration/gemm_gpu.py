@@ -110,7 +110,8 @@ class Launcher:
                 scalars.append((sizes or {}).get(p["name"], b["value"]))
             else:
                 ptrs.append(tns.data_ptr())
-        self.mod.launch(kernel["name"], kernel["grid"], kernel["block"], ptrs,
+        grid = c.get("grid") or kernel["grid"]  # per step for run-time sizes
+        self.mod.launch(kernel["name"], grid, kernel["block"], ptrs,
                         shared_bytes=kernel["dynamic_shared_memory"], scalars=scalars)
         return keep
 

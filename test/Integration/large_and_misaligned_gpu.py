@@ -54,9 +54,19 @@ def step_bindings(manifest, function):
     return prog["steps"][-1]["bindings"]
 
 
-def launch(L, k, tensors, maps=None, bindings=None):
-    return L.launch({"kernel": k, "bindings": bindings or [{}] * len(k["params"])},
-                    tensors, maps or {})
+def step_of(manifest, function):
+    prog = next(p for p in manifest["programs"] if p["function"] == function)
+    return prog["steps"][-1]
+
+
+def launch(L, k, tensors, maps=None, bindings=None, step=None):
+    """Launches kernel k; sizes (scalars) and the grid of kernels with
+    run-time sizes come from the program step (or `bindings`)."""
+    c = {"kernel": k, "bindings": bindings or (step or {}).get("bindings")
+         or [{}] * len(k["params"])}
+    if step and "grid" in step:
+        c["grid"] = step["grid"]
+    return L.launch(c, tensors, maps or {})
 
 
 def rows_to_check(m):
@@ -73,7 +83,8 @@ def same_codes(got, want):
 
 def big_quantize(L, man, axis):
     M, K = 65600, 32768
-    k = kernel(man, "big_quantize_rowwise" if axis == 1 else "big_quantize_columnwise")
+    fn = "big_quantize_rowwise" if axis == 1 else "big_quantize_columnwise"
+    k, step = kernel(man, fn), step_of(man, fn)
     shape = (M, K) if axis == 1 else (K, M)
     x = torch.randn(shape, dtype=torch.bfloat16, device=dev)
     # a different magnitude per 32-block along the quantized axis
@@ -82,7 +93,7 @@ def big_quantize(L, man, axis):
                     .to(torch.bfloat16)).repeat_interleave(32, dim=1 if axis == 1 else 0)
     data = torch.empty((M, K), dtype=torch.uint8, device=dev)
     scales = torch.empty((M, K // 32), dtype=torch.uint8, device=dev)
-    launch(L, k, [x, data, scales])
+    launch(L, k, [x, data, scales], step=step)
     rt.synchronize()
     bad = total = 0
     for rs in rows_to_check(M):
@@ -151,7 +162,9 @@ def big_gemm(L, man):
 
 
 def misaligned(L, man):
-    k = kernel(man, "small_quantize")
+    k, step = kernel(man, "small_quantize"), step_of(man, "small_quantize")
+    grid = step.get("grid", k["grid"])
+    scalars = [b["value"] for b in step["bindings"] if "value" in b]
     x = torch.randn((256, 64), dtype=torch.bfloat16, device=dev)
     rd, rs = ref.quantize(x.float().cpu().numpy(), 1, "f8E4M3FN", "rceil")
     data = torch.full((256 * 64 + 64,), 0xAB, dtype=torch.uint8, device=dev)
@@ -160,7 +173,7 @@ def misaligned(L, man):
     for what, ptrs in (("input +2 bytes", [x.data_ptr() + 2, data.data_ptr(), scales.data_ptr()]),
                        ("data output +8 bytes", [x.data_ptr(), data.data_ptr() + 8, scales.data_ptr()])):
         try:
-            L.mod.launch(k["name"], k["grid"], k["block"], ptrs)
+            L.mod.launch(k["name"], grid, k["block"], ptrs, scalars=scalars)
             rt.synchronize()
             checks.append((what, False, "launched (not refused)"))
         except rt.RuntimeError_ as e:
@@ -168,7 +181,8 @@ def misaligned(L, man):
             ok = e.status == 3 and "not 16-byte aligned" in str(e) and untouched
             checks.append((what, ok, str(e)[:90]))
     # The context survived: a correct launch right after works.
-    L.mod.launch(k["name"], k["grid"], k["block"], [x.data_ptr(), data.data_ptr(), scales.data_ptr()])
+    L.mod.launch(k["name"], grid, k["block"], [x.data_ptr(), data.data_ptr(), scales.data_ptr()],
+                 scalars=scalars)
     rt.synchronize()
     bad = same_codes(data[:256 * 64].cpu().numpy().reshape(256, 64), rd) + \
         int((scales.cpu().numpy().reshape(256, 2) != rs).sum())

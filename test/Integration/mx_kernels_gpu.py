@@ -76,8 +76,10 @@ def codes_of(data: np.ndarray, elem: str) -> np.ndarray:
 
 
 def launch(mod, c, key, ptrs):
+    """Kernels with run-time sizes also take their i64 scalars (after the
+    pointers) and the grid of their op."""
     L = c["launch"][key]
-    mod.launch(c[key], L["grid"], L["block"], ptrs)
+    mod.launch(c[key], L["grid"], L["block"], ptrs, scalars=L.get("scalars", []))
 
 
 def run_grouped(mod, c, rng):
@@ -223,7 +225,8 @@ def run_case(mod, c, rng):
         dshape = c["data_shape"][:-1] + [c["data_shape"][-1] // (2 if fp4 else 1)]
         data = torch.full(dshape, 0xAB, dtype=torch.uint8, device="cuda")
         scales = torch.full(c["scale_shape"], 0xAB, dtype=torch.uint8, device="cuda")
-        mod.launch(c["kernel"], L["grid"], L["block"], [xt.data_ptr(), data.data_ptr(), scales.data_ptr()])
+        mod.launch(c["kernel"], L["grid"], L["block"], [xt.data_ptr(), data.data_ptr(), scales.data_ptr()],
+                   scalars=L.get("scalars", []))
         torch.cuda.synchronize()
         rd, rs = ref.quantize(xv, c["axis"], c["elem"], c["mode"])
         if fp4:

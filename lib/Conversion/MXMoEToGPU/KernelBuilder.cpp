@@ -5,6 +5,7 @@
 #include "mxmoe/Dialect/MXMoE/Utils/MXFormats.h"
 #include "mxmoe/Dialect/MXMoE/Utils/ScaleLayout.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -133,33 +134,18 @@ Value GroupTable::groupBegin(KB &b, Value g) {
 // Kernel skeleton
 //===----------------------------------------------------------------------===//
 
-gpu::GPUFuncOp mlir::mxmoe::kernels::createKernel(
-    gpu::GPUModuleOp module, StringRef name, TypeRange args, int64_t work,
-    int64_t blockSize, const GroupSpec *groups,
-    function_ref<void(KB &, ValueRange, Value, GroupTable &)> body) {
-  OpBuilder ob(module.getBodyRegion());
-  ob.setInsertionPointToEnd(&module.getBodyRegion().front());
-  Location loc = module.getLoc();
-  auto fn =
-      gpu::GPUFuncOp::create(ob, loc, name, ob.getFunctionType(args, {}));
-  fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), ob.getUnitAttr());
-  int64_t grid = std::max<int64_t>(1, ::mxmoe::ceilDiv(work, blockSize));
-  fn.setKnownBlockSizeAttr(
-      ob.getDenseI32ArrayAttr({static_cast<int32_t>(blockSize), 1, 1}));
-  fn->setAttr("mxmoe.block", ob.getDenseI64ArrayAttr({blockSize, 1, 1}));
-  fn->setAttr("mxmoe.grid", ob.getDenseI64ArrayAttr({grid, 1, 1}));
-  SymbolTable(module).insert(fn);
-  // Distinct buffers: every pointer parameter is noalias (lets LLVM use the
-  // read-only data path for the inputs).
-  for (unsigned i = 0; i < fn.getNumArguments(); ++i)
-    fn.setArgAttr(i, "llvm.noalias", ob.getUnitAttr());
-
-  KB b(loc, ob);
-  b.setInsertionPointToStart(&fn.getBody().front());
+namespace {
+/// The common skeleton: `fn` exists with its arguments; `work`, the group
+/// total and capacities are values (constants for static kernels).
+void buildKernelBody(
+    gpu::GPUFuncOp fn, KB &b, Value work, int64_t blockSize,
+    const GroupSpec *groups, ValueRange views, ValueRange scalars,
+    function_ref<void(KB &, Value, GroupTable &)> body) {
+  Location loc = fn.getLoc();
   Value bid = gpu::BlockIdOp::create(b, gpu::Dimension::x);
   Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
   Value gtid = b.add(b.mulc(bid, blockSize), tid);
-  Value inRange = b.ult(gtid, b.idx(work));
+  Value inRange = b.ult(gtid, work);
 
   GroupTable table;
   if (groups) {
@@ -182,8 +168,10 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::createKernel(
     // st.shared.v2.b64, which faults on the default 8-byte alignment.
     for (unsigned i = 0, e = fn.getNumWorkgroupAttributions(); i < e; ++i)
       fn.setWorkgroupAttributionAttr(i, "llvm.align", b.getI64IntegerAttr(16));
-    Value offsets = fn.getArgument(groups->offsetsArg);
-    Value status = fn.getArgument(groups->statusArg);
+    Value offsets = views[groups->offsetsArg];
+    Value status = views[groups->statusArg];
+    Value total = groups->totalScalar >= 0 ? scalars[groups->totalScalar]
+                                           : b.idx(groups->total);
 
     auto first = scf::IfOp::create(b, b.eq(tid, b.idx(0)), false);
     {
@@ -203,11 +191,11 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::createKernel(
                                              b.load(offsets, g));
         Value ge = arith::CmpIOp::create(b, arith::CmpIPredicate::sge, o, prev);
         Value le = arith::CmpIOp::create(b, arith::CmpIPredicate::sle, o,
-                                         b.idx(groups->total));
+                                         total);
         ok = b.andi(ok, b.andi(ge, le));
         Value size = b.maxsi(b.sub(o, prev), b.idx(0));
         // Keep the prefix sums bounded for invalid input (never used then).
-        o = b.select(ge, b.minsi(o, b.idx(groups->total)), prev);
+        o = b.select(ge, b.minsi(o, total), prev);
         b.store(o, table.ends, g);
         SmallVector<Value> yields{o, ok};
         for (auto [u, unit] : llvm::enumerate(groups->units)) {
@@ -222,9 +210,13 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::createKernel(
       }
       Value ok = loop.getResult(1);
       for (auto [u, unit] : llvm::enumerate(groups->units)) {
-        Value total = loop.getResult(2 + u);
-        b.store(total, table.starts[u], b.idx(G));
-        ok = b.andi(ok, b.ule(total, b.idx(unit.capacity)));
+        Value sum = loop.getResult(2 + u);
+        b.store(sum, table.starts[u], b.idx(G));
+        Value capacity =
+            unit.capacityScalar >= 0
+                ? b.div(scalars[unit.capacityScalar], unit.capacity)
+                : b.idx(unit.capacity);
+        ok = b.andi(ok, b.ule(sum, capacity));
       }
       Value okI32 = arith::ExtUIOp::create(b, b.getI32Type(), ok);
       b.store(okI32, flag, b.idx(0));
@@ -239,9 +231,102 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::createKernel(
 
   auto ifOp = scf::IfOp::create(b, inRange, /*withElseRegion=*/false);
   b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-  body(b, fn.getArguments(), gtid, table);
+  body(b, gtid, table);
   b.setInsertionPointToEnd(&fn.getBody().front());
   gpu::ReturnOp::create(b);
+}
+
+gpu::GPUFuncOp declareKernel(gpu::GPUModuleOp module, OpBuilder &ob,
+                             StringRef name, TypeRange args,
+                             int64_t blockSize) {
+  Location loc = module.getLoc();
+  auto fn =
+      gpu::GPUFuncOp::create(ob, loc, name, ob.getFunctionType(args, {}));
+  fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), ob.getUnitAttr());
+  fn.setKnownBlockSizeAttr(
+      ob.getDenseI32ArrayAttr({static_cast<int32_t>(blockSize), 1, 1}));
+  fn->setAttr("mxmoe.block", ob.getDenseI64ArrayAttr({blockSize, 1, 1}));
+  SymbolTable(module).insert(fn);
+  return fn;
+}
+} // namespace
+
+gpu::GPUFuncOp mlir::mxmoe::kernels::createKernel(
+    gpu::GPUModuleOp module, StringRef name, TypeRange args, int64_t work,
+    int64_t blockSize, const GroupSpec *groups,
+    function_ref<void(KB &, ValueRange, Value, GroupTable &)> body) {
+  OpBuilder ob(module.getBodyRegion());
+  ob.setInsertionPointToEnd(&module.getBodyRegion().front());
+  gpu::GPUFuncOp fn = declareKernel(module, ob, name, args, blockSize);
+  int64_t grid = std::max<int64_t>(1, ::mxmoe::ceilDiv(work, blockSize));
+  fn->setAttr("mxmoe.grid", ob.getDenseI64ArrayAttr({grid, 1, 1}));
+  // Distinct buffers: every pointer parameter is noalias (lets LLVM use the
+  // read-only data path for the inputs).
+  for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+    fn.setArgAttr(i, "llvm.noalias", ob.getUnitAttr());
+  KB b(module.getLoc(), ob);
+  b.setInsertionPointToStart(&fn.getBody().front());
+  // A copy: workgroup attributions append entry-block arguments.
+  SmallVector<Value> views(fn.getArguments());
+  buildKernelBody(fn, b, b.idx(work), blockSize, groups, views, {},
+                  [&](KB &b, Value t, GroupTable &table) {
+                    body(b, views, t, table);
+                  });
+  return fn;
+}
+
+gpu::GPUFuncOp mlir::mxmoe::kernels::createKernel(
+    gpu::GPUModuleOp module, StringRef name, const RuntimeShapeSpec &spec,
+    function_ref<Value(KB &, ValueRange)> workOf, int64_t blockSize,
+    const GroupSpec *groups,
+    function_ref<void(KB &, ValueRange, ValueRange, Value, GroupTable &)> body) {
+  MLIRContext *ctx = module.getContext();
+  OpBuilder ob(module.getBodyRegion());
+  ob.setInsertionPointToEnd(&module.getBodyRegion().front());
+  Type ptr = LLVM::LLVMPointerType::get(ctx);
+  SmallVector<Type> args(spec.views.size(), ptr);
+  args.append(spec.scalars.size(), ob.getI64Type());
+  gpu::GPUFuncOp fn = declareKernel(module, ob, name, args, blockSize);
+  for (auto [i, elem] : llvm::enumerate(spec.views)) {
+    fn.setArgAttr(i, "llvm.noalias", ob.getUnitAttr());
+    fn.setArgAttr(i, "mxmoe.element_type", TypeAttr::get(elem));
+  }
+  for (auto [i, scalar] : llvm::enumerate(spec.scalars))
+    fn.setArgAttr(spec.views.size() + i, "mxmoe.scalar",
+                  ob.getStringAttr(scalar));
+  KB b(module.getLoc(), ob);
+  b.setInsertionPointToStart(&fn.getBody().front());
+  // Each pointer seen as a memref<?xT> (a 1-D descriptor built in LLVM
+  // form; the extent is not used by the kernels' loads and stores).
+  SmallVector<Value> views;
+  Type i64 = b.getI64Type();
+  for (auto [i, elem] : llvm::enumerate(spec.views)) {
+    auto memTy = MemRefType::get({ShapedType::kDynamic}, elem);
+    auto descTy = LLVM::LLVMStructType::getLiteral(
+        ctx, {ptr, ptr, i64, LLVM::LLVMArrayType::get(i64, 1),
+              LLVM::LLVMArrayType::get(i64, 1)});
+    Value p = fn.getArgument(i);
+    Value d = LLVM::PoisonOp::create(b, descTy);
+    d = LLVM::InsertValueOp::create(b, d, p, ArrayRef<int64_t>{0});
+    d = LLVM::InsertValueOp::create(b, d, p, ArrayRef<int64_t>{1});
+    Value zero = LLVM::ConstantOp::create(b, i64, b.getI64IntegerAttr(0));
+    Value one = LLVM::ConstantOp::create(b, i64, b.getI64IntegerAttr(1));
+    Value extent = LLVM::ConstantOp::create(
+        b, i64, b.getI64IntegerAttr(std::numeric_limits<int64_t>::max()));
+    d = LLVM::InsertValueOp::create(b, d, zero, ArrayRef<int64_t>{2});
+    d = LLVM::InsertValueOp::create(b, d, extent, ArrayRef<int64_t>{3, 0});
+    d = LLVM::InsertValueOp::create(b, d, one, ArrayRef<int64_t>{4, 0});
+    views.push_back(
+        UnrealizedConversionCastOp::create(b, memTy, d).getResult(0));
+  }
+  SmallVector<Value> scalars;
+  for (unsigned i = 0; i < spec.scalars.size(); ++i)
+    scalars.push_back(arith::IndexCastOp::create(
+        b, b.getIndexType(), fn.getArgument(spec.views.size() + i)));
+  buildKernelBody(fn, b, workOf(b, scalars), blockSize, groups, views,
+                  scalars, [&](KB &b, Value t, GroupTable &table) {
+                    body(b, views, scalars, t, table);
+                  });
   return fn;
 }
 

@@ -72,6 +72,9 @@ struct PrefixUnit {
   int64_t divisor;
   int64_t roundTo;
   int64_t capacity;
+  /// Run-time kernels: when >= 0, the capacity is scalar parameter
+  /// `capacityScalar` divided by `capacity`.
+  int capacityScalar = -1;
 };
 
 /// The group table of a CTA: group end offsets and the prefix arrays, in
@@ -98,11 +101,34 @@ struct GroupSpec {
   int64_t numGroups;
   int64_t total;
   SmallVector<PrefixUnit> units;
+  /// Run-time kernels: when >= 0, the total is scalar parameter
+  /// `totalScalar` (`total` is ignored).
+  int totalScalar = -1;
 };
 gpu::GPUFuncOp
 createKernel(gpu::GPUModuleOp module, StringRef name, TypeRange args,
              int64_t work, int64_t blockSize, const GroupSpec *groups,
              function_ref<void(KB &, ValueRange, Value, GroupTable &)> body);
+
+/// A kernel whose sizes are run-time parameters, so that one kernel serves
+/// every shape of its kind: generic device pointers (`views`: the element
+/// type of each; the body sees memref<?xT> views of them, in that order)
+/// followed by i64 scalars (`scalars`: their names, set as `mxmoe.scalar`
+/// argument attributes; the body sees index values). The grid is chosen
+/// per launch, ceil(work / blockSize) CTAs of blockSize threads, with
+/// `work` computed from the scalars by `workOf` (in the kernel; the host
+/// computes the same from the op's shapes), so the kernel carries no
+/// `mxmoe.grid`. GroupSpec indices refer to `views` (and to `scalars` for
+/// totalScalar / capacityScalar).
+struct RuntimeShapeSpec {
+  SmallVector<Type> views;
+  SmallVector<std::string> scalars;
+};
+gpu::GPUFuncOp createKernel(
+    gpu::GPUModuleOp module, StringRef name, const RuntimeShapeSpec &spec,
+    function_ref<Value(KB &, ValueRange)> workOf, int64_t blockSize,
+    const GroupSpec *groups,
+    function_ref<void(KB &, ValueRange, ValueRange, Value, GroupTable &)> body);
 
 /// E8M0 scale byte (i32 in [0, 255]) of a block from its fp32 amax
 /// (mx-formats.md section 2): FLOOR / CEIL / EVEN from the bits of amax,

@@ -132,11 +132,47 @@ void decompose(KB &b, Value t, const MXGeometry &g, int64_t rs, int64_t cs,
   bi = b.div(t, rs * cs);
 }
 
+/// decompose() with run-time extents (index values).
+void decomposeV(KB &b, Value t, bool rowwise, Value rs, Value cs, Value &bi,
+                Value &r, Value &c) {
+  auto divRem = [&](Value a, Value d) {
+    Value q = b.divv(a, d);
+    return std::make_pair(q, b.sub(a, b.mul(q, d)));
+  };
+  Value q0;
+  if (rowwise) {
+    std::tie(q0, c) = divRem(t, cs);
+    std::tie(bi, r) = divRem(q0, rs);
+  } else {
+    std::tie(q0, r) = divRem(t, rs);
+    std::tie(bi, c) = divRem(q0, cs);
+  }
+}
+
 /// Loads the 32 elements base + i*stride as f32. `clampTo`, when set,
 /// replaces element i by 0 unless i < clampTo (partial last block of a
 /// token group); the loads themselves stay in bounds.
 SmallVector<Value> loadHPBlock(KB &b, Value mem, Type elem, Value base,
-                               int64_t stride, Value validCount = {}) {
+                               int64_t stride, Value validCount = {});
+/// loadHPBlock with a run-time stride (> 1: one scalar load per element).
+SmallVector<Value> loadHPBlockStrided(KB &b, Value mem, Type elem, Value base,
+                                      Value stride, Value validCount = {}) {
+  SmallVector<Value> xs;
+  Type f32 = b.getF32Type();
+  Value zero = b.f32(0.0f);
+  for (int64_t i = 0; i < kMXBlockSize; ++i) {
+    Value valid = validCount ? b.ult(b.idx(i), validCount) : Value();
+    Value at = valid ? b.select(valid, b.idx(i), b.idx(0)) : b.idx(i);
+    Value x = b.load(mem, b.add(base, b.mul(at, stride)));
+    if (elem != f32)
+      x = arith::ExtFOp::create(b, f32, x);
+    xs.push_back(valid ? b.select(valid, x, zero) : x);
+  }
+  return xs;
+}
+
+SmallVector<Value> loadHPBlock(KB &b, Value mem, Type elem, Value base,
+                               int64_t stride, Value validCount) {
   SmallVector<Value> xs;
   Type f32 = b.getF32Type();
   auto widen = [&](Value v) -> Value {
@@ -189,23 +225,6 @@ Value quantizeBlock(KB &b, ArrayRef<Value> xs, RoundingMode mode,
     scaled.push_back(arith::MulFOp::create(b, x, inv));
   storeElements(b, scaled, kind, data, dataIdx);
   return byte;
-}
-
-/// Splits the thread range [0, work) into [0, first) and [first, work);
-/// with an empty upper range only `lower` is emitted.
-void splitWork(KB &b, Value t, int64_t first, int64_t work,
-               function_ref<void(Value)> lower,
-               function_ref<void(Value)> upper) {
-  if (first == work) {
-    lower(t);
-    return;
-  }
-  auto ifOp = scf::IfOp::create(b, b.ult(t, b.idx(first)), true);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-  lower(t);
-  b.setInsertionPointToStart(&ifOp.getElseRegion().front());
-  upper(b.sub(t, b.idx(first)));
 }
 
 /// Runs `then` when `cond` holds.
@@ -322,11 +341,23 @@ struct KernelGen {
   /// and handed back with bufferization.to_tensor; a grouped kernel's status
   /// is copied to the host and checked with cf.assert. Without
   /// `hostLaunch` the op only gets a `mxmoe.kernel` annotation.
-  void finish(Operation *op, gpu::GPUFuncOp kernel, ArrayRef<HostArg> args) {
+  ///
+  /// A kernel with run-time sizes (createKernel with a RuntimeShapeSpec)
+  /// takes pointers for `args` and then the i64 `scalars`; its grid is
+  /// `gridX` CTAs, recorded on the op as `mxmoe.grid` (per use) and bound
+  /// as `value:N` after the pointers.
+  void finish(Operation *op, gpu::GPUFuncOp kernel, ArrayRef<HostArg> args,
+              ArrayRef<int64_t> scalars = {},
+              std::optional<int64_t> gridX = std::nullopt) {
+    if (gridX)
+      op->setAttr("mxmoe.grid", DenseI64ArrayAttr::get(op->getContext(),
+                                                       {*gridX, 1, 1}));
     if (!hostLaunch) {
       SmallVector<std::string> bindings;
       for (const HostArg &a : args)
         bindings.push_back(bindingOf(op, a));
+      for (int64_t v : scalars)
+        bindings.push_back("value:" + std::to_string(v));
       annotate(op, kernel, bindings);
       return;
     }
@@ -341,17 +372,28 @@ struct KernelGen {
         all.push_back(i);
       return SmallVector<ReassociationIndices>{all};
     };
+    // Pointer parameters of run-time shaped kernels get the buffer's
+    // aligned address.
+    auto pointerOf = [&](Value memref) -> Value {
+      Value idx = memref::ExtractAlignedPointerAsIndexOp::create(b, memref);
+      Value i64 = arith::IndexCastOp::create(b, b.getI64Type(), idx);
+      return LLVM::IntToPtrOp::create(
+          b, LLVM::LLVMPointerType::get(b.getContext()), i64);
+    };
     for (auto [i, arg] : llvm::enumerate(args)) {
-      auto kt = cast<MemRefType>(kernel.getArgumentTypes()[i]);
+      Type argTy = kernel.getArgumentTypes()[i];
+      bool pointer = isa<LLVM::LLVMPointerType>(argTy);
       if (arg.kind == HostArg::Status) {
-        status = gpu::AllocOp::create(b, kt, Type(), {}, {}, {}, UnitAttr())
+        status = gpu::AllocOp::create(b, statusMemRef(), Type(), {}, {}, {},
+                                      UnitAttr())
                      .getMemref();
-        operands.push_back(status);
+        operands.push_back(pointer ? pointerOf(status) : status);
         continue;
       }
       auto tt = cast<RankedTensorType>(arg.value.getType());
       auto shaped = MemRefType::get(tt.getShape(), tt.getElementType());
       auto flat = MemRefType::get({tt.getNumElements()}, tt.getElementType());
+      auto kt = pointer ? flatMemRef(tt) : cast<MemRefType>(argTy);
       if (arg.kind == HostArg::In) {
         Value m = bufferization::ToBufferOp::create(b, shaped, arg.value,
                                                     /*read_only=*/true);
@@ -360,13 +402,13 @@ struct KernelGen {
                                               fullReassoc(tt.getRank()));
         if (m.getType() != kt) // packed MXFP4: the kernel sees bytes
           m = UnrealizedConversionCastOp::create(b, kt, m).getResult(0);
-        operands.push_back(m);
+        operands.push_back(pointer ? pointerOf(m) : m);
         continue;
       }
       Value buf =
           gpu::AllocOp::create(b, kt, Type(), {}, {}, {}, UnitAttr())
               .getMemref();
-      operands.push_back(buf);
+      operands.push_back(pointer ? pointerOf(buf) : buf);
       Value view = buf;
       if (kt != flat) // packed MXFP4 bytes viewed as f4E2M1FN elements
         view = UnrealizedConversionCastOp::create(b, flat, view).getResult(0);
@@ -382,7 +424,10 @@ struct KernelGen {
                                                   /*writable=*/b.getUnitAttr());
       replacements.push_back({arg.value, t});
     }
-    auto grid = cast<DenseI64ArrayAttr>(kernel->getAttr("mxmoe.grid"));
+    for (int64_t v : scalars)
+      operands.push_back(arith::ConstantIntOp::create(b, b.getI64Type(), v));
+    auto grid = gridX ? DenseI64ArrayAttr::get(op->getContext(), {*gridX, 1, 1})
+                      : cast<DenseI64ArrayAttr>(kernel->getAttr("mxmoe.grid"));
     auto block = cast<DenseI64ArrayAttr>(kernel->getAttr("mxmoe.block"));
     gpu::KernelDim3 g{b.idx(grid[0]), b.idx(grid[1]), b.idx(grid[2])};
     gpu::KernelDim3 t{b.idx(block[0]), b.idx(block[1]), b.idx(block[2])};
@@ -575,59 +620,86 @@ LogicalResult KernelGen::genQuantize(QuantizeOp op) {
     return success();
   }
 
-  SmallVector<Type> args{flatMemRef(in), flatMemRef(data), flatMemRef(scales)};
+  // Sizes are run-time parameters (one kernel per element types, layout,
+  // rounding, axis kind and group count): the data is [batch, rows, len]
+  // with high-precision element (b, r, p) at b*hp_batch + r*hp_row +
+  // p*hp_along; one blocked scale matrix is [scale_rows, scale_cols];
+  // `tokens` bounds the offsets (the input's dim 0).
+  enum {
+    kBatch, kRows, kLen, kHpBatch, kHpRow, kHpAlong, kScaleRows,
+    kScaleCols, kTokens
+  };
+  SmallVector<int64_t> sizes{geo.batch,   geo.rows, geo.len, geo.hpBatch,
+                             geo.hpRow,   geo.hpAlong, sRows, sCols,
+                             in.getDimSize(0)};
+  RuntimeShapeSpec rspec{{elem, flatMemRef(data).getElementType(),
+                          scales.getElementType()},
+                         {"batch", "rows", "len", "hp_batch", "hp_row",
+                          "hp_along", "scale_rows", "scale_cols", "tokens"}};
   std::optional<GroupSpec> spec;
   bool jagged = offsets && op.getAxis() == 0;
+  bool rowwise = geo.rowwise();
   if (offsets) {
     int64_t G = cast<RankedTensorType>(offsets.getType()).getDimSize(0);
-    args.insert(args.begin() + 1,
-                MemRefType::get({G}, IntegerType::get(op.getContext(), 32)));
-    args.push_back(statusMemRef());
-    spec = GroupSpec{1, 4, G, in.getDimSize(0), {}};
+    rspec.views.insert(rspec.views.begin() + 1,
+                       IntegerType::get(op.getContext(), 32));
+    rspec.views.push_back(IntegerType::get(op.getContext(), 32));
+    spec = GroupSpec{1, 4, G, 0, {}, kTokens};
     if (jagged) {
-      spec->units.push_back({kMXBlockSize, 1, cs});           // data blocks
+      // data blocks: len / 32; K-group scale columns: scale_cols.
+      spec->units.push_back({kMXBlockSize, 1, kMXBlockSize, kLen});
       if (blocked)
-        spec->units.push_back({kMXBlockSize, 4, sCols});      // K-group cols
+        spec->units.push_back({kMXBlockSize, 4, 1, kScaleCols});
     } else {
-      spec->units.push_back({128, 1, sRows / 128});           // 128-row tiles
+      spec->units.push_back({128, 1, 128, kScaleRows}); // 128-row tiles
     }
   }
   // Argument positions.
   unsigned aIn = 0, aData = offsets ? 2 : 1, aScales = offsets ? 3 : 2;
+  // Threads: one per data block, then (blocked) one per scale byte.
+  auto dataWorkOf = [&](KB &b, ValueRange sz) {
+    return b.mul(b.mul(sz[kBatch], sz[kRows]), b.div(sz[kLen], kMXBlockSize));
+  };
+  auto padWorkOf = [&](KB &b, ValueRange sz) {
+    return b.mul(sz[kBatch], b.mul(sz[kScaleRows], sz[kScaleCols]));
+  };
 
   auto kernel = createKernel(
-      module, name("quantize", op), args, dataWork + padWork, blockSize,
-      spec ? &*spec : nullptr,
-      [&](KB &b, ValueRange a, Value t, GroupTable &tab) {
+      module, name("quantize", op), rspec,
+      [&](KB &b, ValueRange sz) {
+        Value w = dataWorkOf(b, sz);
+        return blocked ? b.add(w, padWorkOf(b, sz)) : w;
+      },
+      blockSize, spec ? &*spec : nullptr,
+      [&](KB &b, ValueRange a, ValueRange sz, Value t, GroupTable &tab) {
         Value x = a[aIn], dmem = a[aData], smem = a[aScales];
-        splitWork(
-            b, t, dataWork, dataWork + padWork,
-            [&](Value t) {
+        Value rows = sz[kRows], len = sz[kLen];
+        Value cs = b.div(len, kMXBlockSize);
+        Value sR = sz[kScaleRows], sC = sz[kScaleCols];
+        Value hpAlong = sz[kHpAlong];
+        Value dataWork = dataWorkOf(b, sz);
+        auto lower = [&](Value t) {
               Value bi, r, c;
-              decompose(b, t, geo, geo.rows, cs, bi, r, c);
-              Value dIdx = b.add(b.mulc(b.add(b.mulc(bi, geo.rows), r),
-                                        geo.len),
+              decomposeV(b, t, rowwise, rows, cs, bi, r, c);
+              Value dIdx = b.add(b.mul(b.add(b.mul(bi, rows), r), len),
                                  b.mulc(c, kMXBlockSize));
               if (!jagged) {
-                Value base = b.add(b.add(b.mulc(bi, geo.hpBatch),
-                                         b.mulc(r, geo.hpRow)),
-                                   b.mulc(c, kMXBlockSize * geo.hpAlong));
+                Value base = b.add(
+                    b.add(b.mul(bi, sz[kHpBatch]), b.mul(r, sz[kHpRow])),
+                    b.mul(b.mulc(c, kMXBlockSize), hpAlong));
                 SmallVector<Value> xs =
-                    loadHPBlock(b, x, elem, base, geo.hpAlong);
+                    rowwise ? loadHPBlock(b, x, elem, base, 1)
+                            : loadHPBlockStrided(b, x, elem, base, hpAlong);
                 Value byte = quantizeBlock(b, xs, mode, kind, dmem, dIdx);
                 if (!blocked) {
-                  storeScale(b, byte,
-                             smem, b.add(b.mulc(b.add(b.mulc(bi, geo.rows), r),
-                                                cs),
-                                         c));
+                  storeScale(b, byte, smem,
+                             b.add(b.mul(b.add(b.mul(bi, rows), r), cs), c));
                   return;
                 }
-                int64_t cp = sCols;
                 if (!offsets) {
-                  int64_t rp = sRows;
                   storeScale(b, byte, smem,
-                             b.add(b.mulc(bi, rp * cp),
-                                   b.blockedOffset(r, c, cp)));
+                             b.add(b.mul(bi, b.mul(sR, sC)),
+                                   b.blockedOffset(r, c, sC)));
                   return;
                 }
                 // M-grouped: row r of group g goes to padded row
@@ -636,7 +708,7 @@ LogicalResult KernelGen::genQuantize(QuantizeOp op) {
                 ifThen(b, b.ult(g, b.idx(tab.numGroups)), [&] {
                   Value pr = b.add(b.mulc(b.load(tab.starts[0], g), 128),
                                    b.sub(r, tab.groupBegin(b, g)));
-                  storeScale(b, byte, smem, b.blockedOffset(pr, c, cp));
+                  storeScale(b, byte, smem, b.blockedOffset(pr, c, sC));
                 });
                 return;
               }
@@ -652,36 +724,37 @@ LogicalResult KernelGen::genQuantize(QuantizeOp op) {
                     Value tok = b.add(tab.groupBegin(b, g),
                                       b.mulc(j, kMXBlockSize));
                     Value count = b.sub(b.load(tab.ends, g), tok);
-                    Value base = b.add(b.mulc(tok, geo.hpAlong), r);
-                    SmallVector<Value> xs = loadHPBlock(
-                        b, x, elem, base, geo.hpAlong, count);
+                    Value base = b.add(b.mul(tok, hpAlong), r);
+                    SmallVector<Value> xs = loadHPBlockStrided(
+                        b, x, elem, base, hpAlong, count);
                     Value byte = quantizeBlock(b, xs, mode, kind, dmem, dIdx);
                     if (!blocked) {
-                      storeScale(b, byte, smem, b.add(b.mulc(r, cs), pb));
+                      storeScale(b, byte, smem, b.add(b.mul(r, cs), pb));
                       return;
                     }
                     Value q0 = b.load(tab.starts[1], g);
                     Value kgp = b.sub(
                         b.load(tab.starts[1], b.add(g, b.idx(1))), q0);
                     storeScale(b, byte, smem,
-                               b.add(b.mulc(q0, sRows),
+                               b.add(b.mul(q0, sR),
                                      b.blockedOffset(r, j, kgp)));
                   },
                   [&] {
                     // Past the last group: zero data (and scale).
                     storeZeroElements(b, kind, dmem, dIdx);
                     if (!blocked)
-                      storeZeroScale(b, smem, b.add(b.mulc(r, cs), pb));
+                      storeZeroScale(b, smem, b.add(b.mul(r, cs), pb));
                   });
-            },
-            [&](Value o) {
+        };
+        auto upper = [&](Value o) {
               // Padding bytes of blocked scales: write 0 where no real
               // scale lands.
-              int64_t perBatch = sRows * sCols;
-              Value bi = b.div(o, perBatch), w = b.rem(o, perBatch);
+              Value perBatch = b.mul(sR, sC);
+              Value bi = b.divv(o, perBatch);
+              Value w = b.sub(o, b.mul(bi, perBatch));
               Value real;
               if (jagged) {
-                Value col = b.div(w, sRows);
+                Value col = b.divv(w, sR);
                 Value totalQ = b.load(tab.starts[1], b.idx(tab.numGroups));
                 Value inGroups = b.ult(col, totalQ);
                 Value g = b.minui(largestStartLE(b, tab, 1, col),
@@ -691,18 +764,17 @@ LogicalResult KernelGen::genQuantize(QuantizeOp op) {
                     b.sub(b.load(tab.starts[1], b.add(g, b.idx(1))), q0);
                 Value kg = b.sub(b.load(tab.starts[0], b.add(g, b.idx(1))),
                                  b.load(tab.starts[0], g));
-                Value local = b.sub(w, b.mulc(q0, sRows));
+                Value local = b.sub(w, b.mul(q0, sR));
                 // Guard the division for empty regions (col past groups).
                 Value safeKgp = b.select(inGroups, kgp, b.idx(4));
                 auto [r, j] = b.blockedCoord(
                     b.select(inGroups, local, b.idx(0)), safeKgp);
-                real = b.andi(inGroups, b.andi(b.ult(r, b.idx(geo.rows)),
-                                               b.ult(j, kg)));
+                real = b.andi(inGroups, b.andi(b.ult(r, rows), b.ult(j, kg)));
               } else {
-                auto [pr, c] = b.blockedCoord(w, b.idx(sCols));
-                Value colOk = b.ult(c, b.idx(cs));
+                auto [pr, c] = b.blockedCoord(w, sC);
+                Value colOk = b.ult(c, cs);
                 if (!offsets) {
-                  real = b.andi(b.ult(pr, b.idx(geo.rows)), colOk);
+                  real = b.andi(b.ult(pr, rows), colOk);
                 } else {
                   Value tile = b.div(pr, 128);
                   Value totalT = b.load(tab.starts[0], b.idx(tab.numGroups));
@@ -716,14 +788,20 @@ LogicalResult KernelGen::genQuantize(QuantizeOp op) {
                   real = b.andi(inGroups, b.andi(b.ult(local, size), colOk));
                 }
               }
-              (void)bi;
               ifThen(b, arith::XOrIOp::create(
                             b, real,
                             arith::ConstantIntOp::create(b, b.getI1Type(), 1)),
                      [&] { storeZeroScale(b, smem, o); });
-            });
+        };
+        if (!blocked) {
+          lower(t);
+          return;
+        }
+        ifThenElse(b, b.ult(t, dataWork), [&] { lower(t); },
+                   [&] { upper(b.sub(t, dataWork)); });
       });
-  finish(op, kernel, quantizeHostArgs(op));
+  finish(op, kernel, quantizeHostArgs(op), sizes,
+         std::max<int64_t>(1, ::mxmoe::ceilDiv(dataWork + padWork, blockSize)));
   return success();
 }
 
@@ -746,43 +824,54 @@ void KernelGen::genQuantizeRowwiseBlocked(QuantizeOp op, const MXGeometry &geo,
   Type elem = in.getElementType();
   RoundingMode mode = op.getRounding();
   Value offsets = op.getOffsets();
-  int64_t R = geo.rows, L = geo.len, C = geo.scaleCols();
+  // Sizes are run-time parameters (one kernel per element types, rounding
+  // and group count): batch, rows R and length L of each row (the input is
+  // [batch, R, L], L contiguous), rows and columns of one blocked scale
+  // matrix.
   int64_t sRows = scales.getShape()[scales.getRank() - 2];
   int64_t sCols = scales.getShape().back();
-  int64_t perBatch = sRows * sCols;
-  int64_t work = geo.batch * perBatch;
+  SmallVector<int64_t> sizes{geo.batch, geo.rows, geo.len, sRows, sCols};
+  int64_t work = geo.batch * sRows * sCols;
+  enum { kBatch, kRows, kLen, kScaleRows, kScaleCols };
 
-  SmallVector<Type> args{flatMemRef(in), flatMemRef(data), flatMemRef(scales)};
-  std::optional<GroupSpec> spec;
+  RuntimeShapeSpec spec{{elem, flatMemRef(data).getElementType(),
+                         scales.getElementType()},
+                        {"batch", "rows", "len", "scale_rows", "scale_cols"}};
+  std::optional<GroupSpec> groups;
   if (offsets) {
     int64_t G = cast<RankedTensorType>(offsets.getType()).getDimSize(0);
-    args.insert(args.begin() + 1,
-                MemRefType::get({G}, IntegerType::get(op.getContext(), 32)));
-    args.push_back(statusMemRef());
-    spec = GroupSpec{1, 4, G, R, {{128, 1, sRows / 128}}};
+    spec.views.insert(spec.views.begin() + 1,
+                      IntegerType::get(op.getContext(), 32));
+    spec.views.push_back(IntegerType::get(op.getContext(), 32));
+    // capacity: scale rows / 128 tiles of 128 rows.
+    groups = GroupSpec{1, 4, G, 0, {{128, 1, 128, kScaleRows}}, kRows};
   }
   unsigned aData = offsets ? 2 : 1, aScales = offsets ? 3 : 2;
 
-  auto quantizeRow = [&](KB &b, Value x, Value dmem, Value bi, Value r,
-                         Value c) {
-    Value row = b.add(b.mulc(bi, R), r);
-    Value base = b.add(b.mulc(row, L), b.mulc(c, kMXBlockSize));
-    SmallVector<Value> xs = loadHPBlock(b, x, elem, base, 1);
-    return quantizeBlock(b, xs, mode, kind, dmem, base);
-  };
-
   auto kernel = createKernel(
-      module, name("quantize", op), args, work, blockSize,
-      spec ? &*spec : nullptr,
-      [&](KB &b, ValueRange a, Value t, GroupTable &tab) {
+      module, name("quantize", op), spec,
+      [&](KB &b, ValueRange sz) {
+        return b.mul(sz[kBatch], b.mul(sz[kScaleRows], sz[kScaleCols]));
+      },
+      blockSize, groups ? &*groups : nullptr,
+      [&](KB &b, ValueRange a, ValueRange sz, Value t, GroupTable &tab) {
         Value x = a[0], dmem = a[aData], smem = a[aScales];
-        Value bi = b.div(t, perBatch), o = b.rem(t, perBatch);
-        auto prc = b.blockedCoord(o, b.idx(sCols));
+        Value R = sz[kRows], L = sz[kLen], C = b.div(L, kMXBlockSize);
+        Value perBatch = b.mul(sz[kScaleRows], sz[kScaleCols]);
+        auto quantizeRow = [&](Value bi, Value r, Value c) {
+          Value row = b.add(b.mul(bi, R), r);
+          Value base = b.add(b.mul(row, L), b.mulc(c, kMXBlockSize));
+          SmallVector<Value> xs = loadHPBlock(b, x, elem, base, 1);
+          return quantizeBlock(b, xs, mode, kind, dmem, base);
+        };
+        Value bi = b.divv(t, perBatch);
+        Value o = b.sub(t, b.mul(bi, perBatch));
+        auto prc = b.blockedCoord(o, sz[kScaleCols]);
         Value pr = prc.first, c = prc.second;
-        Value colOk = b.ult(c, b.idx(C));
+        Value colOk = b.ult(c, C);
         Value real, r;
         if (!offsets) {
-          real = b.andi(b.ult(pr, b.idx(R)), colOk);
+          real = b.andi(b.ult(pr, R), colOk);
           r = pr;
         } else {
           int64_t G = tab.numGroups;
@@ -797,19 +886,19 @@ void KernelGen::genQuantizeRowwiseBlocked(QuantizeOp op, const MXGeometry &geo,
         }
         ifThenElse(
             b, real,
-            [&] { storeScale(b, quantizeRow(b, x, dmem, bi, r, c), smem, t); },
+            [&] { storeScale(b, quantizeRow(bi, r, c), smem, t); },
             [&] { storeZeroScale(b, smem, t); });
         if (!offsets)
           return;
         // Rows past the last offset have no scale but their data is
         // quantized all the same (thread d handles data block d).
         Value lastEnd = b.load(tab.ends, b.idx(tab.numGroups - 1));
-        Value rowB = b.div(t, C), cB = b.rem(t, C);
-        Value tail = b.andi(b.ult(t, b.idx(R * C)), b.ule(lastEnd, rowB));
-        ifThen(b, tail,
-               [&] { quantizeRow(b, x, dmem, b.idx(0), rowB, cB); });
+        Value rowB = b.divv(t, C), cB = b.sub(t, b.mul(rowB, C));
+        Value tail = b.andi(b.ult(t, b.mul(R, C)), b.ule(lastEnd, rowB));
+        ifThen(b, tail, [&] { quantizeRow(b.idx(0), rowB, cB); });
       });
-  finish(op, kernel, quantizeHostArgs(op));
+  finish(op, kernel, quantizeHostArgs(op), sizes,
+         std::max<int64_t>(1, ::mxmoe::ceilDiv(work, blockSize)));
 }
 
 //===----------------------------------------------------------------------===//
@@ -841,30 +930,61 @@ void KernelGen::genQuantizeColwiseTiled(QuantizeOp op, const MXGeometry &geo,
   Type elem = in.getElementType();
   RoundingMode mode = op.getRounding();
   bool blocked = isBlockedScales(scales);
-  // geo: rows = K (data rows), len = M (tokens), hpAlong = K.
-  int64_t M = geo.len, K = geo.rows, cs = geo.scaleCols();
+  // geo: rows = K (data rows), len = M (tokens), hpAlong = K. The sizes
+  // are run-time parameters (one kernel per element types, layout,
+  // rounding and padding case; K must be a multiple of the 16-byte load,
+  // as when the kernel was chosen).
   int64_t sRows = scales.getShape()[scales.getRank() - 2];
   int64_t sCols = scales.getShape().back();
-  int64_t tilesM = ::mxmoe::ceilDiv(M, TM), tilesK = ::mxmoe::ceilDiv(K, TK);
-  int64_t tileWork = geo.batch * tilesM * tilesK * kThreads;
-  // Padding bytes of blocked scales are known statically here: rows
-  // K..sRows-1 of every scale column and columns cs..sCols-1 of rows < K,
-  // per batch. One extra thread zeroes each (none when K % 128 == 0 and
-  // M/32 % 4 == 0: enumerating every scale byte instead doubled the grid
-  // of the large shapes with threads that write nothing).
-  int64_t padRowBytes = blocked ? (sRows - K) * sCols : 0;
-  int64_t padColBytes = blocked ? K * (sCols - cs) : 0;
-  int64_t padPerBatch = padRowBytes + padColBytes;
-  int64_t padWork = geo.batch * padPerBatch;
+  int64_t M = geo.len, K = geo.rows, cs = geo.scaleCols();
+  // Padding bytes of blocked scales: rows K..sRows-1 of every scale column
+  // and columns cs..sCols-1 of rows < K, per batch. One extra thread
+  // zeroes each (none when K % 128 == 0 and M/32 % 4 == 0: enumerating
+  // every scale byte instead doubled the grid of the large shapes with
+  // threads that write nothing). Which of the two regions exist is fixed
+  // per kernel.
+  bool padRows = blocked && sRows > K, padCols = blocked && sCols > cs;
+  auto tileWorkOf = [&](int64_t batch, int64_t m, int64_t k) {
+    return batch * ::mxmoe::ceilDiv(m, TM) * ::mxmoe::ceilDiv(k, TK) * kThreads;
+  };
+  int64_t work = tileWorkOf(geo.batch, M, K) +
+                 (blocked ? geo.batch * ((sRows - K) * sCols + K * (sCols - cs))
+                          : 0);
+  enum { kBatch, kTokens, kRows, kHpBatch, kScaleRows, kScaleCols };
+  SmallVector<int64_t> sizes{geo.batch, M, K, geo.hpBatch, sRows, sCols};
+  RuntimeShapeSpec spec{{elem, flatMemRef(data).getElementType(),
+                         scales.getElementType()},
+                        {"batch", "tokens", "rows", "hp_batch", "scale_rows",
+                         "scale_cols"}};
   int64_t perLoad = 16 / (elem.getIntOrFloatBitWidth() / 8);
   int64_t chunksPerRow = TK / perLoad, rowsPerPass = kThreads / chunksPerRow;
   int64_t smemElems = TM * kStride + (TM / 32) * kShift;
 
+  // Work items: tiles x 256 threads, then (blocked) one per padding byte.
+  struct Work {
+    Value tilesM, tilesK, tileWork, padRowBytes, padColBytes, padPerBatch;
+  };
+  auto workOf = [&](KB &b, ValueRange sz) {
+    Work w;
+    Value k = sz[kRows], sC = sz[kScaleCols];
+    Value cols = b.div(sz[kTokens], kMXBlockSize);
+    w.tilesM = b.div(b.add(sz[kTokens], b.idx(TM - 1)), TM);
+    w.tilesK = b.div(b.add(k, b.idx(TK - 1)), TK);
+    w.tileWork = b.mulc(b.mul(sz[kBatch], b.mul(w.tilesM, w.tilesK)), kThreads);
+    w.padRowBytes = padRows ? b.mul(b.sub(sz[kScaleRows], k), sC) : b.idx(0);
+    w.padColBytes = padCols ? b.mul(k, b.sub(sC, cols)) : b.idx(0);
+    w.padPerBatch = b.add(w.padRowBytes, w.padColBytes);
+    return w;
+  };
+
   auto kernel = createKernel(
-      module, name("quantize", op),
-      {flatMemRef(in), flatMemRef(data), flatMemRef(scales)},
-      tileWork + padWork, blockSize, nullptr,
-      [&](KB &b, ValueRange a, Value t, GroupTable &) {
+      module, name("quantize", op), spec,
+      [&](KB &b, ValueRange sz) {
+        Work w = workOf(b, sz);
+        return b.add(w.tileWork, b.mul(sz[kBatch], w.padPerBatch));
+      },
+      blockSize, nullptr,
+      [&](KB &b, ValueRange a, ValueRange sz, Value t, GroupTable &) {
         auto fn = b.getInsertionBlock()->getParent()
                       ->getParentOfType<gpu::GPUFuncOp>();
         auto wg = gpu::AddressSpaceAttr::get(b.getContext(),
@@ -878,15 +998,21 @@ void KernelGen::genQuantizeColwiseTiled(QuantizeOp op, const MXGeometry &geo,
           return b.add(b.add(b.mulc(row, kStride), col),
                        b.mulc(b.div(row, 32), kShift));
         };
-        splitWork(
-            b, t, tileWork, tileWork + padWork,
-            [&](Value t) {
+        Work wk = workOf(b, sz);
+        Value Mv = sz[kTokens], Kv = sz[kRows];
+        Value csv = b.div(Mv, kMXBlockSize);
+        Value sR = sz[kScaleRows], sC = sz[kScaleCols];
+        auto divRem = [&](Value x, Value d) {
+          Value q = b.divv(x, d);
+          return std::make_pair(q, b.sub(x, b.mul(q, d)));
+        };
+        auto tiles = [&](Value t) {
               Value tid = b.rem(t, kThreads), tile = b.div(t, kThreads);
-              Value tk = b.rem(tile, tilesK);
-              Value tm = b.rem(b.div(tile, tilesK), tilesM);
-              Value bi = b.div(tile, tilesK * tilesM);
+              Value q, tk, bi, tm;
+              std::tie(q, tk) = divRem(tile, wk.tilesK);
+              std::tie(bi, tm) = divRem(q, wk.tilesM);
               Value m0 = b.mulc(tm, TM), k0 = b.mulc(tk, TK);
-              Value inBase = b.mulc(bi, geo.hpBatch);
+              Value inBase = b.mul(bi, sz[kHpBatch]);
               // Phase 1: coalesced loads into shared memory.
               Value chunk = b.rem(tid, chunksPerRow);
               Value col = b.mulc(chunk, perLoad);
@@ -895,10 +1021,10 @@ void KernelGen::genQuantizeColwiseTiled(QuantizeOp op, const MXGeometry &geo,
                 Value row = b.add(b.div(tid, chunksPerRow),
                                   b.idx(pass * rowsPerPass));
                 Value m = b.add(m0, row), k = b.add(k0, col);
-                ifThen(b, b.andi(b.ult(m, b.idx(M)), b.ult(k, b.idx(K))), [&] {
+                ifThen(b, b.andi(b.ult(m, Mv), b.ult(k, Kv)), [&] {
                   Value v = vector::LoadOp::create(
                       b, vt, a[0],
-                      ValueRange{b.add(inBase, b.add(b.mulc(m, K), k))},
+                      ValueRange{b.add(inBase, b.add(b.mul(m, Kv), k))},
                       false, llvm::MaybeAlign(16));
                   vector::StoreOp::create(b, v, smem,
                                           ValueRange{sIndex(row, col)}, false,
@@ -909,7 +1035,7 @@ void KernelGen::genQuantizeColwiseTiled(QuantizeOp op, const MXGeometry &geo,
               // Phase 2: one thread per (column, 32-token block).
               Value blk = b.rem(tid, TM / 32), c = b.div(tid, TM / 32);
               Value k = b.add(k0, c), m = b.add(m0, b.mulc(blk, 32));
-              ifThen(b, b.andi(b.ult(k, b.idx(K)), b.ult(m, b.idx(M))), [&] {
+              ifThen(b, b.andi(b.ult(k, Kv), b.ult(m, Mv)), [&] {
                 SmallVector<Value> xs;
                 for (int64_t i = 0; i < kMXBlockSize; ++i) {
                   Value e = b.load(
@@ -918,42 +1044,52 @@ void KernelGen::genQuantizeColwiseTiled(QuantizeOp op, const MXGeometry &geo,
                     e = arith::ExtFOp::create(b, b.getF32Type(), e);
                   xs.push_back(e);
                 }
-                Value row = b.add(b.mulc(bi, K), k);
-                Value dIdx = b.add(b.mulc(row, M), m);
+                Value row = b.add(b.mul(bi, Kv), k);
+                Value dIdx = b.add(b.mul(row, Mv), m);
                 Value byte = quantizeBlock(b, xs, mode, kind, a[1], dIdx);
                 Value mb = b.div(m, kMXBlockSize);
                 Value sIdx =
-                    blocked ? b.add(b.mulc(bi, sRows * sCols),
-                                    b.blockedOffset(k, mb, sCols))
-                            : b.add(b.mulc(row, cs), mb);
+                    blocked ? b.add(b.mul(bi, b.mul(sR, sC)),
+                                    b.blockedOffset(k, mb, sC))
+                            : b.add(b.mul(row, csv), mb);
                 storeScale(b, byte, a[2], sIdx);
               });
-            },
-            [&](Value o) {
-              Value bi = b.div(o, padPerBatch), w = b.rem(o, padPerBatch);
+        };
+        auto padding = [&](Value o) {
+              auto [bi, w] = divRem(o, wk.padPerBatch);
               // w < padRowBytes: padding row; else a padding column of a
               // real row.
               Value row, col;
-              if (padColBytes == 0) {
-                row = b.add(b.idx(K), b.div(w, sCols));
-                col = b.rem(w, sCols);
-              } else if (padRowBytes == 0) {
-                row = b.div(w, sCols - cs);
-                col = b.add(b.idx(cs), b.rem(w, sCols - cs));
+              Value padColW = b.sub(sC, csv);
+              if (!padCols) {
+                row = b.add(Kv, b.divv(w, sC));
+                col = divRem(w, sC).second;
+              } else if (!padRows) {
+                auto [r2, c2] = divRem(w, padColW);
+                row = r2;
+                col = b.add(csv, c2);
               } else {
-                Value inRows = b.ult(w, b.idx(padRowBytes));
-                Value w2 = b.sub(w, b.idx(padRowBytes));
-                row = b.select(inRows, b.add(b.idx(K), b.div(w, sCols)),
-                               b.div(w2, sCols - cs));
-                col = b.select(inRows, b.rem(w, sCols),
-                               b.add(b.idx(cs), b.rem(w2, sCols - cs)));
+                Value inRows = b.ult(w, wk.padRowBytes);
+                Value w2 = b.sub(w, wk.padRowBytes);
+                // Safe divisors in both branches (selects evaluate both).
+                auto [r1, c1] = divRem(w, sC);
+                auto [r2, c2] = divRem(w2, padColW);
+                row = b.select(inRows, b.add(Kv, r1), r2);
+                col = b.select(inRows, c1, b.add(csv, c2));
               }
               storeZeroScale(b, a[2],
-                             b.add(b.mulc(bi, sRows * sCols),
-                                   b.blockedOffset(row, col, sCols)));
-            });
+                             b.add(b.mul(bi, b.mul(sR, sC)),
+                                   b.blockedOffset(row, col, sC)));
+        };
+        if (!padRows && !padCols) {
+          tiles(t);
+          return;
+        }
+        ifThenElse(b, b.ult(t, wk.tileWork), [&] { tiles(t); },
+                   [&] { padding(b.sub(t, wk.tileWork)); });
       });
-  finish(op, kernel, quantizeHostArgs(op));
+  finish(op, kernel, quantizeHostArgs(op), sizes,
+         std::max<int64_t>(1, ::mxmoe::ceilDiv(work, blockSize)));
 }
 
 //===----------------------------------------------------------------------===//

@@ -24,6 +24,11 @@ struct ToNVVMOptions : public PassPipelineOptions<ToNVVMOptions> {
   Option<int64_t> blockSize{*this, "block-size",
                             llvm::cl::desc("threads per CTA"),
                             llvm::cl::init(256)};
+  Option<bool> hostLaunch{
+      *this, "host-launch",
+      llvm::cl::desc("replace the ops by gpu.launch_func on buffers (else "
+                     "annotate them with their kernel, bindings and grid)"),
+      llvm::cl::init(true)};
 };
 } // namespace
 
@@ -56,6 +61,7 @@ void mlir::mxmoe::registerMXMoEPipelines() {
         ConvertMXMoEToGPUOptions convert;
         convert.blockSize = opts.blockSize;
         convert.chip = opts.chip;
+        convert.hostLaunch = opts.hostLaunch;
         pm.addPass(createConvertMXMoEToGPU(convert));
         buildNVVMKernelPipeline(pm, opts.chip);
       });

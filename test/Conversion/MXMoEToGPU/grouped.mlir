@@ -4,7 +4,9 @@
 // per-K-group blocked scales. Parameters: input, offsets, data, scales,
 // status. Thread 0 of every CTA builds the group table (end offsets, 32-block
 // starts, 4-column starts) in shared memory and validates the offsets.
-// CHECK-LABEL: gpu.func @jagged__quantize_0(%{{.*}}: memref<28800xbf16> {llvm.noalias}, %{{.*}}: memref<5xi32> {llvm.noalias}, %{{.*}}: memref<43008xf8E4M3FN> {llvm.noalias}, %{{.*}}: memref<4096xf8E8M0FNU> {llvm.noalias}, %{{.*}}: memref<1xi32> {llvm.noalias})
+// Pointers (input, offsets, data, scales, status), then the sizes: batch,
+// rows, len, hp_batch, hp_row, hp_along, scale rows and columns, tokens.
+// CHECK-LABEL: gpu.func @jagged__quantize_0(%{{.*}}: !llvm.ptr {llvm.noalias, mxmoe.element_type = bf16}, %{{.*}}: !llvm.ptr {llvm.noalias, mxmoe.element_type = i32}, %{{.*}}: !llvm.ptr {llvm.noalias, mxmoe.element_type = f8E4M3FN}, %{{.*}}: !llvm.ptr {llvm.noalias, mxmoe.element_type = f8E8M0FNU}, %{{.*}}: !llvm.ptr {llvm.noalias, mxmoe.element_type = i32}, %{{.*}}: i64 {mxmoe.scalar = "batch"}, %{{.*}}: i64 {mxmoe.scalar = "rows"}, %{{.*}}: i64 {mxmoe.scalar = "len"}, %{{.*}}: i64 {mxmoe.scalar = "hp_batch"}, %{{.*}}: i64 {mxmoe.scalar = "hp_row"}, %{{.*}}: i64 {mxmoe.scalar = "hp_along"}, %{{.*}}: i64 {mxmoe.scalar = "scale_rows"}, %{{.*}}: i64 {mxmoe.scalar = "scale_cols"}, %{{.*}}: i64 {mxmoe.scalar = "tokens"})
 // CHECK-SAME: workgroup(%[[ENDS:.*]] : memref<5xindex, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[STARTS32:.*]] : memref<6xindex, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[STARTS4:.*]] : memref<6xindex, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[FLAG:.*]] : memref<1xi32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CHECK: scf.for
 // CHECK: arith.cmpi sge
@@ -22,7 +24,7 @@ func.func @jagged(%x: tensor<300x96xbf16>, %o: tensor<5xi32>) {
 
 // M-grouped blocked scales fused into a rowwise quantization: the group
 // table holds 128-row tile starts.
-// CHECK-LABEL: gpu.func @mgroups__quantize_0(%{{.*}}: memref<864000xbf16> {llvm.noalias}, %{{.*}}: memref<3xi32> {llvm.noalias}, %{{.*}}: memref<864000xf8E4M3FN> {llvm.noalias}, %{{.*}}: memref<58880xf8E8M0FNU> {llvm.noalias}, %{{.*}}: memref<1xi32> {llvm.noalias})
+// CHECK-LABEL: gpu.func @mgroups__quantize_0(%{{.*}}: !llvm.ptr {llvm.noalias, mxmoe.element_type = bf16}, %{{.*}}: !llvm.ptr {llvm.noalias, mxmoe.element_type = i32}, %{{.*}}: !llvm.ptr {llvm.noalias, mxmoe.element_type = f8E4M3FN}, %{{.*}}: !llvm.ptr {llvm.noalias, mxmoe.element_type = f8E8M0FNU}, %{{.*}}: !llvm.ptr {llvm.noalias, mxmoe.element_type = i32}, %{{.*}}: i64 {mxmoe.scalar = "batch"}
 // CHECK-SAME: workgroup(%{{.*}} : memref<3xindex, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<4xindex, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<1xi32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 func.func @mgroups(%x: tensor<300x2880xbf16>, %o: tensor<3xi32>) {
   %q, %s = mxmoe.quantize %x offsets(%o : tensor<3xi32>) {axis = 1 : i64}
@@ -34,8 +36,8 @@ func.func @mgroups(%x: tensor<300x2880xbf16>, %o: tensor<3xi32>) {
 // -----
 
 // MXFP4: two E2M1 codes per byte, so the data parameter is i8 of half size.
-// CHECK-LABEL: gpu.func @fp4__quantize_0(%{{.*}}: memref<4096xbf16> {llvm.noalias}, %{{.*}}: memref<2048xi8> {llvm.noalias}, %{{.*}}: memref<128xf8E8M0FNU> {llvm.noalias})
-// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<2048xi8>, vector<16xi8>
+// CHECK-LABEL: gpu.func @fp4__quantize_0(%{{.*}}: !llvm.ptr {llvm.noalias, mxmoe.element_type = bf16}, %{{.*}}: !llvm.ptr {llvm.noalias, mxmoe.element_type = i8}, %{{.*}}: !llvm.ptr {llvm.noalias, mxmoe.element_type = f8E8M0FNU}
+// CHECK: vector.store %{{.*}} {alignment = 16 : i64} : memref<?xi8>, vector<16xi8>
 func.func @fp4(%x: tensor<64x64xbf16>) {
   %q, %s = mxmoe.quantize %x {axis = 1 : i64}
       : tensor<64x64xbf16> -> tensor<64x64xf4E2M1FN>, tensor<64x2xf8E8M0FNU>

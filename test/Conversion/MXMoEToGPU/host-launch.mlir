@@ -2,9 +2,10 @@
 // RUN: mxmoe-opt %s --convert-mxmoe-to-gpu --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" | FileCheck %s --check-prefix=BUFFERIZED
 
 // host-launch=false keeps the op for manifest-driven runtimes and names its
-// kernel.
+// kernel, its bindings (pointers, then the run-time sizes: batch, rows,
+// len, scale rows, scale columns) and the grid of this use.
 // ANNOTATE-LABEL: func.func @grouped
-// ANNOTATE: mxmoe.quantize %{{.*}} offsets(%{{.*}} : tensor<4xi32>) {axis = 1 : i64, mxmoe.kernel = @mxmoe_kernels::@grouped__quantize_0, mxmoe.kernel_args = ["operand:0", "operand:1", "result:0", "result:1", "status"]}
+// ANNOTATE: mxmoe.quantize %{{.*}} offsets(%{{.*}} : tensor<4xi32>) {axis = 1 : i64, mxmoe.grid = array<i64: 40, 1, 1>, mxmoe.kernel = @mxmoe_kernels::@grouped__quantize_0, mxmoe.kernel_args = ["operand:0", "operand:1", "result:0", "result:1", "status", "value:1", "value:256", "value:512", "value:640", "value:16"]}
 // ANNOTATE: gpu.func @grouped__quantize_0(
 
 // After one-shot bufferization the whole function is on buffers; the

@@ -33,12 +33,19 @@
 // MANIFEST-NEXT: "sm_100a"
 // MANIFEST: "fqn": "layers.0.moe.experts.w13",
 // MANIFEST-NEXT: "function": "layers.0.moe.experts.w13.forward",
-// MANIFEST: "name": "layers_0_moe_experts_w13_forward__quantize_0",
+// Quantize kernels take their sizes at run time too: pointers with their
+// element type, then scalars; the grid is given per program step.
+// MANIFEST: "grid": "per program step",
+// MANIFEST-NEXT: "name": "layers_0_moe_experts_w13_forward__quantize_0",
 // MANIFEST-NEXT: "op": "mxmoe.quantize",
 // MANIFEST: "element_type": "bf16",
-// MANIFEST-NEXT: "elements": 131072,
+// MANIFEST-NEXT: "index": 0,
+// MANIFEST-NEXT: "kind": "device pointer (noalias)"
+// MANIFEST: "index": 5,
+// MANIFEST-NEXT: "kind": "scalar",
+// MANIFEST-NEXT: "name": "batch",
 // MANIFEST: "pass": "forward",
-// MANIFEST: "name": "layers_0_moe_experts_w13_weight_grad__quantize_1",
+// MANIFEST: "name": "layers_0_moe_experts_w13_weight_grad__quantize_0",
 // MANIFEST: "pass": "weight_grad",
 // The sm_90a grouped GEMM: tensor-map parameters, dynamic shared memory.
 // MANIFEST: "dynamic_shared_memory": 148736,
@@ -124,9 +131,13 @@
 // USES-NEXT: "op": "mxmoe.quantize",
 // USES-NEXT: "pass": "forward"
 // USES-NEXT: },
+// The input gradient's rowwise quantization (another shape, same kind)
+// shares it too: its sizes are run-time parameters.
 // USES-NEXT: {
 // USES-NEXT: "axis": 1,
-// USES-NEXT: "fqn": "layers.1.moe.experts.w13",
+// USES-NEXT: "fqn": "layers.0.moe.experts.w13",
+// USES-NEXT: "function": "layers.0.moe.experts.w13.input_grad",
+// USES: "fqn": "layers.1.moe.experts.w13",
 // USES-NEXT: "function": "layers.1.moe.experts.w13.forward",
 // USES: "programs": [
 // USES: "function": "layers.1.moe.experts.w13.forward",
