@@ -10,7 +10,9 @@
 |* kernel or call involved. The message is per thread.                       *|
 |*                                                                            *|
 |* Kernel ABI (see convert-mxmoe-to-gpu): device pointers, then for grouped *|
-|* GEMMs eight int64 sizes (mxmoeRtLaunchWithScalars). Grouped kernels take  *|
+|* GEMMs and quantize kernels their int64 sizes (mxmoeRtLaunchWithScalars;  *|
+|* the manifest's "scalar" params, the program step's "value" bindings and  *|
+|* "grid"). Grouped kernels take                                            *|
 |* a 1-element int32 status buffer (the last pointer), which they set to 0  *|
 |* (input valid), 1 (offsets rejected) or 2 (GEMM sizes rejected); nothing   *|
 |* is written unless 0. mxmoeRtCheckStatus reads it back.                    *|
@@ -67,10 +69,11 @@ MxmoeRtStatus mxmoeRtLaunch(MxmoeRtModule module, const char *kernel,
                             void *const *pointers, size_t numPointers);
 
 /** As mxmoeRtLaunch, for kernels whose parameters are `numPointers` device
- *  pointers followed by `numScalars` 64-bit integers (the grouped-GEMM
- *  kernels' sizes: M, N, K, G and the scale extents, manifest params of
- *  kind "scalar"); at most 64 parameters in all. Only the pointers are
- *  checked for alignment. */
+ *  pointers followed by `numScalars` 64-bit integers (the sizes of the
+ *  grouped-GEMM and quantize kernels, manifest params of kind "scalar",
+ *  bound by the program step's "value"s; such kernels take the step's
+ *  "grid"); at most 64 parameters in all. Only the pointers are checked
+ *  for alignment. */
 MxmoeRtStatus mxmoeRtLaunchWithScalars(MxmoeRtModule module, const char *kernel,
                                        const uint32_t grid[3],
                                        const uint32_t block[3],

@@ -20,15 +20,28 @@ def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
     the host and checked with `cf.assert` (a runtime error naming the
     kernel). The rest of the function is left for one-shot bufferization.
     With `host-launch=false` the op stays and is annotated with
-    `mxmoe.kernel = @mxmoe_kernels::@name` instead.
+    `mxmoe.kernel = @mxmoe_kernels::@name`, `mxmoe.kernel_args` (its
+    bindings) and, for kernels with run-time sizes, `mxmoe.grid` instead.
 
-    Kernel ABI (with `convert-gpu-to-nvvm{use-bare-ptr-memref-call-conv=1}`
-    every memref is one `noalias` pointer; buffers must not overlap): inputs, (i32 group offsets), outputs, and
-    for grouped kernels a 1-element i32 `status` buffer (0 = ok; 1 = the
-    offsets were negative, decreasing, past the token axis or needed more
-    padded rows/columns than the output holds, and nothing was written). One thread per output 32-element block (quantize, dequantize)
-    or per output scale byte (swizzle), `block-size` threads per CTA, a 1-D
-    grid of ceil(work / block-size) CTAs. Every output byte is written,
+    Kernel ABI (buffers must not overlap): inputs, (i32 group offsets),
+    outputs, and for grouped kernels a 1-element i32 `status` buffer (0 =
+    ok; 1 = the offsets were negative, decreasing, past the token axis or
+    needed more padded rows/columns than the output holds, and nothing was
+    written). Quantize kernels take these as `noalias` generic pointers
+    (`!llvm.ptr`, `mxmoe.element_type` argument attributes; the kernel views
+    them as memref<?xT>) followed by their sizes as i64 parameters
+    (`mxmoe.scalar` names: rowwise blocked batch, rows, len, scale_rows,
+    scale_cols; tiled columnwise batch, tokens, rows, hp_batch, scale_rows,
+    scale_cols; otherwise batch, rows, len, hp_batch, hp_row, hp_along,
+    scale_rows, scale_cols, tokens), so one kernel serves every shape of
+    its kind (element types, layout, rounding, axis, group count); their
+    grid is chosen per launch (the op's `mxmoe.grid`, the program step's
+    "grid"). Dequantize and swizzle kernels take static-shaped memrefs
+    (`use-bare-ptr-memref-call-conv=1`: one pointer each) and carry
+    `mxmoe.grid`. One thread per output 32-element block (quantize,
+    dequantize) or per output scale byte (swizzle; rowwise blocked
+    quantize), `block-size` threads per CTA, a 1-D grid of ceil(work /
+    block-size) CTAs. Every output byte is written,
     padding included (padding scales are 0x00), so outputs need no
     zero-fill.
 
@@ -137,11 +150,10 @@ def MXMoEDedupeKernels : Pass<"mxmoe-dedupe-kernels", "::mlir::ModuleOp"> {
     `convert-mxmoe-to-gpu` emits one `gpu.func` kernel per quantize,
     dequantize and swizzle op (grouped GEMMs share one kernel per kind
     already), named after the op's function (`<fqn>_<pass>__<op>_<index>`).
-    Ops of the same shape, element types, layouts and options get identical
-    kernels: in a Llama 4 Scout layer the quantizations of the forward and
-    input-gradient GEMMs of `attention.wq` and `attention.wo` (all 8192 x
-    5120 x 5120) share kernels, and the layer's 54 ops per chip need 24
-    distinct kernels (22 quantize, 2 grouped GEMM).
+    Ops of the same kind get identical kernels (quantize kernels take their
+    sizes at run time; dequantize and swizzle kernels need equal shapes
+    too): the layer's 54 ops per chip of a Llama 4 Scout layer need 8
+    distinct kernels (6 quantize, 2 grouped GEMM).
 
     This pass keeps the first of every set of identical kernels of a
     `gpu.module` (identical = the same generic-form IR apart from the
