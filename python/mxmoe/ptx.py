@@ -47,13 +47,17 @@ def compile_to_ptx(mlir: str, opt: str, chip: str) -> tuple[str, dict]:
     arr = r"array<i64: (\d+), (\d+), (\d+)>"
     for line in lowered.splitlines():
         use = re.search(r"mxmoe\.kernel = @mxmoe_kernels::@([\w$.]+)", line)
-        if use and use.group(1) not in uses:
+        if use:
             grid = re.search(r"mxmoe\.grid = " + arr, line)
             args = re.search(r"mxmoe\.kernel_args = \[([^\]]*)\]", line)
             values = re.findall(r'"value:(-?\d+)"', args.group(1)) if args else []
-            uses[use.group(1)] = {
-                "grid": [int(grid.group(i)) for i in (1, 2, 3)] if grid else None,
-                "scalars": [int(v) for v in values]}
+            info = {"grid": [int(grid.group(i)) for i in (1, 2, 3)] if grid else None,
+                    "scalars": [int(v) for v in values]}
+            # One launch configuration per kernel name: a kernel shared by
+            # ops of other sizes would need one entry per use.
+            if uses.setdefault(use.group(1), info) != info:
+                raise RuntimeError(f"kernel {use.group(1)} serves ops of different sizes; "
+                                   "compile_to_ptx keeps one launch configuration per kernel")
             continue
         head = re.search(r'(?:llvm|gpu)\.func @([\w$.]+)\(', line)
         block = re.search(r"mxmoe\.block = " + arr, line)

@@ -36,7 +36,11 @@ def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
     scale_rows, scale_cols, tokens), so one kernel serves every shape of
     its kind (element types, layout, rounding, axis, group count); their
     grid is chosen per launch (the op's `mxmoe.grid`, the program step's
-    "grid"). Dequantize and swizzle kernels take static-shaped memrefs
+    "grid"). The sizes must describe the bound buffers (the op's bindings
+    do); unlike the grouped GEMM's, quantize kernels do not validate them.
+    With host launches the launch takes the buffers' aligned pointers
+    (`memref.extract_aligned_pointer_as_index`): a buffer-deallocation
+    pass run later must keep the buffers alive until the launch. Dequantize and swizzle kernels take static-shaped memrefs
     (`use-bare-ptr-memref-call-conv=1`: one pointer each) and carry
     `mxmoe.grid`. One thread per output 32-element block (quantize,
     dequantize) or per output scale byte (swizzle; rowwise blocked
