@@ -42,7 +42,10 @@ for chip in m["chips"]:
     print(f"  {chip}: {len(ks)} kernels, PTX {chip}/kernels.ptx, cubin: {cubin}")
 for k in m["kernels"]:
     if k["chip"] == m["chips"][0]:
-        print(f"    {k['name']:58} {k.get('pass', ''):12} grid {k['grid'][0]:>7} x {k['block'][0]}")
+        # Kernels with run-time sizes take their grid from each program step.
+        grid = k["grid"][0] if isinstance(k["grid"], list) else "per step"
+        print(f"    {k['name']:58} {k.get('pass', ''):12} grid {grid:>8} x {k['block'][0]}"
+              f"  ({len(k.get('uses', []))} ops)")
 unc = sorted({u["fqn"] for u in m.get("uncompiled", [])})
 if unc:
     print(f"not compiled to kernels (inside tiled-MLP shard loops): {', '.join(unc)}")
