@@ -160,10 +160,14 @@ SmallVector<Value> loadHPBlockStrided(KB &b, Value mem, Type elem, Value base,
   SmallVector<Value> xs;
   Type f32 = b.getF32Type();
   Value zero = b.f32(0.0f);
+  // Element i at base + i*stride, stepped by one add per element (clamped
+  // to element 0 past `validCount`, so the loads stay in bounds).
+  Value at = base;
   for (int64_t i = 0; i < kMXBlockSize; ++i) {
+    if (i > 0)
+      at = b.add(at, stride);
     Value valid = validCount ? b.ult(b.idx(i), validCount) : Value();
-    Value at = valid ? b.select(valid, b.idx(i), b.idx(0)) : b.idx(i);
-    Value x = b.load(mem, b.add(base, b.mul(at, stride)));
+    Value x = b.load(mem, valid ? b.select(valid, at, base) : at);
     if (elem != f32)
       x = arith::ExtFOp::create(b, f32, x);
     xs.push_back(valid ? b.select(valid, x, zero) : x);
@@ -680,7 +684,14 @@ LogicalResult KernelGen::genQuantize(QuantizeOp op) {
         Value dataWork = dataWorkOf(b, sz);
         auto lower = [&](Value t) {
               Value bi, r, c;
-              decomposeV(b, t, rowwise, rows, cs, bi, r, c);
+              if (jagged) {
+                // 2-D (a single batch), columnwise: t = c * rows + r.
+                c = b.divv(t, rows);
+                r = b.sub(t, b.mul(c, rows));
+                bi = b.idx(0);
+              } else {
+                decomposeV(b, t, rowwise, rows, cs, bi, r, c);
+              }
               Value dIdx = b.add(b.mul(b.add(b.mul(bi, rows), r), len),
                                  b.mulc(c, kMXBlockSize));
               if (!jagged) {
@@ -750,8 +761,9 @@ LogicalResult KernelGen::genQuantize(QuantizeOp op) {
               // Padding bytes of blocked scales: write 0 where no real
               // scale lands.
               Value perBatch = b.mul(sR, sC);
-              Value bi = b.divv(o, perBatch);
-              Value w = b.sub(o, b.mul(bi, perBatch));
+              // Offset inside this batch's blocked matrix (jagged: 2-D).
+              Value w = jagged ? o
+                               : b.sub(o, b.mul(b.divv(o, perBatch), perBatch));
               Value real;
               if (jagged) {
                 Value col = b.divv(w, sR);
