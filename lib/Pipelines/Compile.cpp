@@ -96,7 +96,8 @@ llvm::json::Array describeKernels(ModuleOp module, StringRef chip) {
         continue;
       }
       if (auto scalar = fn.getArgAttrOfType<StringAttr>(i, "mxmoe.scalar")) {
-        // A run-time size (grouped GEMMs): the step binds its value.
+        // A run-time size (grouped GEMM and quantize kernels): the step
+        // binds its value.
         params.push_back(llvm::json::Object{
             {"index", static_cast<int64_t>(i)},
             {"kind", "scalar"},

@@ -5,8 +5,9 @@ mxmoe-compile writes, next to the PTX/cubin of every chip, a manifest whose
 (e.g. `layers.0.moe.experts.w13.forward`, `.input_grad`, `.weight_grad`):
 per step the kernel and, per kernel parameter, a binding to a function
 argument, an intermediate buffer, a status buffer, a TMA descriptor over
-one of those, or a value (a grouped GEMM's sizes are run-time parameters,
-so one kernel serves every shape of its kind). `Program` allocates the intermediates, builds the tensor maps
+one of those, or a value (grouped-GEMM and quantize kernels take their
+sizes at run time, so one kernel serves every shape of its kind; such
+steps also give their grid). `Program` allocates the intermediates, builds the tensor maps
 (through the mxmoe C runtime), launches the steps on the current CUDA
 stream's device, checks every grouped kernel's status, and returns the
 results as torch tensors.

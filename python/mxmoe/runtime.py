@@ -149,8 +149,8 @@ class Module:
                pointers: Sequence[int], shared_bytes: int = 0,
                stream: int = 0, scalars: Sequence[int] = ()) -> None:
         """Launch kernel `name` on its device-pointer parameters, then its
-        i64 `scalars` (a grouped GEMM's sizes, manifest params of kind
-        "scalar", which follow the pointers)."""
+        i64 `scalars` (the sizes of grouped-GEMM and quantize kernels,
+        manifest params of kind "scalar", which follow the pointers)."""
         g = (ctypes.c_uint32 * 3)(*grid)
         b = (ctypes.c_uint32 * 3)(*block)
         ptrs = (ctypes.c_void_p * max(1, len(pointers)))(*pointers)

@@ -41,6 +41,10 @@ Value KB::div(Value a, int64_t c) {
 Value KB::divv(Value a, Value b) {
   return arith::DivUIOp::create(*this, a, b);
 }
+std::pair<Value, Value> KB::divRem(Value a, Value d) {
+  Value q = divv(a, d);
+  return {q, sub(a, mul(q, d))};
+}
 Value KB::rem(Value a, int64_t c) {
   return arith::RemUIOp::create(*this, a, idx(c));
 }

@@ -35,6 +35,8 @@ struct KB : ImplicitLocOpBuilder {
   Value mulc(Value a, int64_t c);
   Value div(Value a, int64_t c);
   Value divv(Value a, Value b);
+  /// Unsigned quotient and remainder (a - q * d) of index values.
+  std::pair<Value, Value> divRem(Value a, Value d);
   Value rem(Value a, int64_t c);
   Value ult(Value a, Value b);
   Value ule(Value a, Value b);

@@ -135,26 +135,38 @@ void decompose(KB &b, Value t, const MXGeometry &g, int64_t rs, int64_t cs,
 /// decompose() with run-time extents (index values).
 void decomposeV(KB &b, Value t, bool rowwise, Value rs, Value cs, Value &bi,
                 Value &r, Value &c) {
-  auto divRem = [&](Value a, Value d) {
-    Value q = b.divv(a, d);
-    return std::make_pair(q, b.sub(a, b.mul(q, d)));
-  };
   Value q0;
   if (rowwise) {
-    std::tie(q0, c) = divRem(t, cs);
-    std::tie(bi, r) = divRem(q0, rs);
+    std::tie(q0, c) = b.divRem(t, cs);
+    std::tie(bi, r) = b.divRem(q0, rs);
   } else {
-    std::tie(q0, r) = divRem(t, rs);
-    std::tie(bi, c) = divRem(q0, cs);
+    std::tie(q0, r) = b.divRem(t, rs);
+    std::tie(bi, c) = b.divRem(q0, cs);
   }
 }
 
-/// Loads the 32 elements base + i*stride as f32. `clampTo`, when set,
-/// replaces element i by 0 unless i < clampTo (partial last block of a
-/// token group); the loads themselves stay in bounds.
-SmallVector<Value> loadHPBlock(KB &b, Value mem, Type elem, Value base,
-                               int64_t stride, Value validCount = {});
-/// loadHPBlock with a run-time stride (> 1: one scalar load per element).
+/// Loads the 32 contiguous elements at `base` as f32, with 16-byte vector
+/// loads (rowwise: the quantized axis is contiguous).
+SmallVector<Value> loadHPBlock(KB &b, Value mem, Type elem, Value base) {
+  SmallVector<Value> xs;
+  Type f32 = b.getF32Type();
+  int64_t vecLen = 16 / (elem.getIntOrFloatBitWidth() / 8);
+  auto vt = VectorType::get({vecLen}, elem);
+  for (int64_t i = 0; i < kMXBlockSize; i += vecLen) {
+    Value v = vector::LoadOp::create(b, vt, mem,
+                                     ValueRange{b.add(base, b.idx(i))}, false,
+                                     llvm::MaybeAlign(16));
+    for (int64_t j = 0; j < vecLen; ++j) {
+      Value x = vector::ExtractOp::create(b, v, j);
+      xs.push_back(elem == f32 ? x : arith::ExtFOp::create(b, f32, x));
+    }
+  }
+  return xs;
+}
+
+/// Loads the 32 elements base + i*stride (a run-time stride) as f32.
+/// `validCount`, when set, replaces element i by 0 unless i < validCount
+/// (partial last block of a token group); the loads stay in bounds.
 SmallVector<Value> loadHPBlockStrided(KB &b, Value mem, Type elem, Value base,
                                       Value stride, Value validCount = {}) {
   SmallVector<Value> xs;
@@ -171,39 +183,6 @@ SmallVector<Value> loadHPBlockStrided(KB &b, Value mem, Type elem, Value base,
     if (elem != f32)
       x = arith::ExtFOp::create(b, f32, x);
     xs.push_back(valid ? b.select(valid, x, zero) : x);
-  }
-  return xs;
-}
-
-SmallVector<Value> loadHPBlock(KB &b, Value mem, Type elem, Value base,
-                               int64_t stride, Value validCount) {
-  SmallVector<Value> xs;
-  Type f32 = b.getF32Type();
-  auto widen = [&](Value v) -> Value {
-    return elem == f32 ? v : arith::ExtFOp::create(b, f32, v);
-  };
-  if (stride == 1 && !validCount) {
-    int64_t vecLen = 16 / (elem.getIntOrFloatBitWidth() / 8);
-    auto vt = VectorType::get({vecLen}, elem);
-    for (int64_t i = 0; i < kMXBlockSize; i += vecLen) {
-      Value v = vector::LoadOp::create(b, vt, mem,
-                                       ValueRange{b.add(base, b.idx(i))},
-                                       false, llvm::MaybeAlign(16));
-      for (int64_t j = 0; j < vecLen; ++j)
-        xs.push_back(widen(vector::ExtractOp::create(b, v, j)));
-    }
-    return xs;
-  }
-  Value zero = b.f32(0.0f);
-  for (int64_t i = 0; i < kMXBlockSize; ++i) {
-    if (!validCount) {
-      xs.push_back(widen(b.load(mem, b.add(base, b.idx(i * stride)))));
-      continue;
-    }
-    Value valid = b.ult(b.idx(i), validCount);
-    Value safe = b.select(valid, b.idx(i), b.idx(0));
-    Value x = widen(b.load(mem, b.add(base, b.mulc(safe, stride))));
-    xs.push_back(b.select(valid, x, zero));
   }
   return xs;
 }
@@ -347,12 +326,15 @@ struct KernelGen {
   /// `hostLaunch` the op only gets a `mxmoe.kernel` annotation.
   ///
   /// A kernel with run-time sizes (createKernel with a RuntimeShapeSpec)
-  /// takes pointers for `args` and then the i64 `scalars`; its grid is
-  /// `gridX` CTAs, recorded on the op as `mxmoe.grid` (per use) and bound
-  /// as `value:N` after the pointers.
+  /// takes pointers for `args` and then the i64 `scalars` (bound as
+  /// `value:N` after the pointers); this use's grid, ceil(`work` /
+  /// block-size) CTAs, is recorded on the op as `mxmoe.grid`.
   void finish(Operation *op, gpu::GPUFuncOp kernel, ArrayRef<HostArg> args,
               ArrayRef<int64_t> scalars = {},
-              std::optional<int64_t> gridX = std::nullopt) {
+              std::optional<int64_t> work = std::nullopt) {
+    std::optional<int64_t> gridX;
+    if (work)
+      gridX = std::max<int64_t>(1, ::mxmoe::ceilDiv(*work, blockSize));
     if (gridX)
       op->setAttr("mxmoe.grid", DenseI64ArrayAttr::get(op->getContext(),
                                                        {*gridX, 1, 1}));
@@ -686,8 +668,7 @@ LogicalResult KernelGen::genQuantize(QuantizeOp op) {
               Value bi, r, c;
               if (jagged) {
                 // 2-D (a single batch), columnwise: t = c * rows + r.
-                c = b.divv(t, rows);
-                r = b.sub(t, b.mul(c, rows));
+                std::tie(c, r) = b.divRem(t, rows);
                 bi = b.idx(0);
               } else {
                 decomposeV(b, t, rowwise, rows, cs, bi, r, c);
@@ -699,7 +680,7 @@ LogicalResult KernelGen::genQuantize(QuantizeOp op) {
                     b.add(b.mul(bi, sz[kHpBatch]), b.mul(r, sz[kHpRow])),
                     b.mul(b.mulc(c, kMXBlockSize), hpAlong));
                 SmallVector<Value> xs =
-                    rowwise ? loadHPBlock(b, x, elem, base, 1)
+                    rowwise ? loadHPBlock(b, x, elem, base)
                             : loadHPBlockStrided(b, x, elem, base, hpAlong);
                 Value byte = quantizeBlock(b, xs, mode, kind, dmem, dIdx);
                 if (!blocked) {
@@ -763,7 +744,7 @@ LogicalResult KernelGen::genQuantize(QuantizeOp op) {
               Value perBatch = b.mul(sR, sC);
               // Offset inside this batch's blocked matrix (jagged: 2-D).
               Value w = jagged ? o
-                               : b.sub(o, b.mul(b.divv(o, perBatch), perBatch));
+                               : b.divRem(o, perBatch).second;
               Value real;
               if (jagged) {
                 Value col = b.divv(w, sR);
@@ -812,8 +793,7 @@ LogicalResult KernelGen::genQuantize(QuantizeOp op) {
         ifThenElse(b, b.ult(t, dataWork), [&] { lower(t); },
                    [&] { upper(b.sub(t, dataWork)); });
       });
-  finish(op, kernel, quantizeHostArgs(op), sizes,
-         std::max<int64_t>(1, ::mxmoe::ceilDiv(dataWork + padWork, blockSize)));
+  finish(op, kernel, quantizeHostArgs(op), sizes, dataWork + padWork);
   return success();
 }
 
@@ -873,11 +853,11 @@ void KernelGen::genQuantizeRowwiseBlocked(QuantizeOp op, const MXGeometry &geo,
         auto quantizeRow = [&](Value bi, Value r, Value c) {
           Value row = b.add(b.mul(bi, R), r);
           Value base = b.add(b.mul(row, L), b.mulc(c, kMXBlockSize));
-          SmallVector<Value> xs = loadHPBlock(b, x, elem, base, 1);
+          SmallVector<Value> xs = loadHPBlock(b, x, elem, base);
           return quantizeBlock(b, xs, mode, kind, dmem, base);
         };
-        Value bi = b.divv(t, perBatch);
-        Value o = b.sub(t, b.mul(bi, perBatch));
+        Value bi, o;
+        std::tie(bi, o) = b.divRem(t, perBatch);
         auto prc = b.blockedCoord(o, sz[kScaleCols]);
         Value pr = prc.first, c = prc.second;
         Value colOk = b.ult(c, C);
@@ -905,12 +885,12 @@ void KernelGen::genQuantizeRowwiseBlocked(QuantizeOp op, const MXGeometry &geo,
         // Rows past the last offset have no scale but their data is
         // quantized all the same (thread d handles data block d).
         Value lastEnd = b.load(tab.ends, b.idx(tab.numGroups - 1));
-        Value rowB = b.divv(t, C), cB = b.sub(t, b.mul(rowB, C));
+        Value rowB, cB;
+        std::tie(rowB, cB) = b.divRem(t, C);
         Value tail = b.andi(b.ult(t, b.mul(R, C)), b.ule(lastEnd, rowB));
         ifThen(b, tail, [&] { quantizeRow(b.idx(0), rowB, cB); });
       });
-  finish(op, kernel, quantizeHostArgs(op), sizes,
-         std::max<int64_t>(1, ::mxmoe::ceilDiv(work, blockSize)));
+  finish(op, kernel, quantizeHostArgs(op), sizes, work);
 }
 
 //===----------------------------------------------------------------------===//
@@ -1014,15 +994,11 @@ void KernelGen::genQuantizeColwiseTiled(QuantizeOp op, const MXGeometry &geo,
         Value Mv = sz[kTokens], Kv = sz[kRows];
         Value csv = b.div(Mv, kMXBlockSize);
         Value sR = sz[kScaleRows], sC = sz[kScaleCols];
-        auto divRem = [&](Value x, Value d) {
-          Value q = b.divv(x, d);
-          return std::make_pair(q, b.sub(x, b.mul(q, d)));
-        };
         auto tiles = [&](Value t) {
               Value tid = b.rem(t, kThreads), tile = b.div(t, kThreads);
               Value q, tk, bi, tm;
-              std::tie(q, tk) = divRem(tile, wk.tilesK);
-              std::tie(bi, tm) = divRem(q, wk.tilesM);
+              std::tie(q, tk) = b.divRem(tile, wk.tilesK);
+              std::tie(bi, tm) = b.divRem(q, wk.tilesM);
               Value m0 = b.mulc(tm, TM), k0 = b.mulc(tk, TK);
               Value inBase = b.mul(bi, sz[kHpBatch]);
               // Phase 1: coalesced loads into shared memory.
@@ -1068,24 +1044,25 @@ void KernelGen::genQuantizeColwiseTiled(QuantizeOp op, const MXGeometry &geo,
               });
         };
         auto padding = [&](Value o) {
-              auto [bi, w] = divRem(o, wk.padPerBatch);
+              auto [bi, w] = b.divRem(o, wk.padPerBatch);
               // w < padRowBytes: padding row; else a padding column of a
               // real row.
               Value row, col;
               Value padColW = b.sub(sC, csv);
               if (!padCols) {
-                row = b.add(Kv, b.divv(w, sC));
-                col = divRem(w, sC).second;
+                auto [q, r] = b.divRem(w, sC);
+                row = b.add(Kv, q);
+                col = r;
               } else if (!padRows) {
-                auto [r2, c2] = divRem(w, padColW);
+                auto [r2, c2] = b.divRem(w, padColW);
                 row = r2;
                 col = b.add(csv, c2);
               } else {
                 Value inRows = b.ult(w, wk.padRowBytes);
                 Value w2 = b.sub(w, wk.padRowBytes);
                 // Safe divisors in both branches (selects evaluate both).
-                auto [r1, c1] = divRem(w, sC);
-                auto [r2, c2] = divRem(w2, padColW);
+                auto [r1, c1] = b.divRem(w, sC);
+                auto [r2, c2] = b.divRem(w2, padColW);
                 row = b.select(inRows, b.add(Kv, r1), r2);
                 col = b.select(inRows, c1, b.add(csv, c2));
               }
@@ -1100,8 +1077,7 @@ void KernelGen::genQuantizeColwiseTiled(QuantizeOp op, const MXGeometry &geo,
         ifThenElse(b, b.ult(t, wk.tileWork), [&] { tiles(t); },
                    [&] { padding(b.sub(t, wk.tileWork)); });
       });
-  finish(op, kernel, quantizeHostArgs(op), sizes,
-         std::max<int64_t>(1, ::mxmoe::ceilDiv(work, blockSize)));
+  finish(op, kernel, quantizeHostArgs(op), sizes, work);
 }
 
 //===----------------------------------------------------------------------===//
