@@ -117,14 +117,16 @@ class Launcher:
 
 
 def make_operands(c, offs, gen):
-    """Device tensors + float64 reference of one case."""
+    """Device tensors + float64 reference of one case. Scale bytes are drawn
+    from [lo, hi) = c["scales"] (default 118..135: block scales 2^-9..2^8)."""
     G = c["G"]
+    lo, hi = c.get("scales", (118, 136))
     if c["kind"] == "2Dx3D":
         M, N, K = c["M"], c["N"], c["K"]
         A = random_codes((M, K), c["a"], gen)
         B = random_codes((G, N, K), c["b"], gen)
-        sa = torch.randint(118, 136, (M, K // 32), dtype=torch.uint8, device=dev, generator=gen)
-        sb = torch.randint(118, 136, (G, N, K // 32), dtype=torch.uint8, device=dev, generator=gen)
+        sa = torch.randint(lo, hi, (M, K // 32), dtype=torch.uint8, device=dev, generator=gen)
+        sb = torch.randint(lo, hi, (G, N, K // 32), dtype=torch.uint8, device=dev, generator=gen)
         sa_blk = ref.to_blocked_m_groups(sa.cpu().numpy(), offs, c["Mp"])
         sb_blk = ref.to_blocked(sb.cpu().numpy())
         pa = torch.pow(2.0, sa.double() - 127).repeat_interleave(32, 1)
@@ -151,8 +153,8 @@ def make_operands(c, offs, gen):
                 A[:, p:p + m] = random_codes((M, m), c["a"], gen)
                 B[:, p:p + m] = random_codes((N, m), c["b"], gen)
                 kb = -(-m // 32)
-                sa[:, p // 32:p // 32 + kb] = torch.randint(118, 136, (M, kb), dtype=torch.uint8, device=dev, generator=gen)
-                sb[:, p // 32:p // 32 + kb] = torch.randint(118, 136, (N, kb), dtype=torch.uint8, device=dev, generator=gen)
+                sa[:, p // 32:p // 32 + kb] = torch.randint(lo, hi, (M, kb), dtype=torch.uint8, device=dev, generator=gen)
+                sb[:, p // 32:p // 32 + kb] = torch.randint(lo, hi, (N, kb), dtype=torch.uint8, device=dev, generator=gen)
             begin = end
         sa_blk = ref.to_blocked_k_groups(sa.cpu().numpy(), offs, c["Qp"])
         sb_blk = ref.to_blocked_k_groups(sb.cpu().numpy(), offs, c["Qp"])
@@ -238,11 +240,15 @@ def run_case(L, c, seed):
     return ok, err, bound, st, notes
 
 
-def bench(L, cases):
+def bench(L, cases, bf16_only=False):
+    """TFLOP/s of mxmoe's kernel and its peers on `cases`; bf16_only keeps
+    only the torch bf16 peer (quick comparisons of kernel variants)."""
     rows = []
     # Peer: Triton tl.dot_scaled MXFP8 grouped GEMMs (bench/triton_mx_grouped.py),
     # validated against float64 before timing.
     try:
+        if bf16_only:
+            raise RuntimeError("--bf16-peer-only")
         sys.path.insert(0, os.path.join(HERE, "..", "..", "bench"))
         import triton_mx_grouped as tmx
         e_fwd, e_wg = tmx.check()
@@ -336,6 +342,8 @@ def bench(L, cases):
                "shape": f"G={G} M={M} N={N} K={c['K'] if c['kind'] == '2Dx3D' else T}",
                "mxmoe MXFP8 sm_90a": flops / t_mx / 1e12}
         for name, fn in peer.items():
+            if bf16_only and "bf16" not in name:
+                continue
             try:
                 res[name] = flops / timeit(fn) / 1e12
             except Exception as ex:  # noqa: BLE001
@@ -351,6 +359,8 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--bench", action="store_true")
     ap.add_argument("--no-check", action="store_true")
+    ap.add_argument("--bf16-peer-only", action="store_true",
+                    help="benchmark against torch bf16 only (skips the fp8 and Triton peers)")
     args = ap.parse_args()
     cases = json.load(open(os.path.join(args.dir, "cases.json")))
     L = Launcher(args.dir)
@@ -376,7 +386,8 @@ def main():
             failed += not ok
     if args.bench:
         only = set(filter(None, args.only.split(",")))
-        bench(L, [c for c in cases if "bench" in c and (not only or c["name"] in only)])
+        bench(L, [c for c in cases if "bench" in c and (not only or c["name"] in only)],
+              bf16_only=args.bf16_peer_only)
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

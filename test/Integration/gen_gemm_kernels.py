@@ -67,6 +67,12 @@ def correctness_cases():
                    routing="zipf"),
         wgrad_case("wgrad_g1_ragged", 1, 77, 130, 200),
         wgrad_case("wgrad_e5m2", 6, 500, 128, 256, b="f8E5M2", routing="empty"),
+        # Block-scale products 2^(ea+eb-254) from 2^-134 to 2^-122 (below
+        # and above fp32's smallest normal, 2^-126) and from 2^86 to 2^100:
+        # the fp8 strategy's scale product must stay exact at both ends.
+        fwd_case("fwd_tiny_scales", 4, 700, 256, 512, routing="zipf", scales=(60, 67)),
+        fwd_case("fwd_huge_scales", 3, 400, 128, 384, scales=(170, 178)),
+        wgrad_case("wgrad_tiny_scales", 5, 900, 192, 256, out="bf16", scales=(60, 67)),
     ]
 
 

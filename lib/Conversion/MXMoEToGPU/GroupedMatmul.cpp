@@ -62,19 +62,33 @@ struct SmemMap {
   int64_t bfOff() const { return stages * stageBytes(); }
   int64_t bfBufBytes() const { return upcast ? 2 * (kBM + tileN) * kBK : 0; }
   int64_t bfBOff() const { return 2 * kBM * kBK; } ///< B inside a buffer
-  /// Decoded fp32 scales of one consumer warpgroup, one of two buffers:
-  /// sa[kb][64] then sb[kb][tileN] (fp8 path only).
+  /// Decoded fp32 scales of one consumer warpgroup, one of two buffers
+  /// (fp8 path only), the tf32 operands of the scale-product wgmma, 16 B
+  /// (K slots 0-3 = the stage's four MX blocks) per row: per block kb an
+  /// A table [64 rows] holding sa in slot kb and zeros elsewhere, then the
+  /// B table sbT [tileN columns] holding sb of all four blocks.
+  int64_t saTableBytes() const { return 64 * 16; }
   int64_t tableBytes() const {
-    return upcast ? 0
-                  : 4 * (kBlocksPerStage * 64) + 4 * (kBlocksPerStage * tileN);
+    return upcast ? 0 : kBlocksPerStage * saTableBytes() + 16 * tileN;
   }
   int64_t tablesOff() const { return bfOff() + 2 * bfBufBytes(); }
-  int64_t barOff() const { return tablesOff() + 4 * tableBytes(); }
+  /// 1 KB of zeros: K slots 4-7 of every A table (its LBO points here).
+  int64_t zeroOff() const { return tablesOff() + 4 * tableBytes(); }
+  int64_t zeroBytes() const { return upcast ? 0 : 64 * 16; }
+  int64_t barOff() const { return zeroOff() + zeroBytes(); }
   int64_t fullBar(int64_t s) const { return barOff() + 8 * s; }
   int64_t emptyBarBase() const { return barOff() + 64; }
   int64_t flagOff() const { return barOff() + 128; }
+  /// Tile-record ring (kTileRing entries): the loader publishes each tile's
+  /// record (TileRecord) for the consumers, full/empty mbarrier per entry.
+  int64_t tileFullBar(int64_t i) const { return barOff() + 160 + 8 * i; }
+  int64_t tileEmptyBar(int64_t i) const { return barOff() + 176 + 8 * i; }
+  int64_t tileRecord(int64_t i) const { return barOff() + 192 + 32 * i; }
   int64_t total() const { return barOff() + 256 + 1024; /* align slack */ }
 };
+
+/// Entries of the sm_90a kernel's tile-record ring.
+constexpr int64_t kTileRing = 2;
 
 /// KB plus the LLVM-pointer and shared-memory helpers of this kernel.
 struct GB : KB {
@@ -225,6 +239,9 @@ struct Tile {
   Value bAtomRow;             ///< first row of this tile inside the B atom
   Value bAtomStride;          ///< bytes between B atoms 128 rows apart
   Value nRow;                 ///< first output column (rhs row within N)
+  /// sm_90a consumers: shared-memory address of the tile's record
+  /// (rowsValid, colsValid and outBase are read from it at the epilogue).
+  Value record;
 };
 
 /// The run-time sizes: index values of the kernel's i64 scalar parameters
@@ -379,8 +396,9 @@ struct Generator {
   /// Emits the persistent loop over the CTA's tiles t = first, first +
   /// step, ...; `body(tile, carried)` returns the next carried index values
   /// (pipeline counters), which start at `numCarried` zeros.
-  void forEachTile(Value firstTile, Value step, unsigned numCarried,
-                   function_ref<SmallVector<Value>(const Tile &, ValueRange)> body) {
+  SmallVector<Value>
+  forEachTile(Value firstTile, Value step, unsigned numCarried,
+              function_ref<SmallVector<Value>(const Tile &, ValueRange)> body) {
     SmallVector<Value> init{firstTile, b.idx(0), b.idx(0), b.idx(0), b.idx(0),
                             b.idx(0)};
     for (unsigned i = 0; i < numCarried; ++i)
@@ -402,14 +420,16 @@ struct Generator {
     SmallVector<Value> next = n.asRange();
     llvm::append_range(next, carried);
     scf::YieldOp::create(b, next);
+    b.setInsertionPointAfter(loop);
+    return SmallVector<Value>(loop.getResults().drop_front(6));
   }
-  /// One carried counter.
-  void forEachTile(Value firstTile, Value step,
-                   function_ref<Value(const Tile &, Value)> body) {
-    forEachTile(firstTile, step, 1,
-                [&](const Tile &T, ValueRange c) -> SmallVector<Value> {
-                  return {body(T, c[0])};
-                });
+  /// One carried counter; returns its final value.
+  Value forEachTile(Value firstTile, Value step,
+                    function_ref<Value(const Tile &, Value)> body) {
+    return forEachTile(firstTile, step, 1,
+                       [&](const Tile &T, ValueRange c) -> SmallVector<Value> {
+                         return {body(T, c[0])};
+                       })[0];
   }
 };
 
@@ -690,6 +710,28 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
     bars.push_back({at(map.fullBar(s)), 1});
     bars.push_back({at(map.emptyBarBase() + 8 * s), kConsumerArrivals});
   }
+  for (int64_t i = 0; i < kTileRing; ++i) {
+    bars.push_back({at(map.tileFullBar(i)), 1});
+    bars.push_back({at(map.tileEmptyBar(i)), kConsumerArrivals});
+  }
+  // The fp8 path's scale tables and zero block start as zeros (the A
+  // tables' slots other than their block are never written); the stores
+  // are fenced for the async proxy (wgmma reads them) before the
+  // prologue's CTA barrier.
+  if (!cfg.upcastBF16) {
+    int64_t bytes = map.barOff() - map.tablesOff();
+    auto v4 = VectorType::get({4}, b.getI32Type());
+    Value zero4 = LLVM::ZeroOp::create(b, v4);
+    for (int64_t off = 0; off < bytes; off += 16 * kThreads) {
+      Value at16 = b.add(b.idx(off), b.mulc(tid, 16));
+      ifThen(b, b.ult(at16, b.idx(bytes)), [&] {
+        LLVM::StoreOp::create(b, zero4, b.sptr(b.add(at(map.tablesOff()), at16)), 16);
+      });
+    }
+    NVVM::FenceProxyOp::create(
+        b, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+  }
   Value valid = emitPrologue(b, f, p, at(map.flagOff()), bars);
 
   // Register rebalancing (PTX setmaxnreg, per warpgroup): the loader needs
@@ -712,6 +754,26 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
       b.setInsertionPointToStart(&branch.getThenRegion().front());
       NVVM::SetMaxRegisterOp::create(b, loaderRegs,
                                      NVVM::SetMaxRegisterAction::decrease);
+      // Publishes tile record `tc` (TileRecord): waits until the
+      // consumers have read the entry's previous record, stores, and
+      // arrives on the entry's full barrier (release; the consumers'
+      // try_wait acquires).
+      auto publish = [&](Value tc, Value kBlocks, Value bAtomRow,
+                         Value rowsValid, Value colsValid, Value outBase) {
+        Value slot = b.rem(tc, kTileRing);
+        Value phase = b.rem(b.div(tc, kTileRing), 2);
+        Value empty = b.sptr(b.add(at(map.tileEmptyBar(0)), b.mulc(slot, 8)));
+        NVVM::MBarrierTryWaitParityOp::create(
+            b, empty, b.toI32(b.xori(phase, b.idx(1))), b.i32(0x989680));
+        Value rec = b.add(at(map.tileRecord(0)), b.mulc(slot, 32));
+        Value fields[] = {kBlocks, bAtomRow, rowsValid, colsValid};
+        for (int64_t i = 0; i < 4; ++i)
+          b.sts(b.toI32(fields[i]), b.add(rec, b.idx(4 * i)));
+        b.sts(b.i64(outBase), b.add(rec, b.idx(16)));
+        NVVM::MBarrierArriveOp::create(
+            b, Type(), b.sptr(b.add(at(map.tileFullBar(0)), b.mulc(slot, 8))),
+            Value(), NVVM::MemScopeKind::CTA, false);
+      };
       ifThen(b, b.eq(tid, b.idx(0)), [&] {
         Value descA = b.genericPtr(tmapA), descB = b.genericPtr(tmapB);
         Value saG = aScales, sbG = bScales;
@@ -737,6 +799,17 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
           scf::YieldOp::create(b, ValueRange{b.add(it, b.idx(1))});
           return loop.getResult(0);
         });
+      });
+      // Thread 32 (its own warp: the loader's 40 registers hold only its
+      // walk) walks the same tiles and publishes their records, then a
+      // record with kBlocks = -1 after the CTA's last tile.
+      ifThen(b, b.eq(tid, b.idx(32)), [&] {
+        Value tc = gen.forEachTile(bid, grid, [&](const Tile &T, Value tc) {
+          publish(tc, T.kBlocks, T.bAtomRow, T.rowsValid, T.colsValid, T.outBase);
+          return b.add(tc, b.idx(1));
+        });
+        Value none = b.idx(0);
+        publish(tc, b.idx(-1), none, none, none, none);
       });
     }
     // ---------------- consumers: warpgroups 1 and 2 ----------------
@@ -772,15 +845,22 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
       // i%2, PTX ISA 9.7.15.5.2).
       auto epilogue = [&](const Tile &T, ArrayRef<Value> accv) {
         Type outTy = p.outF32 ? Type(f32) : Type(b.getBF16Type());
+        auto field = [&](int64_t off, Type t) -> Value {
+          return arith::IndexCastOp::create(b, b.getIndexType(),
+                                            b.lds(t, b.add(T.record, b.idx(off))));
+        };
+        Value rowsValid = field(8, b.getI32Type());
+        Value colsValid = field(12, b.getI32Type());
+        Value outBase = field(16, b.getI64Type());
         for (int64_t i = 0; i < nFrag; ++i) {
           int64_t j = i / 4, e = i % 4;
           Value r = b.add(b.add(b.mulc(w, 64), fragRow), b.idx(e < 2 ? 0 : 8));
           Value c = b.add(fragCol, b.idx(8 * j + e % 2));
-          Value ok = b.land(b.ult(r, T.rowsValid), b.ult(c, T.colsValid));
+          Value ok = b.land(b.ult(r, rowsValid), b.ult(c, colsValid));
           Value v = accv[i];
           ifThen(b, ok, [&] {
             Value o = p.outF32 ? v : arith::TruncFOp::create(b, outTy, v).getResult();
-            b.stg(o, out, b.add(T.outBase, b.add(b.mul(r, T.outStride), c)));
+            b.stg(o, out, b.add(outBase, b.add(b.mul(r, T.outStride), c)));
           });
         }
       };
@@ -968,123 +1048,140 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
                                                      -> SmallVector<Value> {
           std::pair<Value, Value> acquired = acquireStage(it);
           Value stage = acquired.first, empty = acquired.second;
-          // Decode this warpgroup's scales of the stage to fp32 tables
-          // (double-buffered by stage parity): sa[kb][r] for its 64 rows,
-          // sb[kb][c] for the tile's columns; 6 (tileN=128) per thread.
+          // Decode this warpgroup's scales of the stage (e8m0 -> fp32,
+          // decodeE8M0) into the tf32 tables of the scale-product wgmma
+          // (SmemMap::tableBytes, double-buffered by stage parity). A row's
+          // four e8m0 bytes are contiguous in the blocked atom (one 32-bit
+          // load). Threads 0-63 write sa of their row r into slot kb of A
+          // table kb; every thread writes the 16-byte sbT row of one column
+          // per 128, with sb = 0 for blocks past the tile's K extent so
+          // that their slots add exact zeros.
           Value table = b.add(tables, b.mulc(b.rem(it, 2), map.tableBytes()));
-          Value saTab = table, sbTab = b.add(table, b.idx(4 * 4 * 64));
-          int64_t items = kBlocksPerStage * (64 + cfg.tileN);
-          for (int64_t i = 0; i * 128 < items; ++i) {
-            int64_t first = i * 128;
-            Value item = b.add(t, b.idx(first));
-            bool isA = first < 4 * 64;
-            Value x = isA ? item : b.sub(item, b.idx(4 * 64));
-            int64_t width = isA ? 64 : cfg.tileN;
-            Value kb = b.div(x, width), r = b.rem(x, width);
-            // Row of the blocked atom: the consumer's 64 rows (A) or the
-            // tile's columns inside the B atom.
-            Value row = isA ? b.add(b.mulc(w, 64), r) : b.add(T.bAtomRow, r);
-            Value src = b.add(b.add(stage, b.idx(isA ? map.saOff() : map.sbOff())),
-                              b.add(b.add(b.mulc(b.rem(row, 32), 16),
-                                          b.mulc(b.div(row, 32), 4)),
-                                    kb));
-            Value byte = arith::ExtUIOp::create(b, b.getI32Type(),
-                                                b.lds(b.getI8Type(), src));
-            Value dst = b.add(isA ? saTab : sbTab,
-                              b.mulc(b.add(b.mulc(kb, width), r), 4));
-            ifThen(b, b.ult(item, b.idx(isA ? 4 * 64 : items)),
-                   [&] { b.sts(decodeE8M0(b, byte), dst); });
+          Value saTab = table;
+          Value sbTab = b.add(table, b.idx(kBlocksPerStage * map.saTableBytes()));
+          auto atomWord = [&](int64_t atomOff, Value row) {
+            return b.lds(b.getI32Type(),
+                         b.add(b.add(stage, b.idx(atomOff)),
+                               b.add(b.mulc(b.rem(row, 32), 16),
+                                     b.mulc(b.div(row, 32), 4))));
+          };
+          auto decodeByte = [&](Value word, int64_t kb) {
+            return decodeE8M0(b, b.andi(b.shrui(word, 8 * kb), b.i32(0xff)));
+          };
+          ifThen(b, b.ult(t, b.idx(64)), [&] {
+            Value word = atomWord(map.saOff(), b.add(b.mulc(w, 64), t));
+            for (int64_t kb = 0; kb < kBlocksPerStage; ++kb)
+              b.sts(decodeByte(word, kb),
+                    b.add(saTab, b.add(b.mulc(t, 16),
+                                       b.idx(kb * map.saTableBytes() + 4 * kb))));
+          });
+          for (int64_t c = 0; c < cfg.tileN; c += 128) {
+            Value col = b.add(t, b.idx(c));
+            auto decodeColumn = [&] {
+              Value word = atomWord(map.sbOff(), b.add(T.bAtomRow, col));
+              Value v = LLVM::UndefOp::create(b, VectorType::get({4}, f32));
+              for (int64_t kb = 0; kb < kBlocksPerStage; ++kb) {
+                Value liveKb = b.ult(b.add(b.mulc(s, kBlocksPerStage), b.idx(kb)),
+                                     T.kBlocks);
+                v = LLVM::InsertElementOp::create(
+                    b, v, b.select(liveKb, decodeByte(word, kb), b.f32(0.0f)),
+                    b.i32(kb));
+              }
+              LLVM::StoreOp::create(b, v, b.sptr(b.add(sbTab, b.mulc(col, 16))), 16);
+            };
+            if (c + 128 <= cfg.tileN)
+              decodeColumn();
+            else
+              ifThen(b, b.ult(col, b.idx(cfg.tileN)), decodeColumn);
           }
+          // The tables are read by wgmma (async proxy): fence the
+          // generic-proxy stores before the warpgroup's barrier.
+          NVVM::FenceProxyOp::create(
+              b, NVVM::ProxyKind::async_shared,
+              NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
           NVVM::BarrierOp::create(b, Type(), b.toI32(b.add(w, b.idx(1))),
                                   b.i32(128), nullptr, Value());
           Value aTile = b.add(b.add(stage, b.idx(map.aOff())), b.mulc(w, 64 * 128));
           Value bTile = b.add(stage, b.idx(map.bOff()));
-          // Software pipeline over the stage's four MX blocks: the wgmma of
-          // block kb+1 runs on the tensor cores while block kb's partial is
-          // promoted (wait_group 1), two partial register sets in flight.
           // Blocks past the group's end (2D x 2D, K % 128 != 0) are skipped
-          // with uniform branches; liveness only decreases along kb.
+          // with uniform branches.
           bool allLive = !p.kGrouped && p.kMultipleOf128;
           auto live = [&](int64_t kb) -> Value {
             return b.ult(b.add(b.mulc(s, kBlocksPerStage), b.idx(kb)),
                          T.kBlocks);
           };
-          // One wgmma m64nNk32 (N = `n` columns starting at tile column
-          // `c0`) of MX block kb into a fresh partial (scale-d = 0).
-          auto issue = [&](int64_t kb, int64_t c0, int64_t n) -> Value {
-            auto ty = LLVM::LLVMStructType::getLiteral(
-                ctx, SmallVector<Type>(n / 2, f32));
+          // The scale product S = sa (x) sb of MX block kb comes from the
+          // tensor cores: a tf32 wgmma m64nNk8 of A table kb (row r: sa of
+          // block kb in K slot kb, zeros in the other slots and, through
+          // its LBO, in slots 4-7) and the sbT table (column c: sb of the
+          // four blocks in slots 0-3; LBO 0 makes slots 4-7 repeat them,
+          // multiplied by A's zeros). Operands are no-swizzle K-major:
+          // 8-row core matrices of 8 x 16 B, SBO 128 B (PTX ISA 9.7.15.5.1).
+          // Each output is one product of two powers of two plus exact
+          // zeros: S is exact wherever sa * sb is a normal fp32 number.
+          Value zeroBlock = at(map.zeroOff());
+          auto descNoSwizzle = [&](Value addr, Value lbo) {
+            Value enc = b.shrui(b.andi(addr, b.idx(0x3FFFF)), 4);
+            enc = b.ori(enc, b.shli(b.shrui(lbo, 4), 16));
+            return b.i64(b.ori(enc, b.idx(int64_t(128 >> 4) << 32)));
+          };
+          auto scaleProduct = [&](int64_t kb, int64_t n) -> Value {
+            auto ty = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(n / 2, f32));
+            Value aAddr = b.add(saTab, b.idx(kb * map.saTableBytes()));
+            Value aDesc = descNoSwizzle(aAddr, b.sub(zeroBlock, aAddr));
+            Value bDesc = descNoSwizzle(sbTab, b.idx(0));
+            return wgmmaKMajor(b, ty, LLVM::UndefOp::create(b, ty), aDesc, bDesc,
+                               n, 8, NVVM::WGMMATypes::tf32,
+                               NVVM::WGMMATypes::tf32, /*accumulate=*/false);
+          };
+          auto fmaInto = [&](Value P, Value S, int64_t n) {
+            for (int64_t i = 0; i < n / 2; ++i) {
+              Value pi = LLVM::ExtractValueOp::create(b, P, ArrayRef<int64_t>{i});
+              Value si = LLVM::ExtractValueOp::create(b, S, ArrayRef<int64_t>{i});
+              acc[i] = LLVM::FMAOp::create(b, pi, si, acc[i]);
+            }
+          };
+          // One MX block kb: the block's scale product S and a wgmma
+          // m64nNk32 (N = tileN) into a fresh fp32 partial P (scale-d 0),
+          // one wgmma group; wait; acc += P * S, one FFMA per element (P,
+          // S and the accumulator share the D fragment layout, PTX
+          // 9.7.15.5.2). Measured on the H200 (bench/RESULTS.md):
+          // whole-tile blocks beat column halves (more wgmma issue) and
+          // one or two blocks in flight (their partials exceed the
+          // consumers' 232 registers); the two consumer warpgroups keep the
+          // tensor cores busy in turn.
+          auto block = [&](int64_t kb) {
+            int64_t n = cfg.tileN;
+            auto ty = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(n / 2, f32));
             NVVM::WgmmaFenceAlignedOp::create(b);
-            Value undef = LLVM::UndefOp::create(b, ty);
+            Value S = scaleProduct(kb, n);
             Value P = wgmmaKMajor(
-                b, ty, undef, descOf(b.add(aTile, b.idx(32 * kb))),
-                descOf(b.add(bTile, b.idx(c0 * kBK + 32 * kb))), n, 32,
+                b, ty, LLVM::UndefOp::create(b, ty), descOf(b.add(aTile, b.idx(32 * kb))),
+                descOf(b.add(bTile, b.idx(32 * kb))), n, 32,
                 typeOf(p.aE5M2), typeOf(p.bE5M2), /*accumulate=*/false);
             NVVM::WgmmaGroupSyncAlignedOp::create(b);
-            return P;
+            NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
+            fmaInto(P, S, n);
           };
-          // acc += P * sa * sb for the partial of columns [c0, c0 + n).
-          // D fragment (PTX 9.7.15.5.2): element i of thread (warp, lane)
-          // is row 16*warp + lane/4 + 8*((i/2)%2), column 8*(i/4) +
-          // 2*(lane%4) + i%2; the accumulator uses the same layout over
-          // the whole tile, so partial element i is acc[4*(c0/8) + i].
-          auto promote = [&](int64_t kb, int64_t c0, int64_t n, Value P) {
-            Value sa0 = b.lds(f32, b.add(saTab, b.mulc(b.add(b.idx(kb * 64), fragRow), 4)));
-            Value sa1 = b.lds(f32, b.add(saTab, b.mulc(b.add(b.idx(kb * 64 + 8), fragRow), 4)));
-            for (int64_t j = 0; j < n / 8; ++j) {
-              Value colAddr = b.add(sbTab, b.mulc(b.add(b.idx(kb * cfg.tileN + c0 + 8 * j), fragCol), 4));
-              auto v2 = VectorType::get({2}, f32);
-              Value pair = LLVM::LoadOp::create(b, v2, b.sptr(colAddr), 8);
-              Value sb[2] = {LLVM::ExtractElementOp::create(b, pair, b.i32(0)),
-                             LLVM::ExtractElementOp::create(b, pair, b.i32(1))};
-              for (int64_t e = 0; e < 4; ++e) {
-                int64_t i = 4 * j + e, a = 4 * (c0 / 8) + i;
-                Value pi = LLVM::ExtractValueOp::create(b, P, ArrayRef<int64_t>{i});
-                Value sc = arith::MulFOp::create(b, e < 2 ? sa0 : sa1, sb[e % 2]);
-                acc[a] = LLVM::FMAOp::create(b, pi, sc, acc[a]);
-              }
-            }
-          };
-          // The wgmmas of a stage run in halves of the tile's columns so
-          // that one half's wgmma is always in flight while the other
-          // half's partial is promoted (wait_group 1), with two partials of
-          // tileN/4 registers each. Full stages pipeline all eight halves;
-          // the partial stage a tile can end with (2D x 2D groups,
-          // K % 128) pipelines the two halves of each live block behind a
-          // uniform branch.
-          int64_t half = cfg.tileN / 2;
-          auto pipelined = [&]() -> SmallVector<Value> {
-            int64_t units = 2 * kBlocksPerStage;
-            Value P = issue(0, 0, half);
-            for (int64_t u = 0; u < units; ++u) {
-              Value next;
-              if (u + 1 < units) {
-                next = issue((u + 1) / 2, ((u + 1) % 2) * half, half);
-                NVVM::WgmmaWaitGroupSyncOp::create(b, 1);
-              } else {
-                NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
-              }
-              promote(u / 2, (u % 2) * half, half, P);
-              P = next;
-            }
+          // Full stages run their four blocks straight; the partial stage
+          // a tile can end with (2D x 2D groups, K % 128) runs each live
+          // block behind a uniform branch (liveness only decreases along kb).
+          auto allBlocks = [&]() -> SmallVector<Value> {
+            for (int64_t kb = 0; kb < kBlocksPerStage; ++kb)
+              block(kb);
             return acc;
           };
           auto partial = [&]() -> SmallVector<Value> {
             for (int64_t kb = 0; kb < kBlocksPerStage; ++kb) {
-              SmallVector<Value> before = acc; // promote() updates acc
+              SmallVector<Value> before = acc; // block() updates acc
               acc = ifYield(b, live(kb), before, [&]() -> SmallVector<Value> {
-                Value P0 = issue(kb, 0, half);
-                Value P1 = issue(kb, half, half);
-                NVVM::WgmmaWaitGroupSyncOp::create(b, 1);
-                promote(kb, 0, half, P0);
-                NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
-                promote(kb, half, half, P1);
+                block(kb);
                 return acc;
               });
             }
             return acc;
           };
-          acc = allLive ? pipelined() : partial();
+          acc = allLive ? allBlocks() : partial();
           // Release the slot: every consumer thread arrives once.
           NVVM::MBarrierArriveOp::create(b, Type(), empty, Value(),
                                          NVVM::MemScopeKind::CTA, false);
@@ -1093,10 +1190,50 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
         epilogue(T, accOut);
         return itOut;
       };
-      if (cfg.upcastBF16)
-        gen.forEachTile(bid, grid, upcastTile);
-      else
-        gen.forEachTile(bid, grid, fp8Tile);
+      // The consumers' tile loop reads the loader's tile records (no tile
+      // walk of their own: its state would cost registers the fp32
+      // partials need): wait for entry tc % kTileRing, read the record,
+      // release the entry (every consumer thread arrives), stop at
+      // kStages = -1.
+      {
+        Type idx = b.getIndexType();
+        SmallVector<Type> fwdTypes(5, idx), carriedTypes(2, idx);
+        auto loop = scf::WhileOp::create(b, fwdTypes,
+                                         ValueRange{b.idx(0), b.idx(0)});
+        OpBuilder::InsertionGuard g2(b);
+        Block *before = b.createBlock(&loop.getBefore(), {}, carriedTypes,
+                                      SmallVector<Location>(2, b.getLoc()));
+        Value it = before->getArgument(0), tc = before->getArgument(1);
+        Value slot = b.rem(tc, kTileRing);
+        Value phase = b.rem(b.div(tc, kTileRing), 2);
+        NVVM::MBarrierTryWaitParityOp::create(
+            b, b.sptr(b.add(at(map.tileFullBar(0)), b.mulc(slot, 8))),
+            b.toI32(phase), b.i32(0x989680));
+        Value rec = b.add(at(map.tileRecord(0)), b.mulc(slot, 32));
+        SmallVector<Value> fwd{it, tc};
+        for (int64_t i = 0; i < 2; ++i)
+          fwd.push_back(arith::IndexCastOp::create(
+              b, idx, b.lds(b.getI32Type(), b.add(rec, b.idx(4 * i)))));
+        fwd.push_back(rec);
+        scf::ConditionOp::create(b, b.sge(fwd[2], b.idx(0)), fwd);
+        Block *after = b.createBlock(&loop.getAfter(), {}, fwdTypes,
+                                     SmallVector<Location>(5, b.getLoc()));
+        Tile T;
+        T.kBlocks = after->getArgument(2);
+        T.kStages = b.ceilDivc(T.kBlocks, kBlocksPerStage);
+        T.bAtomRow = after->getArgument(3);
+        T.record = after->getArgument(4);
+        T.outStride = f.sizes.n;
+        Value tcA = after->getArgument(1);
+        Value itOut = cfg.upcastBF16 ? upcastTile(T, after->getArgument(0))
+                                     : fp8Tile(T, after->getArgument(0));
+        // The epilogue has read the record: release its entry.
+        NVVM::MBarrierArriveOp::create(
+            b, Type(),
+            b.sptr(b.add(at(map.tileEmptyBar(0)), b.mulc(b.rem(tcA, kTileRing), 8))),
+            Value(), NVVM::MemScopeKind::CTA, false);
+        scf::YieldOp::create(b, ValueRange{itOut, b.add(tcA, b.idx(1))});
+      }
     }
   });
   gpu::ReturnOp::create(b);

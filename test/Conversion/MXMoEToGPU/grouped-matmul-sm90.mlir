@@ -28,7 +28,11 @@
 // CHECK-SAME: !llvm.ptr<1> {llvm.noalias, mxmoe.element_type = i32}
 // CHECK-SAME: i64 {mxmoe.scalar = "m"}, %{{.*}}: i64 {mxmoe.scalar = "n"}, %{{.*}}: i64 {mxmoe.scalar = "k"}, %{{.*}}: i64 {mxmoe.scalar = "groups"}, %{{.*}}: i64 {mxmoe.scalar = "a_scale_rows"}, %{{.*}}: i64 {mxmoe.scalar = "a_scale_cols"}, %{{.*}}: i64 {mxmoe.scalar = "b_scale_rows"}, %{{.*}}: i64 {mxmoe.scalar = "b_scale_cols"})
 // CHECK-SAME: known_block_size = array<i32: 384, 1, 1>
-// CHECK-SAME: mxmoe.block = array<i64: 384, 1, 1>, mxmoe.dynamic_smem = 148736 : i64, mxmoe.grid = array<i64: 132, 1, 1>, mxmoe.mma = "wgmma_fp8_promote"
+// CHECK-SAME: mxmoe.block = array<i64: 384, 1, 1>, mxmoe.dynamic_smem = 162048 : i64, mxmoe.grid = array<i64: 132, 1, 1>, mxmoe.mma = "wgmma_fp8_promote"
+// The scale tables start as zeros (async-proxy fence before the CTA
+// barrier).
+// CHECK: llvm.store {{.*}} : vector<4xi32>, !llvm.ptr<3>
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
 // Thread 0 validates the sizes (signed: 1 <= G, K and 0 <= M, N, each
 // below 2^31), then the offsets, and initializes the mbarrier ring.
 // CHECK: %[[LIM:.*]] = arith.constant 2147483648 : index
@@ -45,15 +49,30 @@
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK: nvvm.cp.async.bulk.shared.cluster.global
 // CHECK: nvvm.cp.async.bulk.shared.cluster.global
-// Consumers: fp8 wgmma per MX block and half tile (N = 64 of 128) into a
-// fresh partial; K = 2880 is not a multiple of 128, so each block runs
-// behind a branch, its two halves overlapped (wait_group 1 then 0).
+// Thread 32 of the loader warpgroup publishes each tile's record (kBlocks,
+// atom row, valid rows / columns, output base) in a 2-entry ring.
+// CHECK: arith.cmpi eq, %thread_id_x, %c32 : index
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: nvvm.mbarrier.arrive
+// Consumers: read the tile record; per stage decode the scales into the
+// tf32 tables (32-bit atom loads, 16-byte sbT rows, fenced for the async
+// proxy), then per MX block a tf32 wgmma m64n128k8 computes the scale
+// product S = sa (x) sb and an fp8 wgmma m64n128k32 the partial P, both
+// fresh (scale-d zero), then acc += P * S. K = 2880 is not a multiple of
+// 128, so each block runs behind a branch.
 // CHECK: nvvm.setmaxregister increase 232
-// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
-// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 64, k = 32>
-// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: llvm.load {{.*}} : !llvm.ptr<3> -> i32
+// CHECK: llvm.store {{.*}} : vector<4xf32>, !llvm.ptr<3>
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
+// CHECK: nvvm.barrier id
+// CHECK: scf.if
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 8>, D[<f32>, <zero>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
-// CHECK: llvm.intr.fma
+// CHECK-COUNT-64: llvm.intr.fma
 // CHECK: nvvm.mbarrier.arrive
 // The f32-output weight gradient gets the bf16 upcast: 2 fp8 stages + two
 // bf16 buffers (2 x 64 KiB); e4m3 / e5m2 -> f16 by cvt, times 2^(e-127) in
@@ -74,17 +93,20 @@
 // CHECK-COUNT-7: nvvm.wgmma.mma_async
 // CHECK: nvvm.wgmma.wait.group.sync.aligned 0
 // CHECK: gpu.func @scout__grouped_matmul_0(
-// The Scout shape (K = 5120 = 40 full stages) runs the software pipeline:
-// the next block's wgmma is in flight while a partial is promoted.
-// CHECK: nvvm.wgmma.wait.group.sync.aligned 1
+// The Scout shape (K = 5120 = 40 full stages) runs the four blocks of a
+// stage unconditionally.
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 8>
+// CHECK-NOT: scf.if
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>
 
-// CFG: mxmoe.dynamic_smem = 163072 : i64, mxmoe.grid = array<i64: 114, 1, 1>
+// CFG: mxmoe.dynamic_smem = 176384 : i64, mxmoe.grid = array<i64: 114, 1, 1>
 // CFG: nvvm.setmaxregister decrease 88
 // CFG: nvvm.setmaxregister increase 208
-// CFG: <m = 64, n = 32, k = 32>, D[<f32>, <zero>]
+// CFG: <m = 64, n = 64, k = 8>, D[<f32>, <zero>], A[<tf32>
+// CFG: <m = 64, n = 64, k = 32>, D[<f32>, <zero>]
 
 // FP8-LABEL: gpu.func @wgrad__grouped_matmul_0(
-// FP8-SAME: mxmoe.dynamic_smem = 148736 : i64
+// FP8-SAME: mxmoe.dynamic_smem = 162048 : i64
 // FP8-SAME: mxmoe.mma = "wgmma_fp8_promote"
 // The setmaxnreg split stays within the 384 x 168 registers of the CTA
 // (a larger request would wait forever): the 2D x 2D loader gets 56, the
@@ -107,7 +129,8 @@
 // PTX-DAG: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
 // PTX-DAG: setmaxnreg.inc.sync.aligned.u32 232
 // PTX-DAG: wgmma.fence.sync.aligned
-// PTX-DAG: wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32
+// PTX-DAG: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
 // PTX-DAG: wgmma.commit_group.sync.aligned
 // PTX-DAG: wgmma.wait_group.sync.aligned 0
 // PTX-LABEL: .visible .entry wgrad__grouped_matmul_0(
@@ -116,7 +139,8 @@
 // PTX: fence.proxy.async.shared::cta
 // PTX: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // PTX-LABEL: .visible .entry scout__grouped_matmul_0(
-// PTX: wgmma.wait_group.sync.aligned 1
+// PTX: wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32
+// PTX: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
 
 // ptxas accepts every kernel without serializing the wgmmas, honours the
 // setmaxnreg rebalancing (the kernels carry .minnctapersm 1; without it
