@@ -62,18 +62,19 @@ struct SmemMap {
   int64_t bfOff() const { return stages * stageBytes(); }
   int64_t bfBufBytes() const { return upcast ? 2 * (kBM + tileN) * kBK : 0; }
   int64_t bfBOff() const { return 2 * kBM * kBK; } ///< B inside a buffer
-  /// Decoded fp32 scales of one consumer warpgroup, one of two buffers
-  /// (fp8 path only), the tf32 operands of the scale-product wgmma, 16 B
-  /// (K slots 0-3 = the stage's four MX blocks) per row: per block kb an
+  /// Decoded fp32 scales of one ring stage (fp8 path only), the tf32
+  /// operands of the scale-product wgmma, 16 B (K slots 0-3 = the stage's
+  /// four MX blocks) per row: for each consumer warpgroup and block kb an
   /// A table [64 rows] holding sa in slot kb and zeros elsewhere, then the
   /// B table sbT [tileN columns] holding sb of all four blocks.
   int64_t saTableBytes() const { return 64 * 16; }
+  int64_t sbTableOff() const { return 2 * kBlocksPerStage * saTableBytes(); }
   int64_t tableBytes() const {
-    return upcast ? 0 : kBlocksPerStage * saTableBytes() + 16 * tileN;
+    return upcast ? 0 : sbTableOff() + 16 * tileN;
   }
   int64_t tablesOff() const { return bfOff() + 2 * bfBufBytes(); }
   /// 1 KB of zeros: K slots 4-7 of every A table (its LBO points here).
-  int64_t zeroOff() const { return tablesOff() + 4 * tableBytes(); }
+  int64_t zeroOff() const { return tablesOff() + stages * tableBytes(); }
   int64_t zeroBytes() const { return upcast ? 0 : 64 * 16; }
   int64_t barOff() const { return zeroOff() + zeroBytes(); }
   int64_t fullBar(int64_t s) const { return barOff() + 8 * s; }
@@ -84,11 +85,15 @@ struct SmemMap {
   int64_t tileFullBar(int64_t i) const { return barOff() + 160 + 8 * i; }
   int64_t tileEmptyBar(int64_t i) const { return barOff() + 176 + 8 * i; }
   int64_t tileRecord(int64_t i) const { return barOff() + 192 + 32 * i; }
-  int64_t total() const { return barOff() + 256 + 1024; /* align slack */ }
+  /// fp8 path: stage s's scale tables are decoded (kDecoderThreads arrive).
+  int64_t decodedBar(int64_t s) const { return barOff() + 256 + 8 * s; }
+  int64_t total() const { return barOff() + 320 + 1024; /* align slack */ }
 };
 
 /// Entries of the sm_90a kernel's tile-record ring.
 constexpr int64_t kTileRing = 2;
+/// sm_90a fp8 path: loader-warpgroup threads 64-127 decode the scales.
+constexpr int64_t kDecoderThreads = 64;
 
 /// KB plus the LLVM-pointer and shared-memory helpers of this kernel.
 struct GB : KB {
@@ -714,6 +719,9 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
     bars.push_back({at(map.tileFullBar(i)), 1});
     bars.push_back({at(map.tileEmptyBar(i)), kConsumerArrivals});
   }
+  if (!cfg.upcastBF16)
+    for (int64_t s = 0; s < cfg.stages; ++s)
+      bars.push_back({at(map.decodedBar(s)), kDecoderThreads});
   // The fp8 path's scale tables and zero block start as zeros (the A
   // tables' slots other than their block are never written); the stores
   // are fenced for the async proxy (wgmma reads them) before the
@@ -811,6 +819,77 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
         Value none = b.idx(0);
         publish(tc, b.idx(-1), none, none, none, none);
       });
+      // fp8 path: threads 64-127 decode each stage's e8m0 scales
+      // (decodeE8M0) into the stage's tf32 tables (SmemMap::tableBytes) as
+      // soon as its TMA data lands: A rows r and r + 64 (one per consumer
+      // warpgroup: sa of block kb in slot kb of A table kb) and the sbT
+      // rows of tile columns c, c + 64 (sb of the four blocks, 0 for blocks
+      // past the tile's K extent so that their slots add exact zeros). A
+      // row's four e8m0 bytes are contiguous in the blocked atom (one
+      // 32-bit load). The stores are fenced for the async proxy (wgmma
+      // reads the tables) before the arrival on the stage's decoded
+      // barrier, which the consumers wait on instead of the full barrier;
+      // a stage's tables are rewritten only after its next fill, i.e.
+      // after the consumers released it.
+      if (!cfg.upcastBF16) {
+        ifThen(b, b.sge(tid, b.idx(128 - kDecoderThreads)), [&] {
+          Value d = b.sub(tid, b.idx(128 - kDecoderThreads));
+          gen.forEachTile(bid, grid, [&](const Tile &T, Value it0) {
+            auto loop = scf::ForOp::create(b, b.idx(0), T.kStages, b.idx(1),
+                                           ValueRange{it0});
+            OpBuilder::InsertionGuard g2(b);
+            b.setInsertionPointToStart(loop.getBody());
+            Value s = loop.getInductionVar(), it = loop.getRegionIterArg(0);
+            RingSlot slot = ringSlot(b, base, it, cfg.stages, map.stageBytes());
+            NVVM::MBarrierTryWaitParityOp::create(
+                b, b.sptr(b.add(at(map.barOff()), b.mulc(slot.st, 8))),
+                b.toI32(slot.phase), b.i32(0x989680));
+            Value tab = b.add(at(map.tablesOff()), b.mulc(slot.st, map.tableBytes()));
+            auto atomWord = [&](int64_t atomOff, Value row) {
+              return b.lds(b.getI32Type(),
+                           b.add(b.add(slot.stage, b.idx(atomOff)),
+                                 b.add(b.mulc(b.rem(row, 32), 16),
+                                       b.mulc(b.div(row, 32), 4))));
+            };
+            auto decodeByte = [&](Value word, int64_t kb) {
+              return decodeE8M0(b, b.andi(b.shrui(word, 8 * kb), b.i32(0xff)));
+            };
+            for (int64_t h = 0; h < 2; ++h) {
+              Value word = atomWord(map.saOff(), b.add(d, b.idx(64 * h)));
+              for (int64_t kb = 0; kb < kBlocksPerStage; ++kb)
+                b.sts(decodeByte(word, kb),
+                      b.add(tab, b.add(b.mulc(d, 16),
+                                       b.idx((h * kBlocksPerStage + kb) *
+                                                 map.saTableBytes() + 4 * kb))));
+            }
+            for (int64_t c = 0; c < cfg.tileN; c += kDecoderThreads) {
+              Value col = b.add(d, b.idx(c));
+              ifThen(b, b.ult(col, b.idx(cfg.tileN)), [&] {
+                Value word = atomWord(map.sbOff(), b.add(T.bAtomRow, col));
+                Value v = LLVM::UndefOp::create(b, VectorType::get({4}, b.getF32Type()));
+                for (int64_t kb = 0; kb < kBlocksPerStage; ++kb) {
+                  Value liveKb = b.ult(b.add(b.mulc(s, kBlocksPerStage), b.idx(kb)),
+                                       T.kBlocks);
+                  v = LLVM::InsertElementOp::create(
+                      b, v, b.select(liveKb, decodeByte(word, kb), b.f32(0.0f)),
+                      b.i32(kb));
+                }
+                LLVM::StoreOp::create(
+                    b, v, b.sptr(b.add(tab, b.add(b.idx(map.sbTableOff()), b.mulc(col, 16)))),
+                    16);
+              });
+            }
+            NVVM::FenceProxyOp::create(
+                b, NVVM::ProxyKind::async_shared,
+                NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+            NVVM::MBarrierArriveOp::create(
+                b, Type(), b.sptr(b.add(at(map.decodedBar(0)), b.mulc(slot.st, 8))),
+                Value(), NVVM::MemScopeKind::CTA, false);
+            scf::YieldOp::create(b, ValueRange{b.add(it, b.idx(1))});
+            return loop.getResult(0);
+          });
+        });
+      }
     }
     // ---------------- consumers: warpgroups 1 and 2 ----------------
     {
@@ -834,7 +913,6 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
         Value enc = b.shrui(b.andi(addr, b.idx(0x3FFFF)), 4);
         return b.i64(b.ori(enc, b.idx(descConst)));
       };
-      Value tables = b.add(at(map.tablesOff()), b.mulc(w, 2 * map.tableBytes()));
       auto typeOf = [](bool e5m2) {
         return e5m2 ? NVVM::WGMMATypes::e5m2 : NVVM::WGMMATypes::e4m3;
       };
@@ -1046,61 +1124,17 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
         auto [accOut, itOut] = stageLoop(T, it0, [&](Value s, Value it,
                                                      SmallVector<Value> acc)
                                                      -> SmallVector<Value> {
-          std::pair<Value, Value> acquired = acquireStage(it);
-          Value stage = acquired.first, empty = acquired.second;
-          // Decode this warpgroup's scales of the stage (e8m0 -> fp32,
-          // decodeE8M0) into the tf32 tables of the scale-product wgmma
-          // (SmemMap::tableBytes, double-buffered by stage parity). A row's
-          // four e8m0 bytes are contiguous in the blocked atom (one 32-bit
-          // load). Threads 0-63 write sa of their row r into slot kb of A
-          // table kb; every thread writes the 16-byte sbT row of one column
-          // per 128, with sb = 0 for blocks past the tile's K extent so
-          // that their slots add exact zeros.
-          Value table = b.add(tables, b.mulc(b.rem(it, 2), map.tableBytes()));
-          Value saTab = table;
-          Value sbTab = b.add(table, b.idx(kBlocksPerStage * map.saTableBytes()));
-          auto atomWord = [&](int64_t atomOff, Value row) {
-            return b.lds(b.getI32Type(),
-                         b.add(b.add(stage, b.idx(atomOff)),
-                               b.add(b.mulc(b.rem(row, 32), 16),
-                                     b.mulc(b.div(row, 32), 4))));
-          };
-          auto decodeByte = [&](Value word, int64_t kb) {
-            return decodeE8M0(b, b.andi(b.shrui(word, 8 * kb), b.i32(0xff)));
-          };
-          ifThen(b, b.ult(t, b.idx(64)), [&] {
-            Value word = atomWord(map.saOff(), b.add(b.mulc(w, 64), t));
-            for (int64_t kb = 0; kb < kBlocksPerStage; ++kb)
-              b.sts(decodeByte(word, kb),
-                    b.add(saTab, b.add(b.mulc(t, 16),
-                                       b.idx(kb * map.saTableBytes() + 4 * kb))));
-          });
-          for (int64_t c = 0; c < cfg.tileN; c += 128) {
-            Value col = b.add(t, b.idx(c));
-            auto decodeColumn = [&] {
-              Value word = atomWord(map.sbOff(), b.add(T.bAtomRow, col));
-              Value v = LLVM::UndefOp::create(b, VectorType::get({4}, f32));
-              for (int64_t kb = 0; kb < kBlocksPerStage; ++kb) {
-                Value liveKb = b.ult(b.add(b.mulc(s, kBlocksPerStage), b.idx(kb)),
-                                     T.kBlocks);
-                v = LLVM::InsertElementOp::create(
-                    b, v, b.select(liveKb, decodeByte(word, kb), b.f32(0.0f)),
-                    b.i32(kb));
-              }
-              LLVM::StoreOp::create(b, v, b.sptr(b.add(sbTab, b.mulc(col, 16))), 16);
-            };
-            if (c + 128 <= cfg.tileN)
-              decodeColumn();
-            else
-              ifThen(b, b.ult(col, b.idx(cfg.tileN)), decodeColumn);
-          }
-          // The tables are read by wgmma (async proxy): fence the
-          // generic-proxy stores before the warpgroup's barrier.
-          NVVM::FenceProxyOp::create(
-              b, NVVM::ProxyKind::async_shared,
-              NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
-          NVVM::BarrierOp::create(b, Type(), b.toI32(b.add(w, b.idx(1))),
-                                  b.i32(128), nullptr, Value());
+          // The stage's tiles landed and its scales are decoded (the
+          // loader warpgroup's decoded barrier).
+          RingSlot slot = ringSlot(b, base, it, cfg.stages, map.stageBytes());
+          NVVM::MBarrierTryWaitParityOp::create(
+              b, b.sptr(b.add(at(map.decodedBar(0)), b.mulc(slot.st, 8))),
+              b.toI32(slot.phase), b.i32(0x989680));
+          Value stage = slot.stage;
+          Value empty = b.sptr(b.add(at(map.emptyBarBase()), b.mulc(slot.st, 8)));
+          Value table = b.add(at(map.tablesOff()), b.mulc(slot.st, map.tableBytes()));
+          Value saTab = b.add(table, b.mulc(w, kBlocksPerStage * map.saTableBytes()));
+          Value sbTab = b.add(table, b.idx(map.sbTableOff()));
           Value aTile = b.add(b.add(stage, b.idx(map.aOff())), b.mulc(w, 64 * 128));
           Value bTile = b.add(stage, b.idx(map.bOff()));
           // Blocks past the group's end (2D x 2D, K % 128 != 0) are skipped

@@ -8,7 +8,7 @@
 // RUN: mxmoe-opt %s --convert-mxmoe-to-gpu="chip=sm_90a gemm-sm90-mma=bf16" | FileCheck %s --check-prefix=BF16
 // RUN: mxmoe-opt %s --convert-mxmoe-to-gpu="chip=sm_90a gemm-tile-n=64 gemm-stages=6 gemm-ctas=114 gemm-sm90-mma=fp8" | FileCheck %s --check-prefix=CFG
 // RUN: not mxmoe-opt %s --convert-mxmoe-to-gpu="chip=sm_90a gemm-tile-n=64 gemm-stages=6" 2>&1 | FileCheck %s --check-prefix=AUTOSMEM
-// AUTOSMEM: error: 'mxmoe.grouped_matmul' op the grouped-GEMM configuration needs 253184 bytes of shared memory, over the 232448 of sm_90a (bf16 upcast kernel, chosen by gemm-sm90-mma=auto for the f32 output); lower gemm-stages or choose gemm-sm90-mma=fp8
+// AUTOSMEM: error: 'mxmoe.grouped_matmul' op the grouped-GEMM configuration needs 253248 bytes of shared memory, over the 232448 of sm_90a (bf16 upcast kernel, chosen by gemm-sm90-mma=auto for the f32 output); lower gemm-stages or choose gemm-sm90-mma=fp8
 // RUN: mxmoe-opt %s --mxmoe-to-nvvm=chip=sm_90a | mxmoe-opt --gpu-module-to-binary=format=isa | %python %S/../../Inputs/extract_ptx.py > %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
@@ -28,7 +28,7 @@
 // CHECK-SAME: !llvm.ptr<1> {llvm.noalias, mxmoe.element_type = i32}
 // CHECK-SAME: i64 {mxmoe.scalar = "m"}, %{{.*}}: i64 {mxmoe.scalar = "n"}, %{{.*}}: i64 {mxmoe.scalar = "k"}, %{{.*}}: i64 {mxmoe.scalar = "groups"}, %{{.*}}: i64 {mxmoe.scalar = "a_scale_rows"}, %{{.*}}: i64 {mxmoe.scalar = "a_scale_cols"}, %{{.*}}: i64 {mxmoe.scalar = "b_scale_rows"}, %{{.*}}: i64 {mxmoe.scalar = "b_scale_cols"})
 // CHECK-SAME: known_block_size = array<i32: 384, 1, 1>
-// CHECK-SAME: mxmoe.block = array<i64: 384, 1, 1>, mxmoe.dynamic_smem = 162048 : i64, mxmoe.grid = array<i64: 132, 1, 1>, mxmoe.mma = "wgmma_fp8_promote"
+// CHECK-SAME: mxmoe.block = array<i64: 384, 1, 1>, mxmoe.dynamic_smem = 178496 : i64, mxmoe.grid = array<i64: 132, 1, 1>, mxmoe.mma = "wgmma_fp8_promote"
 // The scale tables start as zeros (async-proxy fence before the CTA
 // barrier).
 // CHECK: llvm.store {{.*}} : vector<4xi32>, !llvm.ptr<3>
@@ -54,18 +54,25 @@
 // CHECK: arith.cmpi eq, %thread_id_x, %c32 : index
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: nvvm.mbarrier.arrive
-// Consumers: read the tile record; per stage decode the scales into the
-// tf32 tables (32-bit atom loads, 16-byte sbT rows, fenced for the async
-// proxy), then per MX block a tf32 wgmma m64n128k8 computes the scale
+// Threads 64-127 decode each stage's scales into its tf32 tables once the
+// stage's data landed (32-bit atom loads, 16-byte sbT rows), fence them
+// for the async proxy and arrive on the stage's decoded barrier.
+// CHECK: arith.cmpi sge, %thread_id_x, %c64 : index
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: llvm.load {{.*}} : !llvm.ptr<3> -> i32
+// CHECK: llvm.store {{.*}} : vector<4xf32>, !llvm.ptr<3>
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
+// CHECK: nvvm.mbarrier.arrive
+// Consumers: read the tile record; per stage wait for the decoded
+// barrier, then per MX block a tf32 wgmma m64n128k8 computes the scale
 // product S = sa (x) sb and an fp8 wgmma m64n128k32 the partial P, both
 // fresh (scale-d zero), then acc += P * S. K = 2880 is not a multiple of
 // 128, so each block runs behind a branch.
 // CHECK: nvvm.setmaxregister increase 232
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: llvm.load {{.*}} : !llvm.ptr<3> -> i32
-// CHECK: llvm.store {{.*}} : vector<4xf32>, !llvm.ptr<3>
-// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
-// CHECK: nvvm.barrier id
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK-NOT: nvvm.barrier id
 // CHECK: scf.if
 // CHECK: nvvm.wgmma.fence.aligned
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 8>, D[<f32>, <zero>], A[<tf32>, <one>, <row>], B[<tf32>, <one>, <col>]
@@ -82,7 +89,7 @@
 // CHECK: gpu.func @wgrad__grouped_matmul_0(
 // CHECK-SAME: mxmoe.element_type = f8E5M2
 // CHECK-SAME: mxmoe.element_type = f32
-// CHECK-SAME: mxmoe.dynamic_smem = 199936 : i64
+// CHECK-SAME: mxmoe.dynamic_smem = 200000 : i64
 // CHECK-SAME: mxmoe.mma = "wgmma_bf16_upcast"
 // CHECK: nvvm.convert.f8x2.to.f16x2 {{.*}}(f8E4M3FN)
 // CHECK: arith.truncf {{.*}} : vector<2xf32> to vector<2xbf16>
@@ -99,14 +106,14 @@
 // CHECK-NOT: scf.if
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>
 
-// CFG: mxmoe.dynamic_smem = 176384 : i64, mxmoe.grid = array<i64: 114, 1, 1>
+// CFG: mxmoe.dynamic_smem = 211264 : i64, mxmoe.grid = array<i64: 114, 1, 1>
 // CFG: nvvm.setmaxregister decrease 88
 // CFG: nvvm.setmaxregister increase 208
 // CFG: <m = 64, n = 64, k = 8>, D[<f32>, <zero>], A[<tf32>
 // CFG: <m = 64, n = 64, k = 32>, D[<f32>, <zero>]
 
 // FP8-LABEL: gpu.func @wgrad__grouped_matmul_0(
-// FP8-SAME: mxmoe.dynamic_smem = 162048 : i64
+// FP8-SAME: mxmoe.dynamic_smem = 178496 : i64
 // FP8-SAME: mxmoe.mma = "wgmma_fp8_promote"
 // The setmaxnreg split stays within the 384 x 168 registers of the CTA
 // (a larger request would wait forever): the 2D x 2D loader gets 56, the

@@ -48,7 +48,7 @@
 // MANIFEST: "name": "layers_0_moe_experts_w13_weight_grad__quantize_0",
 // MANIFEST: "pass": "weight_grad",
 // The sm_90a grouped GEMM: tensor-map parameters, dynamic shared memory.
-// MANIFEST: "dynamic_shared_memory": 162048,
+// MANIFEST: "dynamic_shared_memory": 178496,
 // MANIFEST: "name": "layers_0_moe_experts_w13_forward__grouped_matmul_2",
 // MANIFEST-NEXT: "op": "mxmoe.grouped_matmul",
 // MANIFEST-NEXT: "params": [
