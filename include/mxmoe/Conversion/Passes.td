@@ -71,9 +71,10 @@ def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
     lib/Conversion/MXMoEToGPU/GroupedMatmul.h): TMA loads of A/B tiles
     into 128B-swizzled shared memory, bulk copies of the blocked scale
     atoms, an mbarrier ring of `gemm-stages` stages, and one of two exact
-    MMA strategies (`gemm-sm90-mma`): `fp8` runs one fp8 wgmma m64nNk32 per
-    MX block with the block's two scales applied to the fp32 partial on
-    the CUDA cores; `bf16` dequantizes each stage exactly to bf16 in shared
+    MMA strategies (`gemm-sm90-mma`): `fp8` runs per MX block one fp8 wgmma
+    m64nNk32 into a fresh fp32 partial and one tf32 wgmma m64nNk8 that
+    forms the block's scale product sa x sb from decoded scale tables, then
+    adds partial x product to the fp32 accumulator (one FFMA per element); `bf16` dequantizes each stage exactly to bf16 in shared
     memory (two buffers) and accumulates the whole K with bf16 wgmma
     m64nNk16 in fp32; `auto` (default) takes `bf16` for f32 outputs (whose
     1e-4 accuracy the fp8 MMA's internal block accumulation misses) and
@@ -128,12 +129,14 @@ def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
     Option<"gemmStages", "gemm-stages", "int64_t", /*default=*/"0",
            "pipeline stages of the grouped-GEMM kernel (2..8; 0 = auto: 4, "
            "2 for sm_90a bf16-upcast kernels), each 128 x 128 (A) + N x 128 "
-           "(B) fp8 bytes + two 512-byte scale atoms of shared memory; a kernel "
+           "(B) fp8 bytes + two 512-byte scale atoms of shared memory (sm_90a "
+           "fp8: + 8 KB + 16 x N bytes of decoded scale tables); a kernel "
            "whose stages exceed the chip's 227 KB is an error naming its "
-           "budget (tile N 128: at most 6 on sm_90a)">,
+           "budget (tile N 128: at most 5 on sm_90a fp8)">,
     Option<"gemmSm90Mma", "gemm-sm90-mma", "std::string", /*default=*/"\"auto\"",
            "MMA strategy of the sm_90a grouped GEMM: fp8 (fp8 wgmma per MX "
-           "block, scales applied to the fp32 partial on the CUDA cores), "
+           "block, its scale product from a tf32 wgmma, promoted into the "
+           "fp32 accumulator by one FFMA per element), "
            "bf16 (each stage dequantized exactly to bf16 in shared memory, "
            "bf16 wgmma accumulating the whole K in fp32: products exact, "
            "two bf16 buffers of shared memory) or auto (bf16 for f32 "

@@ -782,17 +782,26 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
             b, Type(), b.sptr(b.add(at(map.tileFullBar(0)), b.mulc(slot, 8))),
             Value(), NVVM::MemScopeKind::CTA, false);
       };
-      ifThen(b, b.eq(tid, b.idx(0)), [&] {
-        Value descA = b.genericPtr(tmapA), descB = b.genericPtr(tmapB);
-        Value saG = aScales, sbG = bScales;
-        int64_t txBytes = map.aBytes() + map.bBytes() + 2 * kAtom;
+      // Walks the CTA's tiles and their pipeline stages in the consumers'
+      // order: body(tile, s, ring slot of the CTA's running stage).
+      auto forEachStage = [&](function_ref<void(const Tile &, Value, const RingSlot &)> body) {
         gen.forEachTile(bid, grid, [&](const Tile &T, Value it0) {
           auto loop = scf::ForOp::create(b, b.idx(0), T.kStages, b.idx(1),
                                          ValueRange{it0});
           OpBuilder::InsertionGuard g2(b);
           b.setInsertionPointToStart(loop.getBody());
-          Value s = loop.getInductionVar(), it = loop.getRegionIterArg(0);
-          RingSlot slot = ringSlot(b, base, it, cfg.stages, map.stageBytes());
+          Value it = loop.getRegionIterArg(0);
+          body(T, loop.getInductionVar(),
+               ringSlot(b, base, it, cfg.stages, map.stageBytes()));
+          scf::YieldOp::create(b, ValueRange{b.add(it, b.idx(1))});
+          return loop.getResult(0);
+        });
+      };
+      ifThen(b, b.eq(tid, b.idx(0)), [&] {
+        Value descA = b.genericPtr(tmapA), descB = b.genericPtr(tmapB);
+        Value saG = aScales, sbG = bScales;
+        int64_t txBytes = map.aBytes() + map.bBytes() + 2 * kAtom;
+        forEachStage([&](const Tile &T, Value s, const RingSlot &slot) {
           Value st = slot.st, phase = slot.phase, stage = slot.stage;
           Value full = b.sptr(b.add(at(map.barOff()), b.mulc(st, 8)));
           Value empty = b.sptr(b.add(at(map.emptyBarBase()), b.mulc(st, 8)));
@@ -804,8 +813,6 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
                    b.gep8(saG, b.add(T.aAtom0, sOff)), full);
           loadAtom(b, b.add(stage, b.idx(map.sbOff())),
                    b.gep8(sbG, b.add(T.bAtom0, sOff)), full);
-          scf::YieldOp::create(b, ValueRange{b.add(it, b.idx(1))});
-          return loop.getResult(0);
         });
       });
       // Thread 32 (its own warp: the loader's 40 registers hold only its
@@ -834,13 +841,7 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
       if (!cfg.upcastBF16) {
         ifThen(b, b.sge(tid, b.idx(128 - kDecoderThreads)), [&] {
           Value d = b.sub(tid, b.idx(128 - kDecoderThreads));
-          gen.forEachTile(bid, grid, [&](const Tile &T, Value it0) {
-            auto loop = scf::ForOp::create(b, b.idx(0), T.kStages, b.idx(1),
-                                           ValueRange{it0});
-            OpBuilder::InsertionGuard g2(b);
-            b.setInsertionPointToStart(loop.getBody());
-            Value s = loop.getInductionVar(), it = loop.getRegionIterArg(0);
-            RingSlot slot = ringSlot(b, base, it, cfg.stages, map.stageBytes());
+          forEachStage([&](const Tile &T, Value s, const RingSlot &slot) {
             NVVM::MBarrierTryWaitParityOp::create(
                 b, b.sptr(b.add(at(map.barOff()), b.mulc(slot.st, 8))),
                 b.toI32(slot.phase), b.i32(0x989680));
@@ -885,8 +886,6 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
             NVVM::MBarrierArriveOp::create(
                 b, Type(), b.sptr(b.add(at(map.decodedBar(0)), b.mulc(slot.st, 8))),
                 Value(), NVVM::MemScopeKind::CTA, false);
-            scf::YieldOp::create(b, ValueRange{b.add(it, b.idx(1))});
-            return loop.getResult(0);
           });
         });
       }

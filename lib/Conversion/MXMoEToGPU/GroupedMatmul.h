@@ -6,23 +6,32 @@
 // (sm_100a, tcgen05 block-scaled MMA; see buildGroupedMatmulSm100 and
 // docs/tcgen05-grouped-gemm.md) and Hopper (sm_90a), described here.
 //
-// Hopper strategy (shared/reference/hopper.md, option B): fp8 wgmmas
-// m64n(N/2)k32 per 32-wide K block (= one MX block) and half tile into a
-// fresh fp32 partial P (scale-d = 0), then acc += P * 2^(ea-127) *
-// 2^(eb-127) on the CUDA cores while the next half's wgmma runs,
-// so the result is the fp32-accumulated product of the dequantized operands
-// up to the fp8 MMA's internal rounding of one 32-term block.
+// Hopper strategy (shared/reference/hopper.md, option B): per 32-wide K
+// block (= one MX block) an fp8 wgmma m64nNk32 into a fresh fp32 partial P
+// (scale-d = 0) and a tf32 wgmma m64nNk8 into a fresh S = sa (x) sb, the
+// outer product of the block's row scales 2^(ea-127) and column scales
+// 2^(eb-127) (an A table holding sa in K slot kb and zeros elsewhere times
+// the sbT table holding the stage's four sb: one power-of-two product plus
+// exact zeros per element), then acc += P * S on the CUDA cores, one FFMA
+// per element. The result is the fp32-accumulated product of the
+// dequantized operands up to the fp8 MMA's internal rounding of one
+// 32-term block, for block-scale products sa * sb from 2^-149 to 2^127
+// (beyond them fp32 underflows or overflows, as any fp32 promotion does).
 //
-// CTA = 3 warpgroups: warpgroup 0 (one thread) issues the loads: A and B
-// tiles by TMA (cp.async.bulk.tensor, SWIZZLE_128B, K-major) and the two
-// 512-byte blocked scale atoms of the stage by cp.async.bulk, all completing
-// on the stage's "full" mbarrier; warpgroups 1 and 2 each own 64 rows of the
-// 128-row tile, decode the stage's scales to fp32 in shared memory, run the
-// wgmmas and the promotion, release the stage on its "empty" mbarrier and
-// store their fragment (bf16 or f32) with row/column predication. Tiles
-// are scheduled persistently (tile t = blockIdx.x + i * gridDim.x) over the
-// groups read from the device offsets.
-//
+// CTA = 3 warpgroups. Warpgroup 0 (40-88 registers per thread): thread 0
+// issues the loads (A and B tiles by TMA, cp.async.bulk.tensor,
+// SWIZZLE_128B, K-major, and the two 512-byte blocked scale atoms of the
+// stage by cp.async.bulk, all completing on the stage's "full" mbarrier);
+// thread 32 publishes each tile's record (valid K blocks, rows, columns,
+// output base) in a 2-entry mbarrier ring; threads 64-127 decode each
+// stage's e8m0 scales into its tf32 tables and arrive on its "decoded"
+// mbarrier. Warpgroups 1 and 2 (232 or 224 registers) each own 64 rows of
+// the 128-row tile: they read the tile records (no tile walk of their
+// own), wait for decoded stages, run the wgmmas and the promotion, release
+// the stage on its "empty" mbarrier and store their fragment (bf16 or
+// f32) with row/column predication. Tiles are scheduled persistently (tile
+// t = blockIdx.x + i * gridDim.x) over the groups read from the device
+// offsets.
 //===----------------------------------------------------------------------===//
 
 #ifndef MXMOE_LIB_CONVERSION_MXMOETOGPU_GROUPEDMATMUL_H
@@ -71,9 +80,10 @@ struct GemmConfig {
   int64_t tileN = 128;
   int64_t stages = 4;
   int64_t numCTAs = 132;
-  /// sm_90a MMA strategy. false: fp8 wgmma m64nNk32 per MX block with the
-  /// block's scales applied to the fp32 partial on the CUDA cores (option B
-  /// of shared/reference/hopper.md). true ("bf16 upcast", option A): the
+  /// sm_90a MMA strategy. false: fp8 wgmma m64nNk32 per MX block, the
+  /// block's scale product from a tf32 wgmma, promoted into the fp32
+  /// accumulator by one FFMA per element (option B of
+  /// shared/reference/hopper.md; see the file comment). true ("bf16 upcast", option A): the
   /// consumer warpgroups dequantize each stage's fp8 tiles exactly to bf16
   /// (e4m3/e5m2 x 2^(e-127) has at most 4 significant bits) into one of two
   /// 128B-swizzled bf16 buffers, and bf16 wgmma m64nNk16 accumulates the
