@@ -929,16 +929,38 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
         Value rowsValid = field(8, b.getI32Type());
         Value colsValid = field(12, b.getI32Type());
         Value outBase = field(16, b.getI64Type());
-        for (int64_t i = 0; i < nFrag; ++i) {
+        // Elements i, i+1 are columns c, c+1 (c even) of one row: one 4-byte
+        // (bf16) or 8-byte (f32) store when both are valid and the row
+        // stride N is even (outBase and c are then even too, so the pair
+        // is aligned); otherwise one predicated store each.
+        Value evenN = b.eq(b.rem(T.outStride, 2), b.idx(0));
+        auto cvt = [&](Value v) -> Value {
+          return p.outF32 ? v : arith::TruncFOp::create(b, outTy, v).getResult();
+        };
+        for (int64_t i = 0; i < nFrag; i += 2) {
           int64_t j = i / 4, e = i % 4;
           Value r = b.add(b.add(b.mulc(w, 64), fragRow), b.idx(e < 2 ? 0 : 8));
-          Value c = b.add(fragCol, b.idx(8 * j + e % 2));
-          Value ok = b.land(b.ult(r, rowsValid), b.ult(c, colsValid));
-          Value v = accv[i];
-          ifThen(b, ok, [&] {
-            Value o = p.outF32 ? v : arith::TruncFOp::create(b, outTy, v).getResult();
-            b.stg(o, out, b.add(outBase, b.add(b.mul(r, T.outStride), c)));
-          });
+          Value c = b.add(fragCol, b.idx(8 * j));
+          Value c1 = b.add(c, b.idx(1));
+          Value rowOk = b.ult(r, rowsValid);
+          Value at0 = b.add(outBase, b.add(b.mul(r, T.outStride), c));
+          Value pairOk = b.land(b.land(rowOk, b.ult(c1, colsValid)), evenN);
+          auto pair = scf::IfOp::create(b, pairOk, /*withElseRegion=*/true);
+          {
+            OpBuilder::InsertionGuard g(b);
+            b.setInsertionPointToStart(&pair.getThenRegion().front());
+            auto v2 = VectorType::get({2}, outTy);
+            Value v = LLVM::UndefOp::create(b, v2);
+            v = LLVM::InsertElementOp::create(b, v, cvt(accv[i]), b.i32(0));
+            v = LLVM::InsertElementOp::create(b, v, cvt(accv[i + 1]), b.i32(1));
+            LLVM::StoreOp::create(b, v, b.elemPtr(outTy, out, at0),
+                                  p.outF32 ? 8 : 4);
+            b.setInsertionPointToStart(&pair.getElseRegion().front());
+            ifThen(b, b.land(rowOk, b.ult(c, colsValid)),
+                   [&] { b.stg(cvt(accv[i]), out, at0); });
+            ifThen(b, b.land(rowOk, b.ult(c1, colsValid)),
+                   [&] { b.stg(cvt(accv[i + 1]), out, b.add(at0, b.idx(1))); });
+          }
         }
       };
 
