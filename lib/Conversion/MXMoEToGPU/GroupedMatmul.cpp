@@ -80,8 +80,11 @@ struct SmemMap {
   int64_t fullBar(int64_t s) const { return barOff() + 8 * s; }
   int64_t emptyBarBase() const { return barOff() + 64; }
   int64_t flagOff() const { return barOff() + 128; }
-  /// Tile-record ring (kTileRing entries): the loader publishes each tile's
-  /// record (TileRecord) for the consumers, full/empty mbarrier per entry.
+  /// Tile-record ring (kTileRing entries of 32 B, a full and an empty
+  /// mbarrier each): the loader warpgroup publishes each tile's record for
+  /// the consumers: i32 valid K blocks (-1: the CTA has no more tiles) at
+  /// +0, i32 first row of the tile in the B scale atom at +4, i32 valid
+  /// rows at +8, i32 valid columns at +12, i64 output base index at +16.
   int64_t tileFullBar(int64_t i) const { return barOff() + 160 + 8 * i; }
   int64_t tileEmptyBar(int64_t i) const { return barOff() + 176 + 8 * i; }
   int64_t tileRecord(int64_t i) const { return barOff() + 192 + 32 * i; }
@@ -742,9 +745,10 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
   }
   Value valid = emitPrologue(b, f, p, at(map.flagOff()), bars);
 
-  // Register rebalancing (PTX setmaxnreg, per warpgroup): the loader needs
-  // few registers, the consumers hold two fp32 partials and the
-  // accumulator (3 x tileN/2 registers). The pool is what the CTA got at
+  // Register rebalancing (PTX setmaxnreg, per warpgroup): the loader
+  // warpgroup (loads, tile records, scale decode) needs few registers, the
+  // consumers hold the fp8 partial P, the scale product S (or, upcast, the
+  // A/B fragments) and the accumulator (3 x tileN/2 registers). The pool is what the CTA got at
   // launch, 384 x 168 = 64512 (setmaxnreg.inc waits for free registers, so
   // a larger split deadlocks): 128*40 + 256*232 for 2D x 3D at tileN 128;
   // the K-group walk of 2D x 2D needs more loader registers (128*56 +
@@ -756,13 +760,14 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
   ifThen(b, valid, [&] {
     Value wg = b.div(tid, 128);
     auto branch = scf::IfOp::create(b, b.eq(wg, b.idx(0)), true);
-    // ---------------- producer: thread 0 ----------------
+    // ---------------- loader warpgroup: loads (thread 0), tile records
+    // (thread 32), scale decode (threads 64-127, fp8 path) ----------------
     {
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(&branch.getThenRegion().front());
       NVVM::SetMaxRegisterOp::create(b, loaderRegs,
                                      NVVM::SetMaxRegisterAction::decrease);
-      // Publishes tile record `tc` (TileRecord): waits until the
+      // Publishes tile record `tc` (SmemMap::tileRecord): waits until the
       // consumers have read the entry's previous record, stores, and
       // arrives on the entry's full barrier (release; the consumers'
       // try_wait acquires).
