@@ -209,11 +209,21 @@ Value wgmmaKMajor(GB &b, Type accTy, Value acc, Value aDesc, Value bDesc,
 struct RingSlot {
   Value st, phase, stage;
 };
+/// The ring counter runs modulo 2 x stages (ringNext), so slot and phase
+/// are a compare and two selects for any stage count (a 64-bit division by
+/// a non-power-of-two stage count cost the loader warpgroup registers it
+/// does not have); counter % 2 is the running stage's parity.
 RingSlot ringSlot(GB &b, Value base, Value it, int64_t stages,
                   int64_t stageBytes) {
-  Value st = b.rem(it, stages);
-  return {st, b.rem(b.div(it, stages), 2),
+  Value wrapped = b.sge(it, b.idx(stages));
+  Value st = b.select(wrapped, b.sub(it, b.idx(stages)), it);
+  return {st, b.select(wrapped, b.idx(1), b.idx(0)),
           b.add(base, b.mulc(st, stageBytes))};
+}
+/// The ring counter after `it` (modulo 2 x stages).
+Value ringNext(GB &b, Value it, int64_t stages) {
+  Value n = b.add(it, b.idx(1));
+  return b.select(b.eq(n, b.idx(2 * stages)), b.idx(0), n);
 }
 
 /// fp32 2^(byte - 127) from an i32 byte: byte 0 -> 2^-127 (subnormal
@@ -798,7 +808,7 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
           Value it = loop.getRegionIterArg(0);
           body(T, loop.getInductionVar(),
                ringSlot(b, base, it, cfg.stages, map.stageBytes()));
-          scf::YieldOp::create(b, ValueRange{b.add(it, b.idx(1))});
+          scf::YieldOp::create(b, ValueRange{ringNext(b, it, cfg.stages)});
           return loop.getResult(0);
         });
       };
@@ -999,7 +1009,7 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
           SmallVector<Value> yield =
               body(loop.getInductionVar(), it,
                    SmallVector<Value>(loop.getRegionIterArgs().drop_back()));
-          yield.push_back(b.add(it, b.idx(1)));
+          yield.push_back(ringNext(b, it, cfg.stages));
           scf::YieldOp::create(b, yield);
         }
         return {SmallVector<Value>(loop.getResults().drop_back()),
@@ -1134,7 +1144,7 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
           NVVM::WgmmaGroupSyncAlignedOp::create(b);
           Value next = b.add(s, b.idx(1));
           ifThen(b, b.ult(next, T.kStages),
-                 [&] { convertStage(next, b.add(it, b.idx(1))); });
+                 [&] { convertStage(next, ringNext(b, it, cfg.stages)); });
           NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
           consumerBarrier();
           SmallVector<Value> accNext;
@@ -1440,7 +1450,7 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm100(
                                      b.mulc(stride, a))),
                    bar(map.fullBar(), st));
         }
-        scf::YieldOp::create(b, ValueRange{b.add(it, b.idx(1))});
+        scf::YieldOp::create(b, ValueRange{ringNext(b, it, cfg.stages)});
         return loop.getResult(0);
       });
     });
@@ -1530,7 +1540,7 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm100(
             }
             // Free the slot once these MMAs have read it.
             NVVM::Tcgen05CommitOp::create(b, bar(map.emptyBar(), st), Value(), cta1);
-            scf::YieldOp::create(b, ValueRange{b.add(it, b.idx(1))});
+            scf::YieldOp::create(b, ValueRange{ringNext(b, it, cfg.stages)});
           }
           // Accumulator complete -> epilogue.
           NVVM::Tcgen05CommitOp::create(b, b.sptr(at(map.tmemFullBar())), Value(), cta1);
