@@ -118,15 +118,17 @@ class Launcher:
 
 def make_operands(c, offs, gen):
     """Device tensors + float64 reference of one case. Scale bytes are drawn
-    from [lo, hi) = c["scales"] (default 118..135: block scales 2^-9..2^8)."""
+    from [lo, hi) = c["scales"] (default 118..135: block scales 2^-9..2^8),
+    or per operand from c["scales_a"] / c["scales_b"]."""
     G = c["G"]
-    lo, hi = c.get("scales", (118, 136))
+    lo, hi = c.get("scales_a", c.get("scales", (118, 136)))
+    blo, bhi = c.get("scales_b", c.get("scales", (118, 136)))
     if c["kind"] == "2Dx3D":
         M, N, K = c["M"], c["N"], c["K"]
         A = random_codes((M, K), c["a"], gen)
         B = random_codes((G, N, K), c["b"], gen)
         sa = torch.randint(lo, hi, (M, K // 32), dtype=torch.uint8, device=dev, generator=gen)
-        sb = torch.randint(lo, hi, (G, N, K // 32), dtype=torch.uint8, device=dev, generator=gen)
+        sb = torch.randint(blo, bhi, (G, N, K // 32), dtype=torch.uint8, device=dev, generator=gen)
         sa_blk = ref.to_blocked_m_groups(sa.cpu().numpy(), offs, c["Mp"])
         sb_blk = ref.to_blocked(sb.cpu().numpy())
         pa = torch.pow(2.0, sa.double() - 127).repeat_interleave(32, 1)
@@ -154,7 +156,7 @@ def make_operands(c, offs, gen):
                 B[:, p:p + m] = random_codes((N, m), c["b"], gen)
                 kb = -(-m // 32)
                 sa[:, p // 32:p // 32 + kb] = torch.randint(lo, hi, (M, kb), dtype=torch.uint8, device=dev, generator=gen)
-                sb[:, p // 32:p // 32 + kb] = torch.randint(lo, hi, (N, kb), dtype=torch.uint8, device=dev, generator=gen)
+                sb[:, p // 32:p // 32 + kb] = torch.randint(blo, bhi, (N, kb), dtype=torch.uint8, device=dev, generator=gen)
             begin = end
         sa_blk = ref.to_blocked_k_groups(sa.cpu().numpy(), offs, c["Qp"])
         sb_blk = ref.to_blocked_k_groups(sb.cpu().numpy(), offs, c["Qp"])

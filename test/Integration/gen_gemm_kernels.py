@@ -72,6 +72,9 @@ def correctness_cases():
         # the fp8 strategy's scale product must stay exact at both ends.
         fwd_case("fwd_tiny_scales", 4, 700, 256, 512, routing="zipf", scales=(60, 67)),
         fwd_case("fwd_huge_scales", 3, 400, 128, 384, scales=(170, 178)),
+        # lhs scale bytes 0-2 (2^-127, an fp32 subnormal, to 2^-125) with rhs
+        # bytes 150-159: normal products 2^-104..2^-93.
+        fwd_case("fwd_scale_byte0", 2, 300, 128, 256, scales_a=(0, 3), scales_b=(150, 160)),
         wgrad_case("wgrad_tiny_scales", 5, 900, 192, 256, out="bf16", scales=(60, 67)),
         # Odd N: output rows are not 4-byte aligned, so the epilogue stores
         # single elements instead of column pairs.

@@ -132,7 +132,7 @@ def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
            "(B) fp8 bytes + two 512-byte scale atoms of shared memory (sm_90a "
            "fp8: + 8 KB + 16 x N bytes of decoded scale tables); a kernel "
            "whose stages exceed the chip's 227 KB is an error naming its "
-           "budget (tile N 128: at most 5 on sm_90a fp8)">,
+           "budget (sm_90a fp8: at most 5 at tile N 128, 6 at tile N 64)">,
     Option<"gemmSm90Mma", "gemm-sm90-mma", "std::string", /*default=*/"\"auto\"",
            "MMA strategy of the sm_90a grouped GEMM: fp8 (fp8 wgmma per MX "
            "block, its scale product from a tf32 wgmma, promoted into the "

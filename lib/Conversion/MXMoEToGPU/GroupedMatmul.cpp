@@ -1160,8 +1160,10 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
         auto [accOut, itOut] = stageLoop(T, it0, [&](Value s, Value it,
                                                      SmallVector<Value> acc)
                                                      -> SmallVector<Value> {
-          // The stage's tiles landed and its scales are decoded (the
-          // loader warpgroup's decoded barrier).
+          // The stage's tiles landed and its scales are decoded: the
+          // decoder threads acquired the stage's full barrier (TMA
+          // complete) before releasing its decoded barrier, which this
+          // acquires, so the wgmmas below see the TMA data too.
           RingSlot slot = ringSlot(b, base, it, cfg.stages, map.stageBytes());
           NVVM::MBarrierTryWaitParityOp::create(
               b, b.sptr(b.add(at(map.decodedBar(0)), b.mulc(slot.st, 8))),
