@@ -386,20 +386,29 @@ MxmoeRtStatus mxmoeRtCheckStatus(const void *statusBuffer,
       rc != 0)
     return fail(MXMOE_RT_ERROR_CUDA,
                 "reading the kernel status: " + cudaErrorText(d, rc));
-  if (status == 2)
-    return fail(MXMOE_RT_ERROR_KERNEL_REJECTED_INPUT,
-                std::string("kernel '") + (kernel ? kernel : "?") +
-                    "' rejected its sizes (G, M, N, K out of range, K not a "
-                    "multiple of its kernel's K step, or scale extents other "
-                    "than the blocked layout's; status 2); nothing was "
-                    "written");
   if (status != 0)
     return fail(MXMOE_RT_ERROR_KERNEL_REJECTED_INPUT,
-                std::string("kernel '") + (kernel ? kernel : "?") +
-                    "' rejected its group offsets (negative, decreasing, "
-                    "past the token axis, or more padded rows than the "
-                    "output holds); nothing was written");
+                std::string("kernel '") + (kernel ? kernel : "?") + "' " +
+                    mxmoeRtStatusMeaning(status) + "; nothing was written");
   return MXMOE_RT_SUCCESS;
+}
+
+const char *mxmoeRtStatusMeaning(int32_t status) {
+  switch (status) {
+  case 0:
+    return nullptr;
+  case 1:
+    return "rejected its group offsets (negative, decreasing, past the token "
+           "axis, or more padded rows than the buffers hold; status 1)";
+  case 2:
+    return "rejected its sizes (G, M, N, K out of range, K not a multiple of "
+           "its kernel's K step, or scale extents other than the blocked "
+           "layout's; status 2)";
+  default:
+    thread_local std::string unknown;
+    unknown = "wrote unknown status " + std::to_string(status);
+    return unknown.c_str();
+  }
 }
 
 const char *mxmoeRtLastError(void) { return lastError.c_str(); }

@@ -111,7 +111,7 @@ def _drain(block: bool) -> None:
             if code != 0:
                 err = rt.KernelRejectedInput(
                     5, f"{function}: kernel '{name}' {rt.rejection(code)} "
-                       f"(status {code}; deferred check: the call had returned)")
+                       f"(deferred check: the call had returned)")
                 break
     _PENDING = keep
     if err is not None:
@@ -248,8 +248,7 @@ class Program:
         elif n_status:
             for code, name in zip(status[:, 0].tolist(), status_of):
                 if code != 0:
-                    raise rt.KernelRejectedInput(5, f"kernel '{name}' {rt.rejection(code)} "
-                                                    f"(status {code})")
+                    raise rt.KernelRejectedInput(5, f"kernel '{name}' {rt.rejection(code)}")
         out = []
         for r in self.prog["returns"]:
             t = args[r["arg"]] if "arg" in r else bufs[r["buffer"]]

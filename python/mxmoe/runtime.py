@@ -35,13 +35,12 @@ class KernelRejectedInput(RuntimeError_):
 
 
 def rejection(status: int) -> str:
-    """What a grouped kernel's nonzero status word means (GroupedMatmul.h)."""
-    if status == 2:
-        return ("rejected its sizes (G, M, N, K out of range, K not a multiple "
-                "of its kernel's K step, or scale extents other than the "
-                "blocked layout's)")
-    return ("rejected its group offsets (negative, decreasing, past the token "
-            "axis, or more padded rows than the buffers hold)")
+    """What a grouped kernel's nonzero status word means: the C runtime's
+    mxmoeRtStatusMeaning (one text for both bindings)."""
+    text = _load().mxmoeRtStatusMeaning(int(status))
+    if text is None:
+        raise ValueError("status 0 is not a rejection")
+    return text.decode()
 
 
 def library_path(env_var: str, filename: str) -> str:
@@ -74,6 +73,8 @@ def _load():
         lib.mxmoeRtSynchronize.argtypes = [ctypes.c_void_p]
         lib.mxmoeRtCheckStatus.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
         lib.mxmoeRtLastError.restype = ctypes.c_char_p
+        lib.mxmoeRtStatusMeaning.argtypes = [ctypes.c_int32]
+        lib.mxmoeRtStatusMeaning.restype = ctypes.c_char_p
         lib.mxmoeRtEncodeTensorMap2D.argtypes = [
             ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64,
             ctypes.c_uint64, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32]

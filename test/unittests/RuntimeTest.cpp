@@ -50,6 +50,19 @@ TEST(Runtime, InvalidArguments) {
   mxmoeRtModuleUnload(nullptr); // no-op
 }
 
+TEST(Runtime, StatusMeaning) {
+  EXPECT_EQ(mxmoeRtStatusMeaning(0), nullptr);
+  ASSERT_NE(mxmoeRtStatusMeaning(1), nullptr);
+  EXPECT_NE(std::string(mxmoeRtStatusMeaning(1)).find("rejected its group offsets"),
+            std::string::npos);
+  EXPECT_NE(std::string(mxmoeRtStatusMeaning(1)).find("status 1"), std::string::npos);
+  ASSERT_NE(mxmoeRtStatusMeaning(2), nullptr);
+  EXPECT_NE(std::string(mxmoeRtStatusMeaning(2)).find("rejected its sizes"),
+            std::string::npos);
+  EXPECT_EQ(std::string(mxmoeRtStatusMeaning(7)), "wrote unknown status 7");
+  EXPECT_EQ(std::string(mxmoeRtStatusMeaning(-3)), "wrote unknown status -3");
+}
+
 TEST(Runtime, LoadReportsDriverOrPTXError) {
   const char junk[] = "this is not PTX";
   MxmoeRtModule m = nullptr;
