@@ -164,6 +164,21 @@ struct GB : KB {
   }
 };
 
+/// Waits (mbarrier.try_wait.parity, 10 ms suspend hint per try) until the
+/// phase of parity `phase` (index) of the mbarrier at `bar` completed.
+void waitParity(GB &b, Value bar, Value phase) {
+  NVVM::MBarrierTryWaitParityOp::create(b, bar, b.toI32(phase),
+                                        b.i32(0x989680));
+}
+
+/// fence.proxy.async.shared::cta: this thread's generic-proxy shared-memory
+/// writes become visible to later async-proxy reads (TMA, wgmma, tcgen05).
+void fenceAsyncShared(GB &b) {
+  NVVM::FenceProxyOp::create(
+      b, NVVM::ProxyKind::async_shared,
+      NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
+}
+
 void ifThen(GB &b, Value cond, function_ref<void()> then) {
   auto op = scf::IfOp::create(b, cond, /*withElseRegion=*/false);
   OpBuilder::InsertionGuard g(b);
@@ -569,8 +584,7 @@ KernelFrame createGemmKernel(gpu::GPUModuleOp module, StringRef name,
 void loadTiles(GB &b, Value stage, Value full, Value empty, Value phase,
                int64_t txBytes, Value kc, int64_t aOff, int64_t bOff,
                Value descA, Value descB, const Tile &T) {
-  NVVM::MBarrierTryWaitParityOp::create(
-      b, empty, b.toI32(b.xori(phase, b.idx(1))), b.i32(0x989680));
+  waitParity(b, empty, b.xori(phase, b.idx(1)));
   NVVM::MBarrierArriveExpectTxOp::create(b, Type(), full, b.i32(txBytes),
                                          NVVM::MemScopeKind::CTA, false,
                                          Value());
@@ -675,7 +689,6 @@ Value validateSizes(GB &b, const GemmKind &p, const GemmSizes &s) {
 /// publishes it as the kernel's status. Returns the i1 "input valid".
 Value emitPrologue(GB &b, KernelFrame &f, const GemmKind &p, Value flagAddr,
                    ArrayRef<std::pair<Value, int64_t>> barriers) {
-  MLIRContext *ctx = b.getContext();
   ifThen(b, b.eq(f.tid, b.idx(0)), [&] {
     // Offsets are read only for valid sizes (G bounds the loop).
     Value sizesOk = validateSizes(b, p, f.sizes);
@@ -688,9 +701,7 @@ Value emitPrologue(GB &b, KernelFrame &f, const GemmKind &p, Value flagAddr,
     for (auto [addr, count] : barriers)
       NVVM::MBarrierInitOp::create(b, b.sptr(addr), b.i32(count), Value());
     NVVM::FenceMbarrierInitOp::create(b);
-    NVVM::FenceProxyOp::create(
-        b, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+    fenceAsyncShared(b);
   });
   gpu::BarrierOp::create(b);
   Value flag = b.lds(b.getI32Type(), flagAddr);
@@ -720,6 +731,10 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
   Generator gen(b, p, cfg, f.sizes, offsets);
   auto at = [&](int64_t off) { return b.add(base, b.idx(off)); };
   (void)fn;
+  // The mbarrier of ring slot `st` in the array of 8-byte barriers at `off`.
+  auto bar = [&](int64_t off, Value st) {
+    return b.sptr(b.add(at(off), b.mulc(st, 8)));
+  };
 
   // Prologue: full barriers expect the loader's arrive.expect_tx, empty
   // barriers one arrival per consumer warp.
@@ -749,9 +764,7 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
         LLVM::StoreOp::create(b, zero4, b.sptr(b.add(at(map.tablesOff()), at16)), 16);
       });
     }
-    NVVM::FenceProxyOp::create(
-        b, NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+    fenceAsyncShared(b);
   }
   Value valid = emitPrologue(b, f, p, at(map.flagOff()), bars);
 
@@ -785,16 +798,15 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
                          Value rowsValid, Value colsValid, Value outBase) {
         Value slot = b.rem(tc, kTileRing);
         Value phase = b.rem(b.div(tc, kTileRing), 2);
-        Value empty = b.sptr(b.add(at(map.tileEmptyBar(0)), b.mulc(slot, 8)));
-        NVVM::MBarrierTryWaitParityOp::create(
-            b, empty, b.toI32(b.xori(phase, b.idx(1))), b.i32(0x989680));
+        Value empty = bar(map.tileEmptyBar(0), slot);
+        waitParity(b, empty, b.xori(phase, b.idx(1)));
         Value rec = b.add(at(map.tileRecord(0)), b.mulc(slot, 32));
         Value fields[] = {kBlocks, bAtomRow, rowsValid, colsValid};
         for (int64_t i = 0; i < 4; ++i)
           b.sts(b.toI32(fields[i]), b.add(rec, b.idx(4 * i)));
         b.sts(b.i64(outBase), b.add(rec, b.idx(16)));
         NVVM::MBarrierArriveOp::create(
-            b, Type(), b.sptr(b.add(at(map.tileFullBar(0)), b.mulc(slot, 8))),
+            b, Type(), bar(map.tileFullBar(0), slot),
             Value(), NVVM::MemScopeKind::CTA, false);
       };
       // Walks the CTA's tiles and their pipeline stages in the consumers'
@@ -818,8 +830,8 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
         int64_t txBytes = map.aBytes() + map.bBytes() + 2 * kAtom;
         forEachStage([&](const Tile &T, Value s, const RingSlot &slot) {
           Value st = slot.st, phase = slot.phase, stage = slot.stage;
-          Value full = b.sptr(b.add(at(map.barOff()), b.mulc(st, 8)));
-          Value empty = b.sptr(b.add(at(map.emptyBarBase()), b.mulc(st, 8)));
+          Value full = bar(map.barOff(), st);
+          Value empty = bar(map.emptyBarBase(), st);
           loadTiles(b, stage, full, empty, phase, txBytes,
                     b.add(T.kCoord0, b.mulc(s, kBK)), map.aOff(), map.bOff(),
                     descA, descB, T);
@@ -857,15 +869,11 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
         ifThen(b, b.sge(tid, b.idx(128 - kDecoderThreads)), [&] {
           Value d = b.sub(tid, b.idx(128 - kDecoderThreads));
           forEachStage([&](const Tile &T, Value s, const RingSlot &slot) {
-            NVVM::MBarrierTryWaitParityOp::create(
-                b, b.sptr(b.add(at(map.barOff()), b.mulc(slot.st, 8))),
-                b.toI32(slot.phase), b.i32(0x989680));
+            waitParity(b, bar(map.barOff(), slot.st), slot.phase);
             Value tab = b.add(at(map.tablesOff()), b.mulc(slot.st, map.tableBytes()));
             auto atomWord = [&](int64_t atomOff, Value row) {
               return b.lds(b.getI32Type(),
-                           b.add(b.add(slot.stage, b.idx(atomOff)),
-                                 b.add(b.mulc(b.rem(row, 32), 16),
-                                       b.mulc(b.div(row, 32), 4))));
+                           b.add(b.add(slot.stage, b.idx(atomOff)), b.atomRowOffset(row)));
             };
             auto decodeByte = [&](Value word, int64_t kb) {
               return decodeE8M0(b, b.andi(b.shrui(word, 8 * kb), b.i32(0xff)));
@@ -895,11 +903,9 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
                     16);
               });
             }
-            NVVM::FenceProxyOp::create(
-                b, NVVM::ProxyKind::async_shared,
-                NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+            fenceAsyncShared(b);
             NVVM::MBarrierArriveOp::create(
-                b, Type(), b.sptr(b.add(at(map.decodedBar(0)), b.mulc(slot.st, 8))),
+                b, Type(), bar(map.decodedBar(0), slot.st),
                 Value(), NVVM::MemScopeKind::CTA, false);
           });
         });
@@ -982,13 +988,13 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
       // A consumer's view of the CTA's it-th stage: waits until the slot's
       // tiles and scale atoms landed (its full barrier) and returns the
       // slot's shared-memory base and its empty barrier.
-      auto acquireStage = [&](Value it) -> std::pair<Value, Value> {
+      // Waits on the stage's barrier in the array at `readyBars` (the full
+      // barriers, or the fp8 path's decoded barriers) and returns the slot
+      // and its empty barrier.
+      auto acquireStage = [&](Value it, int64_t readyBars) -> std::pair<RingSlot, Value> {
         RingSlot slot = ringSlot(b, base, it, cfg.stages, map.stageBytes());
-        Value full = b.sptr(b.add(at(map.barOff()), b.mulc(slot.st, 8)));
-        Value empty = b.sptr(b.add(at(map.emptyBarBase()), b.mulc(slot.st, 8)));
-        NVVM::MBarrierTryWaitParityOp::create(b, full, b.toI32(slot.phase),
-                                              b.i32(0x989680));
-        return {slot.stage, empty};
+        waitParity(b, bar(readyBars, slot.st), slot.phase);
+        return {slot, bar(map.emptyBarBase(), slot.st)};
       };
 
       // The per-tile loop over pipeline stages shared by both strategies:
@@ -1052,9 +1058,7 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
           Value byte = arith::ExtUIOp::create(
               b, b.getI32Type(),
               b.lds(b.getI8Type(),
-                    b.add(atom, b.add(b.add(b.mulc(b.rem(scaleRow, 32), 16),
-                                            b.mulc(b.div(scaleRow, 32), 4)),
-                                      kb))));
+                    b.add(atom, b.add(b.atomRowOffset(scaleRow), kb))));
           Value scale = decodeE8M0(b, byte);
           Value s2 = vector::BroadcastOp::create(b, VectorType::get({2}, f32), scale);
           SmallVector<Value> words;
@@ -1089,8 +1093,8 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
         };
         // Converts stage s (running counter it) and releases its ring slot.
         auto convertStage = [&](Value s, Value it) {
-          std::pair<Value, Value> acquired = acquireStage(it);
-          Value stage = acquired.first, empty = acquired.second;
+          auto [slot, empty] = acquireStage(it, map.barOff());
+          Value stage = slot.stage;
           Value bfA = bufA(it), bfB = b.add(bfA, b.idx(map.bfBOff()));
           Value fp8A = b.add(stage, b.idx(map.aOff()));
           Value fp8B = b.add(stage, b.idx(map.bOff()));
@@ -1109,9 +1113,7 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
           }
           // Generic-proxy shared-memory writes -> visible to wgmma (async
           // proxy); then every consumer thread releases the ring slot.
-          NVVM::FenceProxyOp::create(
-              b, NVVM::ProxyKind::async_shared,
-              NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+          fenceAsyncShared(b);
           NVVM::MBarrierArriveOp::create(b, Type(), empty, Value(),
                                          NVVM::MemScopeKind::CTA, false);
         };
@@ -1164,12 +1166,8 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
           // decoder threads acquired the stage's full barrier (TMA
           // complete) before releasing its decoded barrier, which this
           // acquires, so the wgmmas below see the TMA data too.
-          RingSlot slot = ringSlot(b, base, it, cfg.stages, map.stageBytes());
-          NVVM::MBarrierTryWaitParityOp::create(
-              b, b.sptr(b.add(at(map.decodedBar(0)), b.mulc(slot.st, 8))),
-              b.toI32(slot.phase), b.i32(0x989680));
+          auto [slot, empty] = acquireStage(it, map.decodedBar(0));
           Value stage = slot.stage;
-          Value empty = b.sptr(b.add(at(map.emptyBarBase()), b.mulc(slot.st, 8)));
           Value table = b.add(at(map.tablesOff()), b.mulc(slot.st, map.tableBytes()));
           Value saTab = b.add(table, b.mulc(w, kBlocksPerStage * map.saTableBytes()));
           Value sbTab = b.add(table, b.idx(map.sbTableOff()));
@@ -1278,9 +1276,7 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
         Value it = before->getArgument(0), tc = before->getArgument(1);
         Value slot = b.rem(tc, kTileRing);
         Value phase = b.rem(b.div(tc, kTileRing), 2);
-        NVVM::MBarrierTryWaitParityOp::create(
-            b, b.sptr(b.add(at(map.tileFullBar(0)), b.mulc(slot, 8))),
-            b.toI32(phase), b.i32(0x989680));
+        waitParity(b, bar(map.tileFullBar(0), slot), phase);
         Value rec = b.add(at(map.tileRecord(0)), b.mulc(slot, 32));
         SmallVector<Value> fwd{it, tc};
         for (int64_t i = 0; i < 2; ++i)
@@ -1302,7 +1298,7 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
         // The epilogue has read the record: release its entry.
         NVVM::MBarrierArriveOp::create(
             b, Type(),
-            b.sptr(b.add(at(map.tileEmptyBar(0)), b.mulc(b.rem(tcA, kTileRing), 8))),
+            bar(map.tileEmptyBar(0), b.rem(tcA, kTileRing)),
             Value(), NVVM::MemScopeKind::CTA, false);
         scf::YieldOp::create(b, ValueRange{itOut, b.add(tcA, b.idx(1))});
       }
@@ -1487,9 +1483,7 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm100(
         SmallVector<Value> res = ifYield(b, has, c, [&]() -> SmallVector<Value> {
           // Wait until the epilogue drained the accumulator of the previous
           // tile (parity trick as for the ring).
-          NVVM::MBarrierTryWaitParityOp::create(
-              b, b.sptr(at(map.tmemEmptyBar())),
-              b.toI32(b.xori(b.rem(tiles, 2), b.idx(1))), b.i32(0x989680));
+          waitParity(b, b.sptr(at(map.tmemEmptyBar())), b.xori(b.rem(tiles, 2), b.idx(1)));
           fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
           auto loop = scf::ForOp::create(b, b.idx(0), T.kStages, b.idx(1),
                                          ValueRange{it0});
@@ -1499,8 +1493,7 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm100(
             Value s = loop.getInductionVar(), it = loop.getRegionIterArg(0);
             RingSlot slot = ringSlot(b, base, it, cfg.stages, map.stageBytes());
             Value st = slot.st, phase = slot.phase, stage = slot.stage;
-            NVVM::MBarrierTryWaitParityOp::create(b, bar(map.fullBar(), st),
-                                                  b.toI32(phase), b.i32(0x989680));
+            waitParity(b, bar(map.fullBar(), st), phase);
             fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
             // Scales of the stage: smem atoms -> TMEM (tcgen05.cp
             // 32x128b.warpx4, one 512-byte atom = 4 columns), per-stage
@@ -1572,9 +1565,7 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm100(
           });
         };
         SmallVector<Value> res = ifYield(b, has, ValueRange{tiles}, [&]() -> SmallVector<Value> {
-          NVVM::MBarrierTryWaitParityOp::create(
-              b, b.sptr(at(map.tmemFullBar())), b.toI32(b.rem(tiles, 2)),
-              b.i32(0x989680));
+          waitParity(b, b.sptr(at(map.tmemFullBar())), b.rem(tiles, 2));
           fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
           for (int64_t c0 = 0; c0 < cfg.tileN; c0 += 32) {
             // tcgen05.ld 32x32b.x32: thread t of warp quarter q reads row

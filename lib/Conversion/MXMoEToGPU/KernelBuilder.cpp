@@ -96,6 +96,10 @@ Value KB::blockedOffset(Value r, Value c, Value cp) {
   return add(o, rem(c, 4));
 }
 
+Value KB::atomRowOffset(Value r) {
+  return add(mulc(rem(r, 32), 16), mulc(div(r, 32), 4));
+}
+
 Value KB::blockedOffset(Value r, Value c, int64_t cp) {
   return blockedOffset(r, c, idx(cp));
 }

@@ -59,6 +59,10 @@ struct KB : ImplicitLocOpBuilder {
   /// ((r%128)/32)*4 + c%4 (scale-layout.md section 1). `cp` may be a value.
   Value blockedOffset(Value r, Value c, Value cp);
   Value blockedOffset(Value r, Value c, int64_t cp);
+  /// Byte offset of row `r` (in [0, 128)) inside one 512-byte 128x4 atom
+  /// of the blocked layout: (r % 32) * 16 + (r / 32) * 4; the row's four
+  /// scale bytes follow it (the in-atom part of blockedOffset).
+  Value atomRowOffset(Value r);
   /// Inverse: the (row, col) stored at byte `o` of a blocked buffer.
   std::pair<Value, Value> blockedCoord(Value o, Value cp);
 
