@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mxmoe-c/Runtime.h"
+#include "mxmoe/KernelStatus.h"
 
 #include <dlfcn.h>
 
@@ -394,21 +395,13 @@ MxmoeRtStatus mxmoeRtCheckStatus(const void *statusBuffer,
 }
 
 const char *mxmoeRtStatusMeaning(int32_t status) {
-  switch (status) {
-  case 0:
+  if (status == mxmoe::kKernelStatusDone)
     return nullptr;
-  case 1:
-    return "rejected its group offsets (negative, decreasing, past the token "
-           "axis, or more padded rows than the buffers hold; status 1)";
-  case 2:
-    return "rejected its sizes (G, M, N, K out of range, K not a multiple of "
-           "its kernel's K step, or scale extents other than the blocked "
-           "layout's; status 2)";
-  default:
-    thread_local std::string unknown;
-    unknown = "wrote unknown status " + std::to_string(status);
-    return unknown.c_str();
-  }
+  if (const char *text = mxmoe::kernelStatusText(status))
+    return text;
+  thread_local std::string unknown;
+  unknown = "wrote unknown status " + std::to_string(status);
+  return unknown.c_str();
 }
 
 const char *mxmoeRtLastError(void) { return lastError.c_str(); }

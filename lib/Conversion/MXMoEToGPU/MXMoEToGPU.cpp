@@ -20,6 +20,7 @@
 #include "mxmoe/Conversion/Passes.h"
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEOps.h"
 #include "mxmoe/Dialect/MXMoE/Utils/ScaleLayout.h"
+#include "mxmoe/KernelStatus.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -322,7 +323,8 @@ struct KernelGen {
   /// Replaces `op` by a launch of `kernel` on buffers: operands go through
   /// bufferization.to_buffer (+ collapse to 1-D), results are gpu.alloc'ed
   /// and handed back with bufferization.to_tensor; a grouped kernel's status
-  /// is copied to the host and checked with cf.assert. Without
+  /// is copied to the host and checked with cf.assert (the runtime's
+  /// wording of status 1, mxmoe/KernelStatus.h). Without
   /// `hostLaunch` the op only gets a `mxmoe.kernel` annotation.
   ///
   /// A kernel with run-time sizes (createKernel with a RuntimeShapeSpec)
@@ -422,13 +424,18 @@ struct KernelGen {
       auto hostType = MemRefType::get({1}, b.getI32Type());
       Value host = memref::AllocaOp::create(b, hostType);
       gpu::MemcpyOp::create(b, Type(), ValueRange{}, host, status);
-      Value ok = b.eq(b.load(host, b.idx(0)), b.i32(0));
+      // Host-launched kernels (quantize over group offsets; grouped GEMMs
+      // are never host-launched) write 0 or 1: one assertion with the
+      // runtime's wording of status 1 (mxmoe/KernelStatus.h), one for any
+      // other nonzero word.
+      Value word = b.load(host, b.idx(0));
+      std::string prefix = ("mxmoe: kernel '" + kernel.getName() + "' ").str();
+      int32_t offsets = ::mxmoe::kKernelStatusOffsetsRejected;
       cf::AssertOp::create(
-          b, ok,
-          b.getStringAttr("mxmoe: kernel '" + kernel.getName() +
-                          "' rejected its group offsets (negative, "
-                          "decreasing, past the token axis, or more padded "
-                          "rows than the output holds)"));
+          b, arith::CmpIOp::create(b, arith::CmpIPredicate::ne, word, b.i32(offsets)),
+          b.getStringAttr(prefix + ::mxmoe::kernelStatusText(offsets)));
+      cf::AssertOp::create(b, b.eq(word, b.i32(::mxmoe::kKernelStatusDone)),
+                           b.getStringAttr(prefix + "wrote an unknown status"));
       gpu::DeallocOp::create(b, Type(), ValueRange{}, status);
     }
     for (auto [from, to] : replacements)

@@ -16,8 +16,10 @@
 // BUFFERIZED: %[[HOST:.*]] = memref.alloca() : memref<1xi32>
 // BUFFERIZED: gpu.memcpy %[[HOST]], %[[STATUS]] : memref<1xi32>, memref<1xi32>
 // BUFFERIZED: %[[V:.*]] = memref.load %[[HOST]]
-// BUFFERIZED: %[[OK:.*]] = arith.cmpi eq, %[[V]]
-// BUFFERIZED: cf.assert %[[OK]], "mxmoe: kernel 'grouped__quantize_0' rejected its group offsets (negative, decreasing, past the token axis, or more padded rows than the output holds)"
+// BUFFERIZED: %[[NOT1:.*]] = arith.cmpi ne, %[[V]], %c1_i32
+// BUFFERIZED: cf.assert %[[NOT1]], "mxmoe: kernel 'grouped__quantize_0' rejected its group offsets (negative, decreasing, past the token axis, or more padded rows than the buffers hold; status 1)"
+// BUFFERIZED: %[[OK:.*]] = arith.cmpi eq, %[[V]], %c0_i32
+// BUFFERIZED: cf.assert %[[OK]], "mxmoe: kernel 'grouped__quantize_0' wrote an unknown status"
 // BUFFERIZED: gpu.dealloc %[[STATUS]]
 // BUFFERIZED-NOT: bufferization.to_tensor
 func.func @grouped(%x: tensor<256x512xbf16>, %o: tensor<4xi32>)

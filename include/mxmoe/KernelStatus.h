@@ -1,0 +1,49 @@
+//===- KernelStatus.h - status words of input-validating kernels -*- C++ -*-===//
+//
+// Kernels that validate run-time input (quantize over token-group offsets,
+// the grouped GEMMs) write one i32 status word before touching any output:
+// 0 = input valid (the kernel ran), 1 = group offsets rejected, 2 = sizes
+// rejected (grouped GEMM). On a nonzero status nothing was written. The
+// texts below are the one wording of these codes: the runtime's
+// mxmoeRtStatusMeaning / mxmoeRtCheckStatus (include/mxmoe-c/Runtime.h, and
+// through it Python's mxmoe.runtime.rejection) and the compiler's host
+// launch (`cf.assert` after the status copy-back, convert-mxmoe-to-gpu)
+// both use them. Header-only, no dependencies, so that the runtime library
+// does not link the compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXMOE_KERNELSTATUS_H
+#define MXMOE_KERNELSTATUS_H
+
+#include <cstdint>
+
+namespace mxmoe {
+
+/// Values of a kernel's status word.
+enum KernelStatus : int32_t {
+  kKernelStatusDone = 0,
+  kKernelStatusOffsetsRejected = 1,
+  kKernelStatusSizesRejected = 2,
+};
+
+/// The meaning of a known nonzero status, phrased to follow "kernel 'name'"
+/// (e.g. "kernel 'k' rejected its group offsets (...; status 1)"); nullptr
+/// for 0 and for codes no kernel writes.
+inline const char *kernelStatusText(int32_t status) {
+  switch (status) {
+  case kKernelStatusOffsetsRejected:
+    return "rejected its group offsets (negative, decreasing, past the token "
+           "axis, or more padded rows than the buffers hold; status 1)";
+  case kKernelStatusSizesRejected:
+    return "rejected its sizes (G, M, N, K out of range, K not a multiple of "
+           "its kernel's K step, or scale extents other than the blocked "
+           "layout's; status 2)";
+  default:
+    return nullptr;
+  }
+}
+
+} // namespace mxmoe
+
+#endif // MXMOE_KERNELSTATUS_H
