@@ -90,10 +90,7 @@ void KB::store(Value v, Value mem, Value index) {
 
 Value KB::blockedOffset(Value r, Value c, Value cp) {
   Value atom = add(mul(div(r, 128), div(cp, 4)), div(c, 4));
-  Value o = mulc(atom, 512);
-  o = add(o, mulc(rem(r, 32), 16));
-  o = add(o, mulc(div(rem(r, 128), 32), 4));
-  return add(o, rem(c, 4));
+  return add(add(mulc(atom, 512), atomRowOffset(rem(r, 128))), rem(c, 4));
 }
 
 Value KB::atomRowOffset(Value r) {
