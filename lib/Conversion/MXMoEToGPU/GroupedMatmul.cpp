@@ -1215,11 +1215,17 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
           // m64nNk32 (N = tileN) into a fresh fp32 partial P (scale-d 0),
           // one wgmma group; wait; acc += P * S, one FFMA per element (P,
           // S and the accumulator share the D fragment layout, PTX
-          // 9.7.15.5.2). Measured on the H200 (bench/RESULTS.md):
-          // whole-tile blocks beat column halves (more wgmma issue) and
-          // one or two blocks in flight (their partials exceed the
-          // consumers' 232 registers); the two consumer warpgroups keep the
-          // tensor cores busy in turn.
+          // 9.7.15.5.2). Measured on the H200 (bench/RESULTS.md, "Where
+          // the time goes"): whole-tile blocks with wait 0 match or beat
+          // software pipelines over column chunks (halves or quarters, one
+          // or two chunks in flight: the chunks re-read A and the tables),
+          // and the tf32 scale product beats an FMUL product on the CUDA
+          // cores (issue-bound); the two consumer warpgroups keep the
+          // tensor cores busy in turn. For a pipeline, note that ptxas
+          // silently serializes wgmmas in flight when each one's
+          // accumulator operand is a fresh undef (it may overlap their
+          // registers): pass the consumed chunk's struct back as the in/out
+          // operand of the wgmma that reuses it (scale-d 0 ignores it).
           auto block = [&](int64_t kb) {
             int64_t n = cfg.tileN;
             auto ty = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(n / 2, f32));
