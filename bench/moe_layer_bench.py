@@ -11,12 +11,13 @@ torch._grouped_mm. Prints tokens/s and peak memory per path and shape.
 
     ./build/bin/mxmoe-compile bench/moe_layer.mlir --chip sm_90a -o .device/layer
     python3 bench/moe_layer_bench.py .device/layer        # device
-    python3 bench/moe_layer_bench.py .device/layer --profile   # + GPU time per kernel class
+    python3 bench/moe_layer_bench.py .device/layer --profile   # + GPU time per kernel class and per mxmoe kernel
 
 With --profile each path's step also runs 3 times under torch.profiler and
 the GPU time per iteration is split into mxmoe grouped-GEMM kernels, mxmoe
 quantize kernels and PyTorch kernels (the rest of the wall time is GPU
-idle: host overhead and synchronization).
+idle: host overhead and synchronization); `mxmoe_ms_by_kernel` gives each
+mxmoe kernel's GPU ms and launches per iteration.
 """
 from __future__ import annotations
 
@@ -62,6 +63,7 @@ def gpu_time_breakdown(step, iters=3):
             step()
         torch.cuda.synchronize()
     cls = {"mxmoe_gemm_ms": 0.0, "mxmoe_quantize_ms": 0.0, "torch_ms": 0.0}
+    kernels = {}  # mxmoe kernel name -> [ms per iteration, launches per iteration]
     for e in prof.events():
         if e.device_type != torch.autograd.DeviceType.CUDA:
             continue
@@ -69,7 +71,14 @@ def gpu_time_breakdown(step, iters=3):
         key = ("mxmoe_gemm_ms" if "grouped_matmul" in e.name else
                "mxmoe_quantize_ms" if "__quantize" in e.name else "torch_ms")
         cls[key] += us / 1e3 / iters
-    return {k: round(v, 3) for k, v in cls.items()}
+        if key != "torch_ms":
+            k = kernels.setdefault(e.name, [0.0, 0.0])
+            k[0] += us / 1e3 / iters
+            k[1] += 1 / iters
+    out = {k: round(v, 3) for k, v in cls.items()}
+    out["mxmoe_ms_by_kernel"] = {n: [round(t, 3), round(c, 2)]
+                                 for n, (t, c) in sorted(kernels.items(), key=lambda kv: -kv[1][0])}
+    return out
 
 
 def main():

@@ -149,10 +149,9 @@ void buildKernelBody(
   Location loc = fn.getLoc();
   Value bid = gpu::BlockIdOp::create(b, gpu::Dimension::x);
   Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
-  Value gtid = b.add(b.mulc(bid, blockSize), tid);
-  Value inRange = b.ult(gtid, work);
 
   GroupTable table;
+  Value valid;
   if (groups) {
     auto wg = gpu::AddressSpaceAttr::get(b.getContext(),
                                          gpu::AddressSpace::Workgroup);
@@ -178,61 +177,121 @@ void buildKernelBody(
     Value total = groups->totalScalar >= 0 ? scalars[groups->totalScalar]
                                            : b.idx(groups->total);
 
-    auto first = scf::IfOp::create(b, b.eq(tid, b.idx(0)), false);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(&first.getThenRegion().front());
-      SmallVector<Value> init{b.idx(0),
-                              arith::ConstantIntOp::create(b, b.getI1Type(), 1)};
-      for (size_t u = 0; u < groups->units.size(); ++u)
-        init.push_back(b.idx(0));
-      auto loop = scf::ForOp::create(b, b.idx(0), b.idx(G), b.idx(1), init);
-      {
-        OpBuilder::InsertionGuard g2(b);
-        b.setInsertionPointToStart(loop.getBody());
-        Value g = loop.getInductionVar();
-        Value prev = loop.getRegionIterArg(0), ok = loop.getRegionIterArg(1);
-        Value o = arith::IndexCastOp::create(b, b.getIndexType(),
-                                             b.load(offsets, g));
-        Value ge = arith::CmpIOp::create(b, arith::CmpIPredicate::sge, o, prev);
-        Value le = arith::CmpIOp::create(b, arith::CmpIPredicate::sle, o,
-                                         total);
-        ok = b.andi(ok, b.andi(ge, le));
-        Value size = b.maxsi(b.sub(o, prev), b.idx(0));
-        // Keep the prefix sums bounded for invalid input (never used then).
-        o = b.select(ge, b.minsi(o, total), prev);
-        b.store(o, table.ends, g);
-        SmallVector<Value> yields{o, ok};
-        for (auto [u, unit] : llvm::enumerate(groups->units)) {
-          Value acc = loop.getRegionIterArg(2 + u);
-          b.store(acc, table.starts[u], g);
-          Value n = b.div(b.add(size, b.idx(unit.divisor - 1)), unit.divisor);
-          n = b.mulc(b.div(b.add(n, b.idx(unit.roundTo - 1)), unit.roundTo),
-                     unit.roundTo);
-          yields.push_back(b.add(acc, n));
-        }
-        scf::YieldOp::create(b, yields);
-      }
-      Value ok = loop.getResult(1);
+    // The table is built by all of the CTA's threads (thread 0 alone, one
+    // dependent step per group, made the prologue longer than the CTA's
+    // work at G = 128: the Qwen3 layer's token-group quantize ran at 11 %
+    // of copy bandwidth, bench/RESULTS.md): each thread copies offsets into
+    // `ends` (coalesced), validates its group against its predecessor
+    // (clearing `flag` on a violation), and the padded sizes of each
+    // PrefixUnit are scanned in blockSize chunks (Hillis-Steele in
+    // `scratch`, ceil(log2(min(G, blockSize))) steps) into `starts`. For
+    // invalid offsets the table's values are unused (the body does not
+    // run).
+    int64_t units = groups->units.size();
+    SmallVector<Value> scratch;
+    for (int64_t u = 0; u < units; ++u)
+      scratch.push_back(fn.addWorkgroupAttribution(
+          MemRefType::get({blockSize}, b.getIndexType(),
+                          MemRefLayoutAttrInterface{}, wg),
+          loc));
+    fn.setWorkgroupAttributionAttr(fn.getNumWorkgroupAttributions() - 1,
+                                   "llvm.align", b.getI64IntegerAttr(16));
+    if (units > 1)
+      fn.setWorkgroupAttributionAttr(fn.getNumWorkgroupAttributions() - 2,
+                                     "llvm.align", b.getI64IntegerAttr(16));
+    auto ifThen = [&](Value cond, function_ref<void()> then) {
+      auto op = scf::IfOp::create(b, cond, false);
+      OpBuilder::InsertionGuard g2(b);
+      b.setInsertionPointToStart(&op.getThenRegion().front());
+      then();
+    };
+    ifThen(b.eq(tid, b.idx(0)), [&] { b.store(b.i32(1), flag, b.idx(0)); });
+    for (int64_t g0 = 0; g0 < G; g0 += blockSize) {
+      Value g = b.add(tid, b.idx(g0));
+      ifThen(b.ult(g, b.idx(G)), [&] {
+        b.store(arith::IndexCastOp::create(b, b.getIndexType(),
+                                           b.load(offsets, g)),
+                table.ends, g);
+      });
+    }
+    gpu::BarrierOp::create(b);
+    SmallVector<Value> carry(units, b.idx(0));
+    for (int64_t g0 = 0; g0 < G; g0 += blockSize) {
+      Value g = b.add(tid, b.idx(g0));
+      Value inG = b.ult(g, b.idx(G));
+      // Clamped indices keep the loads in bounds; inG masks the values.
+      Value gc = b.minui(g, b.idx(G - 1));
+      Value o = b.load(table.ends, gc);
+      Value first = b.eq(g, b.idx(0));
+      Value prev = b.select(
+          first, b.idx(0),
+          b.load(table.ends, b.select(first, b.idx(0), b.sub(gc, b.idx(1)))));
+      Value ge = arith::CmpIOp::create(b, arith::CmpIPredicate::sge, o, prev);
+      Value le = arith::CmpIOp::create(b, arith::CmpIPredicate::sle, o, total);
+      Value bad = b.andi(inG, arith::XOrIOp::create(
+                                  b, b.andi(ge, le),
+                                  arith::ConstantIntOp::create(b, b.getI1Type(), 1)));
+      ifThen(bad, [&] { b.store(b.i32(0), flag, b.idx(0)); });
+      Value size = b.select(inG, b.maxsi(b.sub(o, prev), b.idx(0)), b.idx(0));
+      SmallVector<Value> n;
       for (auto [u, unit] : llvm::enumerate(groups->units)) {
-        Value sum = loop.getResult(2 + u);
-        b.store(sum, table.starts[u], b.idx(G));
+        Value c = b.div(b.add(size, b.idx(unit.divisor - 1)), unit.divisor);
+        n.push_back(b.mulc(b.div(b.add(c, b.idx(unit.roundTo - 1)), unit.roundTo),
+                           unit.roundTo));
+        b.store(n.back(), scratch[u], tid);
+      }
+      gpu::BarrierOp::create(b);
+      // Steps up to the chunk's group count: its last entry is then the
+      // chunk's total (entries past it are never read).
+      int64_t chunk = std::min(blockSize, G - g0);
+      for (int64_t d = 1; d < chunk; d *= 2) {
+        SmallVector<Value> v;
+        for (int64_t u = 0; u < units; ++u) {
+          Value mine = b.load(scratch[u], tid);
+          Value low = b.ult(tid, b.idx(d));
+          Value other = b.load(scratch[u], b.select(low, b.idx(0), b.sub(tid, b.idx(d))));
+          v.push_back(b.add(mine, b.select(low, b.idx(0), other)));
+        }
+        gpu::BarrierOp::create(b);
+        for (int64_t u = 0; u < units; ++u)
+          b.store(v[u], scratch[u], tid);
+        gpu::BarrierOp::create(b);
+      }
+      for (int64_t u = 0; u < units; ++u) {
+        Value incl = b.load(scratch[u], tid);
+        Value start = b.add(carry[u], b.sub(incl, n[u]));
+        ifThen(inG, [&] { b.store(start, table.starts[u], g); });
+        carry[u] = b.add(carry[u], b.load(scratch[u], b.idx(chunk - 1)));
+      }
+      gpu::BarrierOp::create(b); // scratch is rewritten by the next chunk
+    }
+    ifThen(b.eq(tid, b.idx(0)), [&] {
+      Value capOk = arith::ConstantIntOp::create(b, b.getI1Type(), 1);
+      for (auto [u, unit] : llvm::enumerate(groups->units)) {
+        b.store(carry[u], table.starts[u], b.idx(G));
         Value capacity =
             unit.capacityScalar >= 0
                 ? b.div(scalars[unit.capacityScalar], unit.capacity)
                 : b.idx(unit.capacity);
-        ok = b.andi(ok, b.ule(sum, capacity));
+        capOk = b.andi(capOk, b.ule(carry[u], capacity));
       }
-      Value okI32 = arith::ExtUIOp::create(b, b.getI32Type(), ok);
-      b.store(okI32, flag, b.idx(0));
-      auto firstBlock = scf::IfOp::create(b, b.eq(bid, b.idx(0)), false);
-      b.setInsertionPointToStart(&firstBlock.getThenRegion().front());
-      b.store(b.sub(b.i32(1), okI32), status, b.idx(0));
-    }
+      ifThen(arith::XOrIOp::create(
+                 b, capOk, arith::ConstantIntOp::create(b, b.getI1Type(), 1)),
+             [&] { b.store(b.i32(0), flag, b.idx(0)); });
+    });
     gpu::BarrierOp::create(b);
-    Value valid = b.ne(b.load(flag, b.idx(0)), b.i32(0));
-    inRange = b.andi(inRange, valid);
+    // Every thread's violations are in `flag` now; block 0 reports it.
+    ifThen(b.andi(b.eq(bid, b.idx(0)), b.eq(tid, b.idx(0))), [&] {
+      b.store(b.sub(b.i32(1), b.load(flag, b.idx(0))), status, b.idx(0));
+    });
+    gpu::BarrierOp::create(b);
+    valid = b.ne(b.load(flag, b.idx(0)), b.i32(0));
   }
+  // (Computed after the group table: not live across its loops.)
+  Value gtid = b.add(b.mulc(bid, blockSize), tid);
+  Value inRange = b.ult(gtid, work);
+  if (valid)
+    inRange = b.andi(inRange, valid);
 
   auto ifOp = scf::IfOp::create(b, inRange, /*withElseRegion=*/false);
   b.setInsertionPointToStart(&ifOp.getThenRegion().front());

@@ -2,15 +2,35 @@
 
 // Jagged token axis (32x1 along tokens, per-group 32-blocks) with
 // per-K-group blocked scales. Parameters: input, offsets, data, scales,
-// status. Thread 0 of every CTA builds the group table (end offsets, 32-block
-// starts, 4-column starts) in shared memory and validates the offsets.
+// status. Every CTA builds the group table (end offsets, 32-block starts,
+// 4-column starts) in shared memory with all its threads: each copies one
+// offset, checks it against its predecessor (a violation clears the flag),
+// and the padded sizes are prefix-summed in two 256-entry scratch arrays
+// (Hillis-Steele: per step a barrier between the loads and the stores, one
+// after them).
 // Pointers (input, offsets, data, scales, status), then the sizes: batch,
 // rows, len, hp_batch, hp_row, hp_along, scale rows and columns, tokens.
 // CHECK-LABEL: gpu.func @jagged__quantize_0(%{{.*}}: !llvm.ptr {llvm.noalias, mxmoe.element_type = bf16}, %{{.*}}: !llvm.ptr {llvm.noalias, mxmoe.element_type = i32}, %{{.*}}: !llvm.ptr {llvm.noalias, mxmoe.element_type = f8E4M3FN}, %{{.*}}: !llvm.ptr {llvm.noalias, mxmoe.element_type = f8E8M0FNU}, %{{.*}}: !llvm.ptr {llvm.noalias, mxmoe.element_type = i32}, %{{.*}}: i64 {mxmoe.scalar = "batch"}, %{{.*}}: i64 {mxmoe.scalar = "rows"}, %{{.*}}: i64 {mxmoe.scalar = "len"}, %{{.*}}: i64 {mxmoe.scalar = "hp_batch"}, %{{.*}}: i64 {mxmoe.scalar = "hp_row"}, %{{.*}}: i64 {mxmoe.scalar = "hp_along"}, %{{.*}}: i64 {mxmoe.scalar = "scale_rows"}, %{{.*}}: i64 {mxmoe.scalar = "scale_cols"}, %{{.*}}: i64 {mxmoe.scalar = "tokens"})
-// CHECK-SAME: workgroup(%[[ENDS:.*]] : memref<5xindex, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[STARTS32:.*]] : memref<6xindex, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[STARTS4:.*]] : memref<6xindex, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[FLAG:.*]] : memref<1xi32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
-// CHECK: scf.for
-// CHECK: arith.cmpi sge
-// CHECK: arith.cmpi sle
+// CHECK-SAME: workgroup(%[[ENDS:.*]] : memref<5xindex, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[STARTS32:.*]] : memref<6xindex, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[STARTS4:.*]] : memref<6xindex, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[FLAG:.*]] : memref<1xi32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[SCAN32:.*]] : memref<256xindex, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[SCAN4:.*]] : memref<256xindex, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK: memref.store %c1_i32, %[[FLAG]]
+// CHECK: memref.store %{{.*}}, %[[ENDS]][%{{.*}}]
+// CHECK: gpu.barrier
+// CHECK: %[[O:.*]] = memref.load %[[ENDS]]
+// CHECK: %[[PREV:.*]] = memref.load %[[ENDS]]
+// CHECK: arith.cmpi sge, %[[O]]
+// CHECK: arith.cmpi sle, %[[O]]
+// CHECK: memref.store %{{.*}}, %[[FLAG]]
+// CHECK: memref.store %{{.*}}, %[[SCAN32]][%thread_id_x]
+// CHECK: memref.store %{{.*}}, %[[SCAN4]][%thread_id_x]
+// One barrier, then ceil(log2(5)) = 3 scan steps of two barriers each:
+// CHECK-COUNT-7: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK: memref.store %{{.*}}, %[[STARTS32]]
+// CHECK: memref.store %{{.*}}, %[[STARTS4]]
+// CHECK: gpu.barrier
+// Thread 0: the totals and the capacity check.
+// CHECK: memref.store %{{.*}}, %[[STARTS32]][%c5{{.*}}]
+// CHECK: memref.store %{{.*}}, %[[STARTS4]][%c5{{.*}}]
 // CHECK: gpu.barrier
 // CHECK: memref.load %[[FLAG]]
 func.func @jagged(%x: tensor<300x96xbf16>, %o: tensor<5xi32>) {
@@ -25,7 +45,7 @@ func.func @jagged(%x: tensor<300x96xbf16>, %o: tensor<5xi32>) {
 // M-grouped blocked scales fused into a rowwise quantization: the group
 // table holds 128-row tile starts.
 // CHECK-LABEL: gpu.func @mgroups__quantize_0(%{{.*}}: !llvm.ptr {llvm.noalias, mxmoe.element_type = bf16}, %{{.*}}: !llvm.ptr {llvm.noalias, mxmoe.element_type = i32}, %{{.*}}: !llvm.ptr {llvm.noalias, mxmoe.element_type = f8E4M3FN}, %{{.*}}: !llvm.ptr {llvm.noalias, mxmoe.element_type = f8E8M0FNU}, %{{.*}}: !llvm.ptr {llvm.noalias, mxmoe.element_type = i32}, %{{.*}}: i64 {mxmoe.scalar = "batch"}
-// CHECK-SAME: workgroup(%{{.*}} : memref<3xindex, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<4xindex, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<1xi32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK-SAME: workgroup(%{{.*}} : memref<3xindex, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<4xindex, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<1xi32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %{{.*}} : memref<256xindex, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 func.func @mgroups(%x: tensor<300x2880xbf16>, %o: tensor<3xi32>) {
   %q, %s = mxmoe.quantize %x offsets(%o : tensor<3xi32>) {axis = 1 : i64}
       : tensor<300x2880xbf16> -> tensor<300x2880xf8E4M3FN>,
