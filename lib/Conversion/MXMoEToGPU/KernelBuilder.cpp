@@ -222,10 +222,10 @@ void buildKernelBody(
       // Clamped indices keep the loads in bounds; inG masks the values.
       Value gc = b.minui(g, b.idx(G - 1));
       Value o = b.load(table.ends, gc);
-      Value first = b.eq(g, b.idx(0));
-      Value prev = b.select(
-          first, b.idx(0),
-          b.load(table.ends, b.select(first, b.idx(0), b.sub(gc, b.idx(1)))));
+      // The predecessor's index from the clamped gc (g - 1 would be -1 for
+      // the threads past the only group when G == 1).
+      Value prevIdx = b.select(b.eq(gc, b.idx(0)), b.idx(0), b.sub(gc, b.idx(1)));
+      Value prev = b.select(b.eq(g, b.idx(0)), b.idx(0), b.load(table.ends, prevIdx));
       Value ge = arith::CmpIOp::create(b, arith::CmpIPredicate::sge, o, prev);
       Value le = arith::CmpIOp::create(b, arith::CmpIPredicate::sle, o, total);
       Value bad = b.andi(inG, arith::XOrIOp::create(
@@ -284,7 +284,7 @@ void buildKernelBody(
     ifThen(b.andi(b.eq(bid, b.idx(0)), b.eq(tid, b.idx(0))), [&] {
       b.store(b.sub(b.i32(1), b.load(flag, b.idx(0))), status, b.idx(0));
     });
-    gpu::BarrierOp::create(b);
+    // No barrier needed: nothing writes `flag` after the one above.
     valid = b.ne(b.load(flag, b.idx(0)), b.i32(0));
   }
   // (Computed after the group table: not live across its loops.)

@@ -84,8 +84,9 @@ struct PrefixUnit {
 };
 
 /// The group table of a CTA: group end offsets and the prefix arrays, in
-/// shared memory: the offsets copied in by all threads, the prefix arrays
-/// computed from them by thread 0, published with a barrier.
+/// shared memory, built by all threads of the CTA (the offsets copied in,
+/// validated per group, the prefix arrays scanned in parallel) and
+/// published with a barrier.
 struct GroupTable {
   int64_t numGroups = 0;
   Value ends;                  ///< memref<G x index>, workgroup memory

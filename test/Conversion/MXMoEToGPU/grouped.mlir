@@ -63,3 +63,38 @@ func.func @fp4(%x: tensor<64x64xbf16>) {
       : tensor<64x64xbf16> -> tensor<64x64xf4E2M1FN>, tensor<64x2xf8E8M0FNU>
   return
 }
+
+// -----
+
+// One group: no scan steps (the single padded size is its own prefix);
+// the barriers are the offsets copy, the scratch stores, the chunk's end
+// and the totals.
+// CHECK-LABEL: gpu.func @one_group__quantize_0
+// CHECK-SAME: workgroup(%[[ENDS1:.*]] : memref<1xindex, #gpu.address_space<workgroup>>
+// CHECK-COUNT-4: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+func.func @one_group(%x: tensor<300x96xbf16>, %o: tensor<1xi32>) {
+  %q, %s = mxmoe.quantize %x offsets(%o : tensor<1xi32>) {axis = 0 : i64}
+      : tensor<300x96xbf16> -> tensor<96x320xf8E4M3FN>,
+        tensor<128x12xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, per_k_group>>
+  return
+}
+
+// -----
+
+// 300 groups, more than the 256 threads of a CTA: two chunks, scanned in
+// 8 and 6 steps (ceil(log2(256)), ceil(log2(44))), the second starting
+// from the first's totals.
+// CHECK-LABEL: gpu.func @many_groups__quantize_0
+// CHECK-SAME: workgroup(%{{.*}} : memref<300xindex, #gpu.address_space<workgroup>>
+// 1 (copy) + 1 + 2 x 8 + 1 (chunk 1) + 1 + 2 x 6 + 1 (chunk 2) + 1 (totals):
+// CHECK-COUNT-34: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
+func.func @many_groups(%x: tensor<9600x64xbf16>, %o: tensor<300xi32>) {
+  %q, %s = mxmoe.quantize %x offsets(%o : tensor<300xi32>) {axis = 0 : i64}
+      : tensor<9600x64xbf16> -> tensor<64x19168xf8E4M3FN>,
+        tensor<64x599xf8E8M0FNU>
+  return
+}
