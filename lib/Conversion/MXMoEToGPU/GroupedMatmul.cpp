@@ -179,13 +179,6 @@ void fenceAsyncShared(GB &b) {
       NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
 }
 
-void ifThen(GB &b, Value cond, function_ref<void()> then) {
-  auto op = scf::IfOp::create(b, cond, /*withElseRegion=*/false);
-  OpBuilder::InsertionGuard g(b);
-  b.setInsertionPointToStart(&op.getThenRegion().front());
-  then();
-}
-
 /// scf.if yielding `then()` or `otherwise` values.
 SmallVector<Value> ifYield(GB &b, Value cond, ValueRange otherwise,
                            function_ref<SmallVector<Value>()> then) {

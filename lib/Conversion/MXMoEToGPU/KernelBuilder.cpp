@@ -64,6 +64,10 @@ Value KB::select(Value c, Value a, Value b) {
   return arith::SelectOp::create(*this, c, a, b);
 }
 Value KB::andi(Value a, Value b) { return arith::AndIOp::create(*this, a, b); }
+Value KB::lnot(Value a) {
+  return arith::XOrIOp::create(*this, a,
+                               arith::ConstantIntOp::create(*this, getI1Type(), 1));
+}
 Value KB::ori(Value a, Value b) { return arith::OrIOp::create(*this, a, b); }
 Value KB::shrui(Value a, int64_t s) {
   return arith::ShRUIOp::create(
@@ -122,8 +126,7 @@ Value KB::countLE(Value arr, int64_t n, Value key) {
     // Clamp so the load stays in bounds when the range is already closed.
     Value safeMid = minui(mid, idx(n - 1));
     Value le = ule(load(arr, safeMid), key);
-    Value goRight = andi(open, le), goLeft = andi(open, arith::XOrIOp::create(
-                                                          *this, le, arith::ConstantIntOp::create(*this, getI1Type(), 1)));
+    Value goRight = andi(open, le), goLeft = andi(open, lnot(le));
     lo = select(goRight, add(mid, idx(1)), lo);
     hi = select(goLeft, mid, hi);
   }
@@ -133,6 +136,25 @@ Value KB::countLE(Value arr, int64_t n, Value key) {
 Value GroupTable::groupBegin(KB &b, Value g) {
   Value prev = b.sub(b.maxsi(g, b.idx(1)), b.idx(1));
   return b.select(b.eq(g, b.idx(0)), b.idx(0), b.load(ends, prev));
+}
+
+void mlir::mxmoe::kernels::ifThen(KB &b, Value cond,
+                                  function_ref<void()> then) {
+  auto op = scf::IfOp::create(b, cond, /*withElseRegion=*/false);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&op.getThenRegion().front());
+  then();
+}
+
+void mlir::mxmoe::kernels::ifThenElse(KB &b, Value cond,
+                                      function_ref<void()> then,
+                                      function_ref<void()> otherwise) {
+  auto op = scf::IfOp::create(b, cond, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(&op.getThenRegion().front());
+  then();
+  b.setInsertionPointToStart(&op.getElseRegion().front());
+  otherwise();
 }
 
 //===----------------------------------------------------------------------===//
@@ -199,16 +221,10 @@ void buildKernelBody(
     if (units > 1)
       fn.setWorkgroupAttributionAttr(fn.getNumWorkgroupAttributions() - 2,
                                      "llvm.align", b.getI64IntegerAttr(16));
-    auto ifThen = [&](Value cond, function_ref<void()> then) {
-      auto op = scf::IfOp::create(b, cond, false);
-      OpBuilder::InsertionGuard g2(b);
-      b.setInsertionPointToStart(&op.getThenRegion().front());
-      then();
-    };
-    ifThen(b.eq(tid, b.idx(0)), [&] { b.store(b.i32(1), flag, b.idx(0)); });
+    ifThen(b, b.eq(tid, b.idx(0)), [&] { b.store(b.i32(1), flag, b.idx(0)); });
     for (int64_t g0 = 0; g0 < G; g0 += blockSize) {
       Value g = b.add(tid, b.idx(g0));
-      ifThen(b.ult(g, b.idx(G)), [&] {
+      ifThen(b, b.ult(g, b.idx(G)), [&] {
         b.store(arith::IndexCastOp::create(b, b.getIndexType(),
                                            b.load(offsets, g)),
                 table.ends, g);
@@ -228,10 +244,8 @@ void buildKernelBody(
       Value prev = b.select(b.eq(g, b.idx(0)), b.idx(0), b.load(table.ends, prevIdx));
       Value ge = arith::CmpIOp::create(b, arith::CmpIPredicate::sge, o, prev);
       Value le = arith::CmpIOp::create(b, arith::CmpIPredicate::sle, o, total);
-      Value bad = b.andi(inG, arith::XOrIOp::create(
-                                  b, b.andi(ge, le),
-                                  arith::ConstantIntOp::create(b, b.getI1Type(), 1)));
-      ifThen(bad, [&] { b.store(b.i32(0), flag, b.idx(0)); });
+      Value bad = b.andi(inG, b.lnot(b.andi(ge, le)));
+      ifThen(b, bad, [&] { b.store(b.i32(0), flag, b.idx(0)); });
       Value size = b.select(inG, b.maxsi(b.sub(o, prev), b.idx(0)), b.idx(0));
       SmallVector<Value> n;
       for (auto [u, unit] : llvm::enumerate(groups->units)) {
@@ -260,12 +274,12 @@ void buildKernelBody(
       for (int64_t u = 0; u < units; ++u) {
         Value incl = b.load(scratch[u], tid);
         Value start = b.add(carry[u], b.sub(incl, n[u]));
-        ifThen(inG, [&] { b.store(start, table.starts[u], g); });
+        ifThen(b, inG, [&] { b.store(start, table.starts[u], g); });
         carry[u] = b.add(carry[u], b.load(scratch[u], b.idx(chunk - 1)));
       }
       gpu::BarrierOp::create(b); // scratch is rewritten by the next chunk
     }
-    ifThen(b.eq(tid, b.idx(0)), [&] {
+    ifThen(b, b.eq(tid, b.idx(0)), [&] {
       Value capOk = arith::ConstantIntOp::create(b, b.getI1Type(), 1);
       for (auto [u, unit] : llvm::enumerate(groups->units)) {
         b.store(carry[u], table.starts[u], b.idx(G));
@@ -275,13 +289,11 @@ void buildKernelBody(
                 : b.idx(unit.capacity);
         capOk = b.andi(capOk, b.ule(carry[u], capacity));
       }
-      ifThen(arith::XOrIOp::create(
-                 b, capOk, arith::ConstantIntOp::create(b, b.getI1Type(), 1)),
-             [&] { b.store(b.i32(0), flag, b.idx(0)); });
+      ifThen(b, b.lnot(capOk), [&] { b.store(b.i32(0), flag, b.idx(0)); });
     });
     gpu::BarrierOp::create(b);
     // Every thread's violations are in `flag` now; block 0 reports it.
-    ifThen(b.andi(b.eq(bid, b.idx(0)), b.eq(tid, b.idx(0))), [&] {
+    ifThen(b, b.andi(b.eq(bid, b.idx(0)), b.eq(tid, b.idx(0))), [&] {
       b.store(b.sub(b.i32(1), b.load(flag, b.idx(0))), status, b.idx(0));
     });
     // No barrier needed: nothing writes `flag` after the one above.
@@ -502,9 +514,7 @@ Value e2m1Code(KB &b, Value x) {
   Value neg = b.ne(b.andi(bits, b.i32(0x80000000)), b.i32(0));
   Value isNaN =
       arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, x, x);
-  Value sign = b.andi(neg, arith::XOrIOp::create(
-                               b, isNaN, arith::ConstantIntOp::create(
-                                             b, b.getI1Type(), 1)));
+  Value sign = b.andi(neg, b.lnot(isNaN));
   return b.select(sign, b.ori(code, b.i8(8)), code);
 }
 

@@ -45,6 +45,8 @@ struct KB : ImplicitLocOpBuilder {
   Value select(Value c, Value a, Value b);
   Value andi(Value a, Value b);
   Value ori(Value a, Value b);
+  /// Logical not of an i1.
+  Value lnot(Value a);
   Value shrui(Value a, int64_t s);
   Value shli(Value a, int64_t s);
   Value maxsi(Value a, Value b);
@@ -82,6 +84,12 @@ struct PrefixUnit {
   /// `capacityScalar` divided by `capacity`.
   int capacityScalar = -1;
 };
+
+/// Runs `then` when `cond` (i1) holds (an scf.if without results).
+void ifThen(KB &b, Value cond, function_ref<void()> then);
+/// Runs `then` or `otherwise`.
+void ifThenElse(KB &b, Value cond, function_ref<void()> then,
+                function_ref<void()> otherwise);
 
 /// The group table of a CTA: group end offsets and the prefix arrays, in
 /// shared memory, built by all threads of the CTA (the offsets copied in,

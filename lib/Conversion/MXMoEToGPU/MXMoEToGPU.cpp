@@ -211,25 +211,6 @@ Value quantizeBlock(KB &b, ArrayRef<Value> xs, RoundingMode mode,
   return byte;
 }
 
-/// Runs `then` when `cond` holds.
-void ifThen(KB &b, Value cond, function_ref<void()> then) {
-  auto ifOp = scf::IfOp::create(b, cond, false);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-  then();
-}
-
-/// Runs `then` or `otherwise`.
-void ifThenElse(KB &b, Value cond, function_ref<void()> then,
-                function_ref<void()> otherwise) {
-  auto ifOp = scf::IfOp::create(b, cond, true);
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(&ifOp.getThenRegion().front());
-  then();
-  b.setInsertionPointToStart(&ifOp.getElseRegion().front());
-  otherwise();
-}
-
 Value largestStartLE(KB &b, GroupTable &t, unsigned unit, Value key) {
   return b.sub(b.countLE(t.starts[unit], t.numGroups, key), b.idx(1));
 }
@@ -788,10 +769,7 @@ LogicalResult KernelGen::genQuantize(QuantizeOp op) {
                   real = b.andi(inGroups, b.andi(b.ult(local, size), colOk));
                 }
               }
-              ifThen(b, arith::XOrIOp::create(
-                            b, real,
-                            arith::ConstantIntOp::create(b, b.getI1Type(), 1)),
-                     [&] { storeZeroScale(b, smem, o); });
+              ifThen(b, b.lnot(real), [&] { storeZeroScale(b, smem, o); });
         };
         if (!blocked) {
           lower(t);
