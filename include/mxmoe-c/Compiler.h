@@ -45,7 +45,7 @@ typedef struct MxmoeLogicalResult {
  *  fields are NUL-terminated and may be NULL (default). The struct grows
  *  between versions: code compiled against one
  *  header must run with that version's library, whose SONAME carries the
- *  version (libmxmoe_compiler.so.0.1; llvmOptLevel and tileRule came in
+ *  version (libmxmoe_compiler.so.0.1; llvmOptLevel, tileRule and recipe came in
  *  0.1). */
 typedef struct MxmoeCompileOptions {
   const char *chips;      /**< comma-separated: "sm_90a,sm_100a" (default) */
@@ -64,6 +64,9 @@ typedef struct MxmoeCompileOptions {
                                compiles faster, kernels 1-13 % slower) */
   const char *tileRule;   /**< tiled-MLP `auto` rule: "tokens" (default,
                                ceil(T / tokensPerShard)) or "square" */
+  const char *recipe;     /**< MX scale granularity: "mx32" (default),
+                               "mx128" or "auto" (mx128 when the chips
+                               include sm_90a) */
 } MxmoeCompileOptions;
 
 MxmoeCompileOptions mxmoeCompileOptionsDefault(void);

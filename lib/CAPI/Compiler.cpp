@@ -53,7 +53,7 @@ extern "C" {
 
 MxmoeCompileOptions mxmoeCompileOptionsDefault(void) {
   return {nullptr, nullptr, nullptr, nullptr, 32768, 128, 0, 132, nullptr, 3,
-          nullptr};
+          nullptr, nullptr};
 }
 
 MxmoeCompiler mxmoeCompilerCreate(void) {
@@ -118,6 +118,8 @@ MxmoeLogicalResult mxmoeCompile(MxmoeCompiler compiler, MxmoeStringRef ir,
   opts.llvmOptLevel = o.llvmOptLevel;
   if (o.tileRule && *o.tileRule)
     opts.tileRule = o.tileRule;
+  if (o.recipe && *o.recipe)
+    opts.recipe = o.recipe;
   opts.inputName = name;
   auto art = std::make_unique<MxmoeArtifacts_>();
   if (failed(mxmoe::compileModule(*module, opts, art->result))) {

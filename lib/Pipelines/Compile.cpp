@@ -426,6 +426,9 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
     return emitError(loc, "mxmoe: rounding must be floor, rceil, ceil or "
                           "even, got '")
            << options.rounding << "'";
+  if (!llvm::is_contained({"mx32", "mx128", "auto"}, StringRef(options.recipe)))
+    return emitError(loc, "mxmoe: recipe must be mx32, mx128 or auto, got '")
+           << options.recipe << "'";
   if (options.tokensPerShard < 1)
     return emitError(loc, "mxmoe: tokens-per-shard must be >= 1, got ")
            << options.tokensPerShard;

@@ -14,6 +14,8 @@ void mlir::mxmoe::buildModelPipeline(OpPassManager &pm,
   MXMoEPrecisionPolicyOptions policy;
   policy.report = opts.policyReport;
   policy.rounding = opts.rounding;
+  policy.recipe = opts.recipe;
+  policy.chips = SmallVector<std::string>(opts.chips.begin(), opts.chips.end());
   if (!opts.excludes.empty())
     policy.exclude =
         SmallVector<std::string>(opts.excludes.begin(), opts.excludes.end());

@@ -54,7 +54,7 @@ class _Options(ctypes.Structure):
                 ("tokensPerShard", ctypes.c_int64), ("gemmTileN", ctypes.c_int64),
                 ("gemmStages", ctypes.c_int64), ("gemmCTAs", ctypes.c_int64),
                 ("gemmSm90Mma", ctypes.c_char_p), ("llvmOptLevel", ctypes.c_int64),
-                ("tileRule", ctypes.c_char_p)]
+                ("tileRule", ctypes.c_char_p), ("recipe", ctypes.c_char_p)]
 
 
 def _load():
@@ -138,7 +138,7 @@ def compile(ir: str, chips: Sequence[str] = ("sm_90a", "sm_100a"),  # noqa: A001
             toolkit: Optional[str] = "/usr/local/cuda", tokens_per_shard: int = 32768,
             gemm_tile_n: int = 128, gemm_stages: int = 0, gemm_ctas: int = 132,
             gemm_sm90_mma: str = "auto", llvm_opt_level: int = 3,
-            tile_rule: str = "tokens",
+            tile_rule: str = "tokens", recipe: str = "mx32",
             source_name: str = "<python>") -> CompileOutput:
     """Compiles model-level (or MX-level) mxmoe IR text; see the module doc.
     The options are mxmoe-compile's (`--llvm-opt-level` = llvm_opt_level,
@@ -154,6 +154,7 @@ def compile(ir: str, chips: Sequence[str] = ("sm_90a", "sm_100a"),  # noqa: A001
     opts.gemmSm90Mma = gemm_sm90_mma.encode()
     opts.llvmOptLevel = llvm_opt_level
     opts.tileRule = tile_rule.encode()
+    opts.recipe = recipe.encode()
     data = ir.encode()
     name = source_name.encode()
     src = _StringRef(ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p), len(data))

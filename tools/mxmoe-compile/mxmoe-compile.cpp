@@ -83,6 +83,15 @@ static cl::opt<std::string> rounding("rounding",
              "recipe keeps that recipe's rounding)"),
                                      cl::init("rceil"),
     cl::cat(category));
+static cl::opt<std::string> recipe(
+    "recipe",
+    cl::desc("scale granularity of the MX recipes the policy assigns: mx32 "
+             "(default; one scale per 1x32 block, OCP MX), mx128 (1x128 "
+             "activation and gradient, 128x128 weight scale tiles: valid "
+             "MXFP8, promoted once per 128 K on sm_90a) or auto (mx128 when "
+             "the chips include sm_90a, mx32 for sm_100a / sm_103a alone; "
+             "an op that carries its own recipe keeps it)"),
+    cl::init("mx32"), cl::cat(category));
 static cl::opt<int64_t> tokensPerShard("tokens-per-shard",
                                        cl::desc("tokens per shard of tiled MLPs with shards = auto "
              "(default 32768)"),
@@ -238,6 +247,7 @@ int main(int argc, char **argv) {
   opts.inputName = inputFile.getValue();
   opts.policyReport = outDir + "/policy-report.json";
   opts.rounding = rounding;
+  opts.recipe = recipe;
   opts.excludes.assign(excludes.begin(), excludes.end());
   opts.tokensPerShard = tokensPerShard;
   opts.tileRule = tileRule;

@@ -27,8 +27,6 @@
 namespace mlir::mxmoe {
 
 struct CompileOptions : DefaultPipelineOptions {
-  /// Target chips, in order (sm_90a, sm_100a, sm_103a).
-  std::vector<std::string> chips = {"sm_90a", "sm_100a"};
   /// CUDA toolkit root whose bin/ptxas assembles cubins ("" = PTX only).
   std::string toolkit;
   /// Recorded as the manifest's "input".

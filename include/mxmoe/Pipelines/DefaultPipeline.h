@@ -27,8 +27,17 @@ namespace mlir::mxmoe {
 struct DefaultPipelineOptions {
   /// Extra precision-policy exclude patterns (checked before the defaults).
   std::vector<std::string> excludes;
+  /// Target chips, in order (sm_90a, sm_100a, sm_103a); the policy's
+  /// recipe=auto decides for them.
+  std::vector<std::string> chips = {"sm_90a", "sm_100a"};
   /// MX scale rounding of the recipes the policy assigns.
   std::string rounding = "rceil";
+  /// Scale granularity of the recipes the policy assigns: "mx32", "mx128"
+  /// or "auto" (mx128 when `chips` includes sm_90a; see
+  /// mxmoe-precision-policy). mx32 stays the default until the sm_90a
+  /// MX128 grouped GEMM exists: on the exact MX kernels mx128 is coarser
+  /// without being faster.
+  std::string recipe = "mx32";
   /// Tokens per shard of mxmoe-tile-mlp's `auto` rule.
   int64_t tokensPerShard = 32768;
   /// mxmoe-tile-mlp's `auto` rule: "tokens" (ceil(T / tokensPerShard)) or

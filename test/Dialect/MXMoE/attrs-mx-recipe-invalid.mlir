@@ -94,3 +94,18 @@ func.func @missing_rounding() attributes {r = #mxmoe.mx_recipe<f8E4M3FN, block_s
 func.func @positional_parameters() attributes {r = #mxmoe.mx_recipe<f8E4M3FN, 32, rceil>} {
   return
 }
+
+// -----
+
+// expected-error @+1 {{MX recipe granularity mx128 (1x128 / 128x128 scale tiles) needs an 8-bit element type (f8E4M3FN or f8E5M2), got 'f4E2M1FN'}}
+func.func @mx128_fp4() attributes {r = #mxmoe.mx_recipe<f4E2M1FN, block_size = 32, rounding = rceil, granularity = mx128>} {
+  return
+}
+
+// -----
+
+// expected-error @+2 {{expected ::mlir::mxmoe::ScaleGranularity to be one of: mx32, mx128}}
+// expected-error @+1 {{failed to parse MXMoE_MXRecipeAttr parameter 'granularity' which is to be a `::mlir::mxmoe::ScaleGranularity`}}
+func.func @unknown_granularity() attributes {r = #mxmoe.mx_recipe<f8E4M3FN, block_size = 32, rounding = rceil, granularity = mx64>} {
+  return
+}

@@ -46,3 +46,17 @@ func.func @mx_recipe_on_ops(%x: tensor<64x64xbf16>, %w: tensor<64x64xbf16>, %we:
       : (tensor<64x64xbf16>, tensor<2x64x64xbf16>, tensor<2xi32>) -> tensor<64x64xbf16>
   return
 }
+
+// The optional granularity: mx32 is the default and is not printed; mx128
+// (1x128 / 128x128 scale tiles) is.
+// CHECK-LABEL: func.func @mx_recipe_granularity()
+// CHECK-SAME:    attributes {
+// CHECK-SAME:    r0 = #mxmoe.mx_recipe<f8E4M3FN, block_size = 32, rounding = rceil>,
+// CHECK-SAME:    r1 = #mxmoe.mx_recipe<f8E4M3FN, block_size = 32, rounding = rceil, granularity = mx128>,
+// CHECK-SAME:    r2 = #mxmoe.mx_recipe<f8E5M2, block_size = 32, rounding = floor, granularity = mx128>}
+func.func @mx_recipe_granularity() attributes {
+    r0 = #mxmoe.mx_recipe<f8E4M3FN, block_size = 32, rounding = rceil, granularity = mx32>,
+    r1 = #mxmoe.mx_recipe<f8E4M3FN, block_size = 32, rounding = rceil, granularity = mx128>,
+    r2 = #mxmoe.mx_recipe<f8E5M2, block_size = 32, rounding = floor, granularity = mx128>} {
+  return
+}

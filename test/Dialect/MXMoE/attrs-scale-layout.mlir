@@ -38,3 +38,10 @@ func.func @scale_layout_through_tensor_cast(%b: tensor<256x12xf8E8M0FNU, #mxmoe.
   %c = tensor.cast %b : tensor<256x12xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>> to tensor<?x12xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>
   return %c : tensor<?x12xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>
 }
+
+// The compact layout: one byte per scale tile (MX128).
+// CHECK-LABEL: func.func @scale_layout_compact()
+// CHECK-SAME:    attributes {l0 = #mxmoe.scale_layout<compact, tile = [1, 128]>, l1 = #mxmoe.scale_layout<compact, tile = [128, 128]>, l2 = #mxmoe.scale_layout<compact, tile = [1, 128], per_k_group>}
+func.func @scale_layout_compact() attributes {l0 = #mxmoe.scale_layout<compact, tile = [1, 128]>, l1 = #mxmoe.scale_layout<compact, tile = [128, 128]>, l2 = #mxmoe.scale_layout<compact, per_k_group, tile = [1, 128]>} {
+  return
+}

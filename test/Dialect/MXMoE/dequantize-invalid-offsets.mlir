@@ -20,7 +20,7 @@ func.func @offsets_rank_2(%q: tensor<256x1248xf8E4M3FN>, %s: tensor<256x39xf8E8M
 // -----
 
 func.func @offsets_rowwise_row_major(%q: tensor<1000x256xf8E4M3FN>, %s: tensor<1000x8xf8E8M0FNU>, %offs: tensor<8xi32>) {
-  // expected-error @+1 {{'mxmoe.dequantize' op offsets have no effect on rowwise MX data with row-major scales; remove them, or use blocked_128x4 scales for the M-grouped layout}}
+  // expected-error @+1 {{'mxmoe.dequantize' op offsets have no effect on rowwise MX data with row-major or compact scales; remove them, or use blocked_128x4 scales for the M-grouped layout}}
   %x = mxmoe.dequantize %q, %s offsets(%offs : tensor<8xi32>) {axis = 1 : i64} : tensor<1000x256xf8E4M3FN>, tensor<1000x8xf8E8M0FNU> -> tensor<1000x256xbf16>
   return
 }

@@ -39,7 +39,7 @@ func.func @offsets_index(%x: tensor<1000x256xbf16>, %offs: tensor<8xindex>) {
 
 // Rowwise with row-major scales: the groups would not change anything.
 func.func @offsets_rowwise_row_major(%x: tensor<1000x256xbf16>, %offs: tensor<8xi32>) {
-  // expected-error @+1 {{'mxmoe.quantize' op offsets have no effect on rowwise MX data with row-major scales; remove them, or use blocked_128x4 scales for the M-grouped layout}}
+  // expected-error @+1 {{'mxmoe.quantize' op offsets have no effect on rowwise MX data with row-major or compact scales; remove them, or use blocked_128x4 scales for the M-grouped layout}}
   %q, %s = mxmoe.quantize %x offsets(%offs : tensor<8xi32>) {axis = 1 : i64} : tensor<1000x256xbf16> -> tensor<1000x256xf8E4M3FN>, tensor<1000x8xf8E8M0FNU>
   return
 }
@@ -48,7 +48,7 @@ func.func @offsets_rowwise_row_major(%x: tensor<1000x256xbf16>, %offs: tensor<8x
 
 // ... also with an explicit row_major encoding.
 func.func @offsets_rowwise_explicit_row_major(%x: tensor<1000x256xbf16>, %offs: tensor<8xi32>) {
-  // expected-error @+1 {{'mxmoe.quantize' op offsets have no effect on rowwise MX data with row-major scales; remove them, or use blocked_128x4 scales for the M-grouped layout}}
+  // expected-error @+1 {{'mxmoe.quantize' op offsets have no effect on rowwise MX data with row-major or compact scales; remove them, or use blocked_128x4 scales for the M-grouped layout}}
   %q, %s = mxmoe.quantize %x offsets(%offs : tensor<8xi32>) {axis = 1 : i64} : tensor<1000x256xbf16> -> tensor<1000x256xf8E4M3FN>, tensor<1000x8xf8E8M0FNU, #mxmoe.scale_layout<row_major>>
   return
 }

@@ -29,6 +29,8 @@ void MXMoEDialect::registerAttributes() {
 // #mxmoe.scale_layout<row_major>
 // #mxmoe.scale_layout<blocked_128x4>
 // #mxmoe.scale_layout<blocked_128x4, per_k_group>
+// #mxmoe.scale_layout<compact, tile = [r, c]>
+// #mxmoe.scale_layout<compact, tile = [1, c], per_k_group>
 Attribute ScaleLayoutAttr::parse(AsmParser &parser, Type) {
   llvm::SMLoc loc = parser.getCurrentLocation();
   StringRef kindName;
@@ -37,31 +39,54 @@ Attribute ScaleLayoutAttr::parse(AsmParser &parser, Type) {
   std::optional<ScaleLayoutKind> kind = symbolizeScaleLayoutKind(kindName);
   if (!kind) {
     parser.emitError(loc) << "unknown scale layout '" << kindName
-                          << "'; expected row_major or blocked_128x4";
+                          << "'; expected row_major, blocked_128x4 or compact";
     return {};
   }
   bool perKGroup = false;
-  if (succeeded(parser.parseOptionalComma())) {
+  SmallVector<int64_t> tile;
+  while (succeeded(parser.parseOptionalComma())) {
     llvm::SMLoc flagLoc = parser.getCurrentLocation();
     StringRef flag;
     if (parser.parseKeyword(&flag))
       return {};
-    if (flag != "per_k_group") {
-      parser.emitError(flagLoc)
-          << "unknown scale layout modifier '" << flag
-          << "'; the only modifier is per_k_group";
+    bool repeated = flag == "per_k_group" ? perKGroup
+                    : flag == "tile"      ? !tile.empty()
+                                          : false;
+    if (repeated) {
+      parser.emitError(flagLoc) << "scale layout modifier '" << flag
+                                << "' given twice";
       return {};
     }
-    perKGroup = true;
+    if (flag == "per_k_group") {
+      perKGroup = true;
+    } else if (flag == "tile") {
+      if (parser.parseEqual() || parser.parseLSquare())
+        return {};
+      if (parser.parseCommaSeparatedList([&] {
+            return parser.parseInteger(tile.emplace_back());
+          }) ||
+          parser.parseRSquare())
+        return {};
+    } else {
+      parser.emitError(flagLoc)
+          << "unknown scale layout modifier '" << flag
+          << "'; expected per_k_group or tile = [r, c]";
+      return {};
+    }
   }
   if (parser.parseGreater())
     return {};
   return parser.getChecked<ScaleLayoutAttr>(loc, parser.getContext(), *kind,
-                                            perKGroup);
+                                            perKGroup, tile);
 }
 
 void ScaleLayoutAttr::print(AsmPrinter &printer) const {
   printer << "<" << stringifyScaleLayoutKind(getKind());
+  if (!getTile().empty()) {
+    printer << ", tile = [";
+    llvm::interleaveComma(getTile(), printer);
+    printer << "]";
+  }
   if (getPerKGroup())
     printer << ", per_k_group";
   printer << ">";
@@ -69,10 +94,29 @@ void ScaleLayoutAttr::print(AsmPrinter &printer) const {
 
 LogicalResult
 ScaleLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                        ScaleLayoutKind kind, bool perKGroup) {
-  if (perKGroup && kind != ScaleLayoutKind::blocked_128x4)
-    return emitError() << "per_k_group applies only to the blocked_128x4 "
-                          "scale layout";
+                        ScaleLayoutKind kind, bool perKGroup,
+                        ArrayRef<int64_t> tile) {
+  if (kind != ScaleLayoutKind::compact) {
+    if (!tile.empty())
+      return emitError() << "tile = [...] applies only to the compact scale "
+                            "layout (the other layouts hold one scale per "
+                            "32-element block)";
+    if (perKGroup && kind != ScaleLayoutKind::blocked_128x4)
+      return emitError() << "per_k_group applies only to the blocked_128x4 "
+                            "and compact scale layouts";
+    return success();
+  }
+  if (tile.size() != 2 || tile[0] < 1 || tile[1] < ::mxmoe::kMXBlockSize ||
+      tile[1] % ::mxmoe::kMXBlockSize != 0)
+    return emitError() << "the compact scale layout needs tile = [r, c] with "
+                          "r >= 1 rows and c a multiple of 32 along the "
+                          "contraction axis (one E8M0 scale per r x c tile "
+                          "of the data), got ["
+                       << tile << "]";
+  if (perKGroup && tile[0] != 1)
+    return emitError() << "a per_k_group compact layout (windows along a "
+                          "jagged token axis) needs tile rows 1, got ["
+                       << tile << "]";
   return success();
 }
 
@@ -82,7 +126,8 @@ ScaleLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 LogicalResult MXRecipeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                    Type element, int64_t blockSize,
-                                   RoundingMode) {
+                                   RoundingMode,
+                                   ScaleGranularity granularity) {
   if (!isMXElementType(element))
     return emitError() << "MX recipe element type must be an MX element type "
                           "(f8E4M3FN, f8E5M2, f6E2M3FN, f6E3M2FN, f4E2M1FN), "
@@ -92,6 +137,12 @@ LogicalResult MXRecipeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "MX recipe block_size must be 32 (OCP MX v1.0 "
                           "shares one E8M0 scale per 32 elements), got "
                        << blockSize;
+  if (granularity == ScaleGranularity::mx128 &&
+      !isa<Float8E4M3FNType, Float8E5M2Type>(element))
+    return emitError() << "MX recipe granularity mx128 (1x128 / 128x128 "
+                          "scale tiles) needs an 8-bit element type "
+                          "(f8E4M3FN or f8E5M2), got "
+                       << element;
   return success();
 }
 
@@ -110,6 +161,11 @@ bool mlir::mxmoe::isScaleLayoutEncoding(RankedTensorType type) {
 bool mlir::mxmoe::isBlockedScales(RankedTensorType type) {
   ScaleLayoutAttr layout = getScaleLayout(type);
   return layout && layout.isBlocked();
+}
+
+bool mlir::mxmoe::isCompactScales(RankedTensorType type) {
+  ScaleLayoutAttr layout = getScaleLayout(type);
+  return layout && layout.isCompact();
 }
 
 bool mlir::mxmoe::isPerKGroupScales(RankedTensorType type) {

@@ -184,11 +184,25 @@ LogicalResult verifyBlockedScaleShape(Operation *op, StringRef what,
   return success();
 }
 
+/// Compact scales (one byte per scale tile) are written by mxmoe.quantize
+/// and read by mxmoe.dequantize only.
+LogicalResult verifyNotCompact(Operation *op, RankedTensorType scales,
+                               StringRef what) {
+  if (!isCompactScales(scales))
+    return success();
+  return op->emitOpError()
+         << what << " cannot be in the compact layout here (one byte per "
+            "scale tile: only mxmoe.quantize writes it and "
+            "mxmoe.dequantize reads it); use row-major or blocked_128x4 "
+            "scales, whose 1x32 slots hold the tile's scale";
+}
+
 /// Checks scales of row-major logical shape `logical` in either layout.
 LogicalResult verifyScaleShape(Operation *op, StringRef what,
                                ArrayRef<int64_t> logical,
                                RankedTensorType scales, ScaleGroups groups) {
-  if (failed(verifyScaleElementType(op, scales, what)))
+  if (failed(verifyScaleElementType(op, scales, what)) ||
+      failed(verifyNotCompact(op, scales, what)))
     return failure();
   if (isBlockedScales(scales))
     return verifyBlockedScaleShape(op, what, logical, scales, groups);
@@ -210,13 +224,83 @@ LogicalResult verifyBlockSize(Operation *op, int64_t blockSize) {
   return success();
 }
 
+/// `ceil(d / t)` keeping dynamic dims dynamic.
+int64_t divTile(int64_t d, int64_t t) {
+  return ShapedType::isDynamic(d) ? d : ::mxmoe::ceilDiv(d, t);
+}
+
+/// A scale tile [r, c]: r >= 1 rows, c a multiple of 32 along the
+/// contraction axis; more than one row only without token groups.
+LogicalResult verifyScaleTile(Operation *op, std::array<int64_t, 2> tile,
+                              Value offsets) {
+  auto [r, c] = tile;
+  if (r < 1 || c < kMXBlockSize || c % kMXBlockSize != 0)
+    return op->emitOpError()
+           << "scale_tile must be [r, c] with r >= 1 rows and c a multiple "
+              "of 32 along the quantized axis (one scale per r x c tile of "
+              "the data), got ["
+           << r << ", " << c << "]";
+  if (r > 1 && offsets)
+    return op->emitOpError()
+           << "scale_tile [" << r << ", " << c
+           << "] has more than one row, which token groups (offsets) do "
+              "not allow: multi-row tiles are for weights; quantize "
+              "activations and gradients with [1, c] tiles";
+  return success();
+}
+
+/// Compact scales: one byte per tile of the data [.., R, L]:
+/// [.., ceil(R/r), ceil(L/c)]; along a jagged token axis of `tokens`
+/// tokens (`jagged`), [R, Wp] with per-group windows, Wp >= ceil(T/c).
+LogicalResult verifyCompactScaleShape(Operation *op, RankedTensorType data,
+                                      RankedTensorType scales,
+                                      std::array<int64_t, 2> tile, bool jagged,
+                                      int64_t tokens) {
+  if (failed(verifyScaleElementType(op, scales, "scales")))
+    return failure();
+  ArrayRef<int64_t> encTile = getScaleLayout(scales).getTile();
+  if (encTile[0] != tile[0] || encTile[1] != tile[1])
+    return op->emitOpError()
+           << "compact scales have tile = [" << encTile
+           << "] but the quantization's scale_tile is [" << tile[0] << ", "
+           << tile[1] << "]; they must be equal";
+  if (jagged != getScaleLayout(scales).getPerKGroup())
+    return op->emitOpError()
+           << (jagged ? "compact scales along a jagged token axis must be "
+                        "per_k_group (windows restart at every group)"
+                      : "per_k_group compact scales need token groups along "
+                        "the quantized axis (offsets with axis = 0)");
+  SmallVector<int64_t> expected(data.getShape());
+  expected[expected.size() - 2] = divTile(expected[expected.size() - 2],
+                                          tile[0]);
+  int64_t cols = scales.getShape().empty() ? 0 : scales.getShape().back();
+  expected.back() = jagged ? cols : divTile(expected.back(), tile[1]);
+  if (!shapesCompatible(scales.getShape(), expected))
+    return op->emitOpError()
+           << "compact scales must have shape " << formatShape(expected)
+           << " (one E8M0 byte per [" << tile[0] << ", " << tile[1]
+           << "] tile of the data " << formatShape(data.getShape())
+           << "), got " << formatShape(scales.getShape());
+  int64_t minCols = divTile(tokens, tile[1]);
+  if (jagged && !ShapedType::isDynamic(cols) &&
+      !ShapedType::isDynamic(minCols) && cols < minCols)
+    return op->emitOpError()
+           << "per_k_group compact scales need at least ceil(T / " << tile[1]
+           << ") = " << minCols << " window columns for T = " << tokens
+           << " tokens, got " << cols;
+  return success();
+}
+
 /// The shared rules of quantize and dequantize: `hp` is the high-precision
 /// side (quantize input, dequantize result), named `hpName`.
 LogicalResult verifyMXQuantization(Operation *op, RankedTensorType hp,
                                    StringRef hpName, RankedTensorType data,
                                    RankedTensorType scales, int64_t axis,
-                                   int64_t blockSize, Value offsets) {
+                                   int64_t blockSize, Value offsets,
+                                   std::array<int64_t, 2> tile) {
   if (failed(verifyBlockSize(op, blockSize)))
+    return failure();
+  if (failed(verifyScaleTile(op, tile, offsets)))
     return failure();
   int64_t rank = hp.getRank();
   if (rank != 2 && rank != 3)
@@ -247,8 +331,8 @@ LogicalResult verifyMXQuantization(Operation *op, RankedTensorType hp,
     if (!jagged && !isBlockedScales(scales))
       return op->emitOpError()
              << "offsets have no effect on rowwise MX data with row-major "
-                "scales; remove them, or use blocked_128x4 scales for the "
-                "M-grouped layout";
+                "or compact scales; remove them, or use blocked_128x4 "
+                "scales for the M-grouped layout";
   }
 
   // The data is the high-precision tensor with `axis` moved last.
@@ -286,6 +370,10 @@ LogicalResult verifyMXQuantization(Operation *op, RankedTensorType hp,
            << formatShape(hp.getShape()) << " with axis " << axis
            << " moved last: expected " << formatShape(expected);
 
+  if (isCompactScales(scales))
+    return verifyCompactScaleShape(op, data, scales, tile, jagged,
+                                   jagged ? hp.getDimSize(0)
+                                          : ShapedType::kDynamic);
   SmallVector<int64_t> logicalScales(data.getShape());
   logicalScales.back() = divBlock(logicalScales.back());
   ScaleGroups groups = !offsets ? ScaleGroups::None
@@ -612,15 +700,25 @@ LogicalResult TiledMLPOp::verifyRegions() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult QuantizeOp::verify() {
+  if (std::optional<ArrayRef<int64_t>> t = getScaleTile(); t && t->size() != 2)
+    return emitOpError() << "scale_tile must have two entries [r, c], got "
+                         << t->size();
   return verifyMXQuantization(*this, getInput().getType(), "input",
                               getData().getType(), getScales().getType(),
-                              getAxis(), getBlockSize(), getOffsets());
+                              getAxis(), getBlockSize(), getOffsets(),
+                              getScaleTileOrDefault());
 }
 
 LogicalResult DequantizeOp::verify() {
+  // Compact scales carry their tile; the other layouts hold one scale per
+  // 1x32 block whatever tile produced them.
+  std::array<int64_t, 2> tile = {1, kMXBlockSize};
+  if (ScaleLayoutAttr layout = getScaleLayout(getScales().getType());
+      layout && layout.isCompact())
+    tile = {layout.getTile()[0], layout.getTile()[1]};
   return verifyMXQuantization(*this, getResult().getType(), "result",
                               getData().getType(), getScales().getType(),
-                              getAxis(), getBlockSize(), getOffsets());
+                              getAxis(), getBlockSize(), getOffsets(), tile);
 }
 
 //===----------------------------------------------------------------------===//
@@ -630,7 +728,9 @@ LogicalResult DequantizeOp::verify() {
 LogicalResult SwizzleScalesOp::verify() {
   RankedTensorType src = getSource().getType(), dst = getResult().getType();
   if (failed(verifyScaleElementType(*this, src, "source")) ||
-      failed(verifyScaleElementType(*this, dst, "result")))
+      failed(verifyScaleElementType(*this, dst, "result")) ||
+      failed(verifyNotCompact(*this, src, "source")) ||
+      failed(verifyNotCompact(*this, dst, "result")))
     return failure();
   bool srcBlocked = isBlockedScales(src), dstBlocked = isBlockedScales(dst);
   if (srcBlocked == dstBlocked)

@@ -53,10 +53,20 @@ struct Expander {
     return RankedTensorType::get(shape, elem, enc);
   }
 
+  /// The scale tile of an operand under the recipe: [1, 32] for mx32; for
+  /// mx128 [128, 128] for weights and [1, 128] for activations and
+  /// gradients (along the contraction axis, also the token axis of the
+  /// weight gradient).
+  DenseI64ArrayAttr scaleTile(bool weight) {
+    if (!recipe.isMX128())
+      return {};
+    return b.getDenseI64ArrayAttr({weight ? 128 : 1, 128});
+  }
+
   /// Quantizes `x` along `axis` (offsets only for the token axis of the
   /// weight gradient); returns {data, row-major scales}.
   std::pair<Value, Value> quantize(Value x, int64_t axis, Value offsets,
-                                   ArrayRef<int64_t> dataShape,
+                                   ArrayRef<int64_t> dataShape, bool weight,
                                    Type element = {}) {
     SmallVector<int64_t> scaleShape(dataShape);
     scaleShape.back() /= kMXBlockSize;
@@ -65,7 +75,8 @@ struct Expander {
         t(scaleShape, e8m0()), x,
         offsets, b.getI64IntegerAttr(axis),
         b.getI64IntegerAttr(recipe.getBlockSize()),
-        RoundingModeAttr::get(ctx(), recipe.getRounding()));
+        RoundingModeAttr::get(ctx(), recipe.getRounding()),
+        scaleTile(weight));
     return {q.getData(), q.getScales()};
   }
 
@@ -79,13 +90,18 @@ struct Expander {
   /// rowwise (M-grouped blocked scales), w [G, N, K] quantized along
   /// `wAxis` (2: K for the forward; 1: N, 32x1, for the input gradient) so
   /// that its data is [G, R, C] with C the contraction; result [M, R].
+  /// Under mx128 the weight's 128x128 tiles are the same blocks either
+  /// way, so the input gradient's weight holds the forward's values,
+  /// transposed.
   Value mGroupedGemm(Value lhs, int64_t contraction, Value w, int64_t wAxis,
                      int64_t rows, Value offs, Type outElem) {
     int64_t c = contraction / kMXBlockSize;
-    auto [lq, ls] = quantize(lhs, 1, Value(), {d.m, contraction});
+    auto [lq, ls] = quantize(lhs, 1, Value(), {d.m, contraction},
+                             /*weight=*/false);
     Value lb = swizzle(ls, offs,
                        {getGroupPaddedExtent(d.m, d.g, 128), roundUp(c, 4)});
-    auto [wq, ws] = quantize(w, wAxis, Value(), {d.g, rows, contraction});
+    auto [wq, ws] = quantize(w, wAxis, Value(), {d.g, rows, contraction},
+                             /*weight=*/true);
     Value wb = swizzle(ws, Value(), {d.g, roundUp(rows, 128), roundUp(c, 4)});
     return GroupedMatmulOp::create(b, loc, t({d.m, rows}, outElem), lq, lb, wq,
                                    wb, offs);
@@ -124,9 +140,11 @@ struct Expander {
     Type wgElem = isa<Float4E2M1FNType>(recipe.getElement())
                       ? Type(Float8E4M3FNType::get(ctx()))
                       : recipe.getElement();
-    auto [gq, gs] = quantize(dy, 0, offs, {d.n, tp}, wgElem);
+    auto [gq, gs] = quantize(dy, 0, offs, {d.n, tp}, /*weight=*/false,
+                             wgElem);
     Value gb = swizzle(gs, offs, {roundUp(d.n, 128), qp}, /*perKGroup=*/true);
-    auto [xq, xs] = quantize(x, 0, offs, {d.k, tp}, wgElem);
+    auto [xq, xs] = quantize(x, 0, offs, {d.k, tp}, /*weight=*/false,
+                             wgElem);
     Value xb = swizzle(xs, offs, {roundUp(d.k, 128), qp}, /*perKGroup=*/true);
     return GroupedMatmulOp::create(b, loc, t({d.g, d.n, d.k}, outElem), gq, gb,
                                    xq, xb, offs);

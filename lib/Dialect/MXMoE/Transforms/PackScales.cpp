@@ -54,7 +54,7 @@ struct FuseSwizzleIntoQuantize : OpRewritePattern<SwizzleScalesOp> {
         rewriter, quantize.getLoc(), quantize.getData().getType(),
         swizzle.getResult().getType(), quantize.getInput(), offsets,
         quantize.getAxisAttr(), quantize.getBlockSizeAttr(),
-        quantize.getRoundingAttr());
+        quantize.getRoundingAttr(), quantize.getScaleTileAttr());
     rewriter.replaceAllUsesWith(quantize.getData(), fused.getData());
     rewriter.replaceOp(swizzle, fused.getScales());
     rewriter.eraseOp(quantize);

@@ -120,11 +120,14 @@ struct PrecisionPolicyPass
     llvm::erase_if(includes, [](const std::string &s) { return s.empty(); });
 
     MLIRContext *ctx = &getContext();
+    FailureOr<ScaleGranularity> granularity = resolveRecipe(*target);
+    if (failed(granularity))
+      return signalPassFailure();
     Type elem = *target == Precision::mxfp4
                     ? Type(Float4E2M1FNType::get(ctx))
                     : Type(Float8E4M3FNType::get(ctx));
-    auto recipe =
-        MXRecipeAttr::get(ctx, elem, ::mxmoe::kMXBlockSize, *mode);
+    auto recipe = MXRecipeAttr::get(ctx, elem, ::mxmoe::kMXBlockSize, *mode,
+                                    *granularity);
 
     llvm::json::Array rows;
     WalkResult walk = getOperation().walk([&](Operation *op) {
@@ -172,22 +175,64 @@ struct PrecisionPolicyPass
           return nullptr;
         return v;
       };
-      rows.push_back(llvm::json::Object{
-          {"fqn", fqn},
-          {"op", op->getName().getStringRef()},
-          {"M", dim(s.m)},
-          {"N", dim(s.n)},
-          {"K", dim(s.k)},
-          {"groups", s.g},
-          {"precision", stringifyPrecision(d.precision)},
-          {"rule", d.rule},
-          {"reason", d.reason}});
+      llvm::json::Object row{{"fqn", fqn},
+                             {"op", op->getName().getStringRef()},
+                             {"M", dim(s.m)},
+                             {"N", dim(s.n)},
+                             {"K", dim(s.k)},
+                             {"groups", s.g},
+                             {"precision", stringifyPrecision(d.precision)},
+                             {"rule", d.rule},
+                             {"reason", d.reason}};
+      if (auto r = op->getAttrOfType<MXRecipeAttr>("recipe");
+          r && d.precision != Precision::bf16)
+        row["recipe"] = stringifyScaleGranularity(r.getGranularity());
+      rows.push_back(std::move(row));
       return WalkResult::advance();
     });
     if (walk.wasInterrupted())
       return signalPassFailure();
-    if (!report.empty() && failed(writeReport(std::move(rows))))
+    if (!report.empty() && failed(writeReport(std::move(rows), *granularity)))
       return signalPassFailure();
+  }
+
+  /// The granularity of the assigned recipe: `recipe` (mx32, mx128), or
+  /// for auto mx128 when the chips include sm_90a and the elements are
+  /// fp8, else mx32.
+  FailureOr<ScaleGranularity> resolveRecipe(Precision target) {
+    if (recipe == "auto") {
+      if (chips.empty()) {
+        getOperation().emitError()
+            << "mxmoe-precision-policy: recipe=auto needs the target chips "
+               "(chips=sm_90a,sm_100a); or choose recipe=mx32 or mx128";
+        return failure();
+      }
+      for (const std::string &chip : chips)
+        if (chip != "sm_90a" && chip != "sm_100a" && chip != "sm_103a") {
+          getOperation().emitError()
+              << "mxmoe-precision-policy: unknown chip '" << chip
+              << "' in chips; expected sm_90a, sm_100a or sm_103a";
+          return failure();
+        }
+      bool hopper = llvm::is_contained(chips, "sm_90a");
+      return hopper && target == Precision::mxfp8 ? ScaleGranularity::mx128
+                                                  : ScaleGranularity::mx32;
+    }
+    std::optional<ScaleGranularity> g = symbolizeScaleGranularity(recipe);
+    if (!g) {
+      getOperation().emitError()
+          << "mxmoe-precision-policy: recipe must be mx32, mx128 or auto, got '"
+          << recipe << "'";
+      return failure();
+    }
+    if (*g == ScaleGranularity::mx128 && target != Precision::mxfp8) {
+      getOperation().emitError()
+          << "mxmoe-precision-policy: recipe=mx128 (1x128 / 128x128 scale "
+             "tiles) needs precision=mxfp8, got precision="
+          << precision;
+      return failure();
+    }
+    return *g;
   }
 
   Decision decide(Operation *op, StringRef fqn, const GemmShape &s,
@@ -225,9 +270,15 @@ struct PrecisionPolicyPass
     return {target, "default", "passes every rule"};
   }
 
-  LogicalResult writeReport(llvm::json::Array rows) {
+  LogicalResult writeReport(llvm::json::Array rows,
+                            ScaleGranularity granularity) {
+    std::string resolved = stringifyScaleGranularity(granularity).str();
+    if (recipe == "auto")
+      resolved = "auto -> " + resolved;
     llvm::json::Value doc = llvm::json::Object{
-        {"pass", "mxmoe-precision-policy"}, {"decisions", std::move(rows)}};
+        {"pass", "mxmoe-precision-policy"},
+        {"recipe", resolved},
+        {"decisions", std::move(rows)}};
     if (report == "-") {
       llvm::outs() << llvm::formatv("{0:2}", doc) << "\n";
       return success();

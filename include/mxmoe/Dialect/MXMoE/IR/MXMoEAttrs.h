@@ -31,7 +31,11 @@ ScaleLayoutAttr getScaleLayout(RankedTensorType type);
 bool isScaleLayoutEncoding(RankedTensorType type);
 /// True when the scale tensor is in one of the blocked layouts.
 bool isBlockedScales(RankedTensorType type);
-/// True when the scale tensor is in the per-K-group blocked layout.
+/// True when the scale tensor is in the compact layout (one byte per scale
+/// tile, `#mxmoe.scale_layout<compact, tile = [r, c]>`).
+bool isCompactScales(RankedTensorType type);
+/// True when the scale tensor is in a per-K-group (blocked or compact)
+/// layout.
 bool isPerKGroupScales(RankedTensorType type);
 
 /// True for the builtin MX element types (f8E4M3FN, f8E5M2, f6E2M3FN,

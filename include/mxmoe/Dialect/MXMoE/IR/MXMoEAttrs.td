@@ -91,7 +91,8 @@ def MXMoE_PrecisionAttr : EnumAttr<MXMoE_Dialect, MXMoE_Precision,
 def MXMoE_ScaleLayoutKind : I32EnumAttr<"ScaleLayoutKind",
     "physical layout of an E8M0 scale tensor", [
       I32EnumAttrCase<"row_major", 0>,
-      I32EnumAttrCase<"blocked_128x4", 1>
+      I32EnumAttrCase<"blocked_128x4", 1>,
+      I32EnumAttrCase<"compact", 2>
     ]> {
   let genSpecializedAttr = 0;
   let cppNamespace = "::mlir::mxmoe";
@@ -123,6 +124,24 @@ def MXMoE_ScaleLayoutAttr : MXMoE_Attr<"ScaleLayout", "scale_layout"> {
       with k_g scale columns is an independent `Rp x roundUp(k_g, 4)` blocked
       buffer starting at byte Q_g*Rp, Q_g = sum_{h<g} roundUp(k_h, 4).
 
+    * `compact, tile = [r, c]`: one byte per scale tile of an MX128-style
+      quantization (`mxmoe.quantize` with `scale_tile = [r, c]`, c a
+      multiple of 32): the scale of the r x c tile (i, j) of the data
+      matrix [R, L] (rows x contraction) at row-major index (i, j) of a
+      `[ceil(R/r), ceil(L/c)]` tensor (rank 3: `[E, ceil(R/r), ceil(L/c)]`,
+      tiles never cross experts). Partial tiles at the R and L tails have a
+      scale like any other (their amax covers the elements that exist).
+      This is the form DeepGEMM's and TransformerEngine's Hopper kernels
+      read (one scale per 1x128 activation block and per 128x128 weight
+      block; DeepSeek-V3 report, arXiv 2412.19437 section 3.3.2).
+    * `compact, tile = [1, c], per_k_group`: the compact form of a
+      quantization along a jagged token axis: the c-token windows restart
+      at every group start, group g's windows at columns
+      W_g .. W_g + ceil(m_g / c) - 1 with W_g = sum_{h<g} ceil(m_h / c), so
+      the tensor is `[R, Wp]`, Wp >= sum_g ceil(m_g / c)
+      (floor((T + (c-1)*G) / c) always fits; a smaller Wp is checked at run
+      time).
+
     Source: pytorch/ao `torchao/prototype/mx_formats/utils.py::to_blocked`,
     `torchao/prototype/moe_training/kernels/mxfp8/quant.py`; CUTLASS
     `sm100_blockscaled_layout.hpp`; PTX ISA section 9.7.16 (tcgen05 block
@@ -130,12 +149,26 @@ def MXMoE_ScaleLayoutAttr : MXMoE_Attr<"ScaleLayout", "scale_layout"> {
 
     Examples: `#mxmoe.scale_layout<row_major>`,
     `#mxmoe.scale_layout<blocked_128x4>`,
-    `#mxmoe.scale_layout<blocked_128x4, per_k_group>`.
+    `#mxmoe.scale_layout<blocked_128x4, per_k_group>`,
+    `#mxmoe.scale_layout<compact, tile = [128, 128]>`,
+    `#mxmoe.scale_layout<compact, tile = [1, 128], per_k_group>`.
   }];
   let parameters = (ins
     EnumParameter<MXMoE_ScaleLayoutKind>:$kind,
-    DefaultValuedParameter<"bool", "false">:$perKGroup
+    DefaultValuedParameter<"bool", "false">:$perKGroup,
+    OptionalArrayRefParameter<"int64_t">:$tile
   );
+  let builders = [
+    AttrBuilder<(ins "ScaleLayoutKind":$kind,
+                     CArg<"bool", "false">:$perKGroup), [{
+      return $_get($_ctxt, kind, perKGroup, ArrayRef<int64_t>());
+    }]>,
+    AttrBuilder<(ins "ScaleLayoutKind":$kind, "bool":$perKGroup,
+                     "ArrayRef<int64_t>":$tile), [{
+      return $_get($_ctxt, kind, perKGroup, tile);
+    }]>
+  ];
+  let skipDefaultBuilders = 1;
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
@@ -143,12 +176,30 @@ def MXMoE_ScaleLayoutAttr : MXMoE_Attr<"ScaleLayout", "scale_layout"> {
     bool isBlocked() const {
       return getKind() == ScaleLayoutKind::blocked_128x4;
     }
+    /// True for the compact (one byte per scale tile) layout.
+    bool isCompact() const { return getKind() == ScaleLayoutKind::compact; }
   }];
 }
 
 //===----------------------------------------------------------------------===//
 // MX recipe
 //===----------------------------------------------------------------------===//
+
+def MXMoE_ScaleGranularity : I32EnumAttr<"ScaleGranularity",
+    "how many elements share one E8M0 scale in an MX recipe", [
+      I32EnumAttrCase<"mx32", 0>,
+      I32EnumAttrCase<"mx128", 1>
+    ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::mxmoe";
+}
+
+/// An enum parameter with a default: omitted from the printed form when it
+/// has the default value.
+class MXMoE_DefaultValuedEnumParameter<EnumAttrInfo info, string value>
+    : EnumParameter<info> {
+  let defaultValue = value;
+}
 
 def MXMoE_MXRecipeAttr : MXMoE_Attr<"MXRecipe", "mx_recipe"> {
   let summary = "how a GEMM's operands are quantized: element type, block "
@@ -160,20 +211,55 @@ def MXMoE_MXRecipeAttr : MXMoE_Attr<"MXRecipe", "mx_recipe"> {
 
     * `element`: the MX element type: `f8E4M3FN` (MXFP8, the training
       default), `f8E5M2`, `f6E2M3FN`, `f6E3M2FN` or `f4E2M1FN` (MXFP4);
-    * `block_size`: elements per E8M0 scale; must be 32 (OCP MX v1.0);
-    * `rounding`: the scale rounding mode (`rceil` is the MoE default).
+    * `block_size`: elements per E8M0 scale slot; must be 32 (OCP MX v1.0);
+    * `rounding`: the scale rounding mode (`rceil` is the MoE default);
+    * `granularity` (optional, default `mx32`): which elements share one
+      scale value.
+      - `mx32`: every 1x32 block has its own scale (OCP MX; TorchAO's MXFP8
+        MoE recipe). Native on tcgen05; on sm_90a exact but promoted once
+        per 32 K, below bf16 speed.
+      - `mx128`: power-of-two scales shared over 1x128 blocks of the
+        activations and gradients along each GEMM's contraction axis
+        (128x1 along tokens for both weight-gradient operands, restarting
+        at every token group's start) and over 128x128 blocks of the
+        weights, so the input gradient's weight (quantized along N with
+        128x128 blocks) holds exactly the forward's values, transposed
+        (DeepSeek-V3 report, arXiv 2412.19437 section 3.3.2; TransformerEngine
+        `Float8BlockScaling` with power-of-two scales). Every 1x32 slot
+        of an mx128 tensor holds its tile's scale, so the tensors are valid
+        MXFP8 and every MX consumer (the tcgen05 block-scaled MMA included)
+        reads them unchanged; a Hopper kernel can promote once per 128 K.
+        Only the 8-bit elements (f8E4M3FN, f8E5M2).
 
-    Example: `#mxmoe.mx_recipe<f8E4M3FN, block_size = 32, rounding = rceil>`
+    Examples: `#mxmoe.mx_recipe<f8E4M3FN, block_size = 32, rounding = rceil>`,
+    `#mxmoe.mx_recipe<f8E4M3FN, block_size = 32, rounding = rceil, granularity = mx128>`
   }];
   let parameters = (ins
     "::mlir::Type":$element,
     "int64_t":$blockSize,
-    EnumParameter<MXMoE_RoundingMode>:$rounding
+    EnumParameter<MXMoE_RoundingMode>:$rounding,
+    MXMoE_DefaultValuedEnumParameter<MXMoE_ScaleGranularity,
+        "::mlir::mxmoe::ScaleGranularity::mx32">:$granularity
   );
+  let builders = [
+    AttrBuilder<(ins "::mlir::Type":$element, "int64_t":$blockSize,
+                     "RoundingMode":$rounding,
+                     CArg<"ScaleGranularity", "ScaleGranularity::mx32">:$granularity), [{
+      return $_get($_ctxt, element, blockSize, rounding, granularity);
+    }]>
+  ];
+  let skipDefaultBuilders = 1;
   let assemblyFormat = [{
-    `<` $element `,` `block_size` `=` $blockSize `,` `rounding` `=` $rounding `>`
+    `<` $element `,` `block_size` `=` $blockSize `,` `rounding` `=` $rounding
+    (`,` `granularity` `=` $granularity^)? `>`
   }];
   let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// True for the mx128 granularity.
+    bool isMX128() const {
+      return getGranularity() == ScaleGranularity::mx128;
+    }
+  }];
 }
 
 #endif // MXMOE_ATTRS

@@ -17,6 +17,8 @@
 #include "mlir/Interfaces/ControlFlowInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <array>
+
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEAttrs.h"
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEDialect.h"
 

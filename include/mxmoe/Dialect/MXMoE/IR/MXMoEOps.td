@@ -284,13 +284,33 @@ def MXMoE_QuantizeOp : MXMoE_Op<"quantize", [Pure]> {
     saturates to +-448). Any NaN/Inf in the block gives b = 0xFF and NaN data;
     an all-zero block gives b = 0 and zero data.
 
+    **Scale tiles (MX128).** `scale_tile = array<i64: r, c>` (default
+    `[1, 32]`, plain MX) makes one scale shared by every r x c tile of the
+    data matrix (data orientation: [rows, L], tiles along L restart at
+    every token group's start on a jagged token axis; rank 3: tiles never
+    cross experts): amax is taken over the whole tile and every 1x32 block
+    of the tile is quantized with that one scale. `c` is a multiple of 32
+    and `r >= 1`; `r > 1` is for operands without token groups (weights).
+    Tiles at the tails are partial (K = 2880 with c = 128 ends in a 64-wide
+    tile; R and L need not be multiples of r or c). The MX recipes use
+    `[1, 128]` for activations and gradients and `[128, 128]` for weights
+    (the DeepSeek-V3 recipe, arXiv 2412.19437 section 3.3.2). With power-of-two
+    scales the result is still valid MX: in row-major and blocked layouts
+    each 1x32 slot holds its tile's scale (so c/32 equal bytes per tile
+    row), and any MX consumer reads it unchanged. `#mxmoe.scale_layout<compact,
+    tile = [r, c]>` scales (tile equal to `scale_tile`) hold one byte per
+    tile instead.
+
     Attributes: `axis` (required), `block_size` (must be 32),
-    `rounding` (default `rceil`).
+    `rounding` (default `rceil`), `scale_tile` (default `[1, 32]`).
 
     Example:
     ```mlir
     %q, %s = mxmoe.quantize %x {axis = 1 : i64}
         : tensor<8192x5120xbf16> -> tensor<8192x5120xf8E4M3FN>, tensor<8192x160xf8E8M0FNU>
+    %wq, %ws = mxmoe.quantize %w {axis = 2 : i64, scale_tile = array<i64: 128, 128>}
+        : tensor<16x8192x5120xbf16> -> tensor<16x8192x5120xf8E4M3FN>,
+          tensor<16x64x40xf8E8M0FNU, #mxmoe.scale_layout<compact, tile = [128, 128]>>
     ```
   }];
   let arguments = (ins
@@ -299,8 +319,19 @@ def MXMoE_QuantizeOp : MXMoE_Op<"quantize", [Pure]> {
     I64Attr:$axis,
     DefaultValuedAttr<I64Attr, "32">:$block_size,
     DefaultValuedAttr<MXMoE_RoundingModeAttr,
-                      "::mlir::mxmoe::RoundingMode::rceil">:$rounding
+                      "::mlir::mxmoe::RoundingMode::rceil">:$rounding,
+    OptionalAttr<DenseI64ArrayAttr>:$scale_tile
   );
+  let extraClassDeclaration = [{
+    /// The scale tile [rows, columns] (along the data's last two axes):
+    /// `scale_tile`, or [1, 32] (one scale per MX block) without it.
+    std::array<int64_t, 2> getScaleTileOrDefault() {
+      if (std::optional<ArrayRef<int64_t>> t = getScaleTile())
+        if (t->size() == 2)
+          return {(*t)[0], (*t)[1]};
+      return {1, 32};
+    }
+  }];
   let results = (outs MXMoE_MXTensor:$data, MXMoE_ScaleTensor:$scales);
   let assemblyFormat = [{
     $input (`offsets` `(` $offsets^ `:` type($offsets) `)`)? attr-dict `:`
@@ -323,7 +354,10 @@ def MXMoE_DequantizeOp : MXMoE_Op<"dequantize", [Pure]> {
 
     Semantics (OCP MX v1.0 section 6.2): x = float(q) * 2^(b - 127); scale
     byte 0 is 2^-127 (never zero), byte 0xFF gives NaN. In bf16 the product
-    is exact except below 2^-126 or above the fp32 range.
+    is exact except below 2^-126 or above the fp32 range. Compact scales
+    (`#mxmoe.scale_layout<compact, tile = [r, c]>`, one byte per r x c
+    tile, see `mxmoe.quantize`'s scale tiles) apply their tile's byte to
+    every element of the tile.
 
     Example:
     ```mlir

@@ -45,7 +45,25 @@ def MXMoEPrecisionPolicy : Pass<"mxmoe-precision-policy", "::mlir::ModuleOp"> {
 
     Every decision is reported as a remark on the op ("mxmoe-precision-policy:
     <fqn> -> <precision> (rule <rule>: <why>)"); `report=FILE` writes all
-    decisions as JSON (fqn, op, shape, precision, rule, reason).
+    decisions as JSON (fqn, op, shape, precision, rule, reason, and for MX
+    ops the recipe's granularity) with the resolved `recipe` at the top.
+
+    The recipe assigned to MX ops without one is `precision`'s element type
+    (f8E4M3FN or f4E2M1FN), block size 32, `rounding`, and the granularity
+    `recipe` names (`#mxmoe.mx_recipe` documents both):
+    * `mx32` (default): one scale per 1x32 block (OCP MX, TorchAO's MXFP8
+      recipe);
+    * `mx128`: 1x128 activation / gradient and 128x128 weight scale tiles
+      (DeepSeek-V3's recipe with e8m0 scales); fp8 only (an error with
+      `precision=mxfp4`);
+    * `auto`: mx128 when `chips` includes sm_90a, mx32 when every chip is
+      sm_100a / sm_103a or the precision is mxfp4. One model serves every
+      chip of a compilation (its quantize kernels and programs are shared),
+      so with sm_90a and Blackwell chips together auto picks mx128: MX128
+      tensors are valid MXFP8, which Blackwell's block-scaled MMA runs at
+      its full rate, while on Hopper only MX128 lets the GEMM promote once
+      per 128 K instead of once per 32. `auto` needs `chips`.
+    A recipe written on an op always wins.
   }];
   // The pass creates mxmoe attributes (the default recipe) even when the
   // input has no mxmoe op, so the dialect must be loaded.
@@ -70,7 +88,14 @@ def MXMoEPrecisionPolicy : Pass<"mxmoe-precision-policy", "::mlir::ModuleOp"> {
     Option<"rounding", "rounding", "std::string", /*default=*/"\"rceil\"",
            "scale rounding of the assigned recipe: floor, rceil, ceil, even">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
-           "write the decisions as JSON to this file ('-' = stdout)">
+           "write the decisions as JSON to this file ('-' = stdout)">,
+    Option<"recipe", "recipe", "std::string", /*default=*/"\"mx32\"",
+           "scale granularity of the assigned recipe: mx32 (1x32 blocks), "
+           "mx128 (1x128 activations and gradients, 128x128 weights) or "
+           "auto (mx128 when `chips` includes sm_90a, else mx32)">,
+    ListOption<"chips", "chips", "std::string",
+               "the target chips `recipe=auto` decides for (sm_90a, "
+               "sm_100a, sm_103a)">
   ];
 }
 
