@@ -158,6 +158,69 @@ def quantize(x: np.ndarray, axis: int, elem: str = "f8E4M3FN",
     return np.ascontiguousarray(data), s
 
 
+def _amax_nan(blocks: np.ndarray, axes) -> np.ndarray:
+    """fp32 amax over `axes`, +Inf where the block holds a NaN or an Inf
+    (the scale is then 0xFF)."""
+    nonfinite = ~np.isfinite(blocks).all(axis=axes)
+    with np.errstate(invalid="ignore"):
+        amax = np.abs(blocks).max(axis=axes)
+    return np.where(nonfinite, np.float32(np.inf), amax).astype(np.float32)
+
+
+def _quantize_blocks(xt: np.ndarray, s: np.ndarray, elem: str) -> np.ndarray:
+    """Codes of xt [..., L] quantized with one scale byte per 1x32 block
+    (s [..., L/32])."""
+    blocks = xt.reshape(xt.shape[:-1] + (xt.shape[-1] // BLOCK, BLOCK))
+    inv = e8m0_reciprocal(s)[..., None]
+    with np.errstate(over="ignore", invalid="ignore"):
+        scaled = (blocks * inv).astype(np.float32)
+    return np.ascontiguousarray(to_element(scaled, elem).reshape(xt.shape))
+
+
+def quantize_tiled(x: np.ndarray, axis: int, tile=(1, 128),
+                   elem: str = "f8E4M3FN", mode: str = "rceil"):
+    """MX quantization with one scale per tile[0] x tile[1] tile (MX128:
+    (1, 128) for activations, (128, 128) for weights; mxmoe.quantize's
+    `scale_tile`).
+
+    The data matrix is `x` with `axis` moved last, [..., R, L] (L a multiple
+    of 32); tiles cover rows [i*r, (i+1)*r) and columns [j*c, (j+1)*c),
+    partial at the tails, never crossing leading (expert) indices. Each
+    tile's scale byte comes from the amax of the whole tile (NaN/Inf in the
+    tile -> 0xFF); every element is quantized with its tile's scale.
+    Returns (data, scales, compact): data codes [..., R, L]; MX scales
+    [..., R, L/32] (each 1x32 slot holds its tile's byte); compact
+    [..., ceil(R/r), ceil(L/c)] (one byte per tile).
+    """
+    r, c = tile
+    if c % BLOCK or r < 1:
+        raise ValueError("tile must be (r >= 1, c a multiple of 32)")
+    xt = np.moveaxis(np.asarray(x, dtype=np.float32), axis, -1)
+    *lead, R, L = xt.shape
+    if L % BLOCK:
+        raise ValueError("quantized axis must be a multiple of 32")
+    tr, tc = -(-R // r), -(-L // c)
+    pad = np.zeros(tuple(lead) + (tr * r, tc * c), dtype=np.float32)
+    pad[..., :R, :L] = xt
+    tiles = pad.reshape(tuple(lead) + (tr, r, tc, c))
+    compact = scale_bytes(_amax_nan(tiles, (-3, -1)), elem, mode)
+    rows = np.arange(R) // r
+    cols = (np.arange(L // BLOCK) * BLOCK) // c
+    s = compact[..., rows[:, None], cols[None, :]]
+    return _quantize_blocks(xt, s, elem), np.ascontiguousarray(s), compact
+
+
+def dequantize_compact(data: np.ndarray, compact: np.ndarray, axis: int,
+                       tile=(1, 128), elem: str = "f8E4M3FN") -> np.ndarray:
+    """mxmoe.dequantize of compact scales: each element times its tile's
+    2^(b-127), with the last axis moved back to `axis`."""
+    r, c = tile
+    *_, R, L = data.shape
+    s = compact[..., (np.arange(R) // r)[:, None],
+                ((np.arange(L // BLOCK) * BLOCK) // c)[None, :]]
+    return dequantize(data, s, axis, elem)
+
+
 def dequantize(data: np.ndarray, scales: np.ndarray, axis: int,
                elem: str = "f8E4M3FN") -> np.ndarray:
     """x = q * 2^(b-127) in fp32, with the last axis moved back to `axis`."""
@@ -232,6 +295,75 @@ def quantize_jagged(x: np.ndarray, offsets, padded_tokens: int,
     # Padding blocks past the last group carry scale 0 (all-zero blocks
     # already give 0 with every rounding mode).
     return data, scales
+
+
+def quantize_jagged_windows(x: np.ndarray, offsets, padded_tokens: int,
+                            window: int = 128, elem: str = "f8E4M3FN",
+                            mode: str = "rceil", padded_windows: int = None):
+    """Columnwise quantization of x [T, K] along tokens with one scale per
+    `window` tokens (MX128's 128x1 weight-gradient operands), the windows
+    restarting at every group start. The data layout is quantize_jagged's
+    (group g at column P_g = 32 * padded_starts(offsets, 32)[g],
+    zero-padded to 32); window w of group g covers columns
+    [P_g + w*window, P_g + min((w+1)*window, roundUp(m_g, 32))).
+    Returns (data [K, Tp], MX scales [K, Tp/32] (each 1x32 slot holds its
+    window's byte, 0 past the groups), compact [K, Wp]: window w of group g
+    at column W_g + w, W = padded_starts(offsets, window); Wp defaults to
+    floor((T + (window-1)*G) / window), columns past the groups 0)."""
+    T, K = x.shape
+    offs = np.asarray(offsets, dtype=np.int64)
+    G = len(offs)
+    starts = padded_starts(offs, 32)
+    wstart = padded_starts(offs, window)
+    if padded_windows is None:
+        padded_windows = (T + (window - 1) * G) // window
+    xp = np.zeros((padded_tokens, K), dtype=np.float32)
+    scales = np.zeros((K, padded_tokens // BLOCK), dtype=np.uint8)
+    compact = np.zeros((K, padded_windows), dtype=np.uint8)
+    begin = 0
+    for g, end in enumerate(offs):
+        p = starts[g] * 32
+        xp[p:p + end - begin] = x[begin:end]
+        glen = (starts[g + 1] - starts[g]) * 32
+        for w in range(wstart[g + 1] - wstart[g]):
+            lo, hi = p + w * window, p + min((w + 1) * window, glen)
+            b = scale_bytes(_amax_nan(xp[lo:hi].T, -1), elem, mode)
+            scales[:, lo // BLOCK:hi // BLOCK] = b[:, None]
+            compact[:, wstart[g] + w] = b
+        begin = end
+    data = _quantize_blocks(np.ascontiguousarray(xp.T), scales, elem)
+    return data, scales, compact
+
+
+def mx_to_tiled(data: np.ndarray, scales: np.ndarray, tile=(1, 128),
+                elem: str = "f8E4M3FN"):
+    """Converts MX (1x32) data [..., R, L] and row-major scales
+    [..., R, L/32] to one scale per tile (exponent shifts): the tile's
+    byte is the largest of its 1x32 blocks' bytes S (0xFF if any is 0xFF;
+    scale_bytes is monotone in amax, so S is what quantize_tiled gives for
+    the original values), and each code q of a block with byte s becomes
+    RNE(value(q) * 2^(s - S)), exact unless it falls into the element's
+    subnormal range. Returns (data, MX scales, compact) as quantize_tiled."""
+    r, c = tile
+    *lead, R, L = data.shape
+    tr, tc = -(-R // r), -(-L // c)
+    bpt = c // BLOCK
+    pad = np.zeros(tuple(lead) + (tr * r, tc * bpt), dtype=np.int64)
+    pad[..., :R, :L // BLOCK] = scales
+    compact = pad.reshape(tuple(lead) + (tr, r, tc, bpt)).max(axis=(-3, -1))
+    compact = compact.astype(np.uint8)
+    rows = np.arange(R) // r
+    cols = np.arange(L // BLOCK) // bpt
+    s_new = compact[..., rows[:, None], cols[None, :]]
+    shift = s_new.astype(np.int64) - scales.astype(np.int64)
+    vals = element_value(data, elem).astype(np.float64)
+    vals = vals.reshape(vals.shape[:-1] + (L // BLOCK, BLOCK))
+    shifted = np.ldexp(vals, -shift[..., None]).reshape(data.shape)
+    out = to_element(shifted.astype(np.float32), elem)
+    nan = np.repeat(s_new == 255, BLOCK, axis=-1)
+    nan_code = FORMATS[elem][5] if FORMATS[elem][5] is not None else 0
+    out = np.where(nan, nan_code, out).astype(np.uint8)
+    return out, np.ascontiguousarray(s_new), compact
 
 
 def to_blocked_m_groups(scales: np.ndarray, offsets, padded_rows: int) -> np.ndarray:

@@ -188,6 +188,106 @@ class Layouts(unittest.TestCase):
         self.assertEqual(list(s[0]), [119, 119, 119, 0])
 
 
+def bf16_data(rng, shape, spread=1.0):
+    """bf16 values with a per-row magnitude spread (exp of a normal)."""
+    x = rng.standard_normal(shape).astype(np.float32)
+    x *= np.exp(spread * rng.standard_normal(shape[:-1] + (1,))).astype(np.float32)
+    return ref.round_to_bf16(x)
+
+
+class ScaleTiles(unittest.TestCase):
+    """MX128: one scale per r x c tile (quantize_tiled, the jagged windows,
+    the MX -> MX128 conversion)."""
+
+    def setUp(self):
+        self.rng = np.random.default_rng(20261201)
+
+    def test_tile_1x32_is_plain_mx(self):
+        x = bf16_data(self.rng, (96, 320))
+        for mode in ref.MODES:
+            d, s, c = ref.quantize_tiled(x, 1, (1, 32), mode=mode)
+            d0, s0 = ref.quantize(x, 1, mode=mode)
+            self.assertTrue((d == d0).all() and (s == s0).all() and (c == s0).all())
+
+    def test_tile_scale_is_max_of_block_scales(self):
+        # scale_bytes is monotone in amax: the tile's byte is the largest of
+        # its 1x32 blocks' bytes; K = 2880 ends in a 64-wide tile.
+        x = bf16_data(self.rng, (200, 2880), spread=3.0)
+        for mode in ref.MODES:
+            d, s, c = ref.quantize_tiled(x, 1, (1, 128), mode=mode)
+            _, s32 = ref.quantize(x, 1, mode=mode)
+            pad = np.zeros((200, 92), dtype=np.uint8)
+            pad[:, :90] = s32
+            self.assertEqual(c.shape, (200, 23))
+            self.assertTrue((c == pad.reshape(200, 23, 4).max(axis=-1)).all())
+            self.assertTrue((s == np.repeat(c, 4, axis=1)[:, :90]).all())
+
+    def test_weight_tiles_along_n_are_the_transpose(self):
+        w = bf16_data(self.rng, (3, 192, 256))
+        dk, sk, ck = ref.quantize_tiled(w, 2, (128, 128))
+        dn, sn, cn = ref.quantize_tiled(w, 1, (128, 128))
+        self.assertEqual(ck.shape, (3, 2, 2))
+        self.assertTrue((np.transpose(dn, (0, 2, 1)) == dk).all())
+        self.assertTrue((np.transpose(cn, (0, 2, 1)) == ck).all())
+        # one byte per 128x128 block: every row and 1x32 slot of a tile
+        self.assertTrue((sk[0, 0:128, 0:4] == ck[0, 0, 0]).all())
+        self.assertTrue((sk[0, 128:192, 4:8] == ck[0, 1, 1]).all())
+
+    def test_round_trip_error(self):
+        # e4m3 keeps 3 mantissa bits: |x - deq| <= 2^-4 |x| for elements in
+        # e4m3's normal range after scaling (2^-6 * 2^(s-127) and above).
+        x = bf16_data(self.rng, (64, 1024))
+        d, s, c = ref.quantize_tiled(x, 1, (1, 128))
+        y = ref.dequantize_compact(d, c, 1, (1, 128))
+        self.assertTrue((y == ref.dequantize(d, s, 1)).all())
+        lo = np.repeat(ref.e8m0_value(s), 32, axis=1) * 2.0 ** -6
+        normal = np.abs(x) >= lo
+        err = np.abs(y - x)
+        self.assertTrue((err[normal] <= 2.0 ** -4 * np.abs(x[normal])).all())
+        self.assertGreater(normal.mean(), 0.99)
+
+    def test_nan_poisons_its_tile_only(self):
+        x = bf16_data(self.rng, (4, 256))
+        x[1, 200] = np.nan
+        d, s, c = ref.quantize_tiled(x, 1, (1, 128))
+        self.assertEqual(list(c[1]), [int(c[1, 0]), 255])
+        self.assertNotEqual(int(c[1, 0]), 255)
+        self.assertTrue((d[1, 128:] == 0x7F).all())
+        self.assertTrue((d[0] != 0x7F).all())
+
+    def test_jagged_windows_restart_per_group(self):
+        x = bf16_data(self.rng, (1000, 64))
+        offs = np.array([0, 129, 256, 383, 500, 700, 999, 1000], dtype=np.int32)
+        d, s, c = ref.quantize_jagged_windows(x, offs, 1248)
+        d32, s32 = ref.quantize_jagged(x, offs, 1248)
+        self.assertEqual(c.shape, (64, 15))
+        st = ref.padded_starts(offs, 32)
+        wst = ref.padded_starts(offs, 128)
+        for g in range(len(offs)):
+            for w in range(wst[g + 1] - wst[g]):
+                lo = st[g] + 4 * w
+                hi = min(st[g] + 4 * (w + 1), st[g + 1])
+                want = s32[:, lo:hi].max(axis=1)
+                self.assertTrue((c[:, wst[g] + w] == want).all())
+                self.assertTrue((s[:, lo:hi] == want[:, None]).all())
+        # group 1 has 129 tokens: two windows, the second one token wide
+        self.assertEqual(wst[2] - wst[1], 2)
+        self.assertTrue((c[:, wst[-1]:] == 0).all())
+        self.assertTrue((d[:, 32 * st[-1]:] == 0).all())
+
+    def test_mx_to_tiled_matches_direct_quantization(self):
+        x = bf16_data(self.rng, (128, 2048), spread=2.0)
+        d32, s32 = ref.quantize(x, 1)
+        d, s, c = ref.mx_to_tiled(d32, s32, (1, 128))
+        dd, sd, cd = ref.quantize_tiled(x, 1, (1, 128))
+        self.assertTrue((c == cd).all() and (s == sd).all())
+        # codes differ only where double rounding hits the subnormal range
+        differ = d != dd
+        self.assertLess(differ.mean(), 1e-3)
+        vals = np.abs(ref.element_value(dd, "f8E4M3FN"))
+        self.assertTrue((vals[differ] < 2.0 ** -6).all())
+
+
 if __name__ == "__main__":
     r = unittest.main(exit=False, verbosity=1).result
     sys.exit(0 if r.wasSuccessful() else 1)
