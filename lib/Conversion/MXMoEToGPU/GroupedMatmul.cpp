@@ -167,8 +167,8 @@ struct GB : KB {
 /// Waits (mbarrier.try_wait.parity, 10 ms suspend hint per try) until the
 /// phase of parity `phase` (index) of the mbarrier at `bar` completed.
 void waitParity(GB &b, Value bar, Value phase) {
-  NVVM::MBarrierTryWaitParityOp::create(b, bar, b.toI32(phase),
-                                        b.i32(0x989680));
+  Value parity = b.toI32(phase);
+  NVVM::MBarrierTryWaitParityOp::create(b, bar, parity, b.i32(0x989680));
 }
 
 /// fence.proxy.async.shared::cta: this thread's generic-proxy shared-memory
@@ -225,21 +225,26 @@ RingSlot ringSlot(GB &b, Value base, Value it, int64_t stages,
                   int64_t stageBytes) {
   Value wrapped = b.sge(it, b.idx(stages));
   Value st = b.select(wrapped, b.sub(it, b.idx(stages)), it);
-  return {st, b.select(wrapped, b.idx(1), b.idx(0)),
-          b.add(base, b.mulc(st, stageBytes))};
+  Value one = b.idx(1);
+  Value phase = b.select(wrapped, one, b.idx(0));
+  Value stage = b.add(base, b.mulc(st, stageBytes));
+  return {st, phase, stage};
 }
 /// The ring counter after `it` (modulo 2 x stages).
 Value ringNext(GB &b, Value it, int64_t stages) {
   Value n = b.add(it, b.idx(1));
-  return b.select(b.eq(n, b.idx(2 * stages)), b.idx(0), n);
+  Value wraps = b.eq(n, b.idx(2 * stages));
+  return b.select(wraps, b.idx(0), n);
 }
 
 /// fp32 2^(byte - 127) from an i32 byte: byte 0 -> 2^-127 (subnormal
 /// 0x00400000, never 0), 255 -> NaN (OCP MX v1.0 E8M0).
 Value decodeE8M0(GB &b, Value byte) {
   Value bits = b.shli(byte, 23);
-  bits = b.select(b.eq(byte, b.i32(0)), b.i32(0x00400000), bits);
-  bits = b.select(b.eq(byte, b.i32(255)), b.i32(0x7fc00000), bits);
+  Value isZero = b.eq(byte, b.i32(0));
+  bits = b.select(isZero, b.i32(0x00400000), bits);
+  Value isNaN = b.eq(byte, b.i32(255));
+  bits = b.select(isNaN, b.i32(0x7fc00000), bits);
   return b.bitcast(b.getF32Type(), bits);
 }
 
@@ -362,25 +367,30 @@ struct Generator {
       // Rows of the group, or of the zero tail past the last offset.
       Value end = b.select(inGroups, offsetAt(w.g), s.m);
       Value size = b.sub(end, w.gStart);
-      Value mt_count = b.maxsi(b.ceilDivc(size, kBM), b.idx(1));
+      Value sizeTiles = b.ceilDivc(size, kBM);
+      Value mt_count = b.maxsi(sizeTiles, b.idx(1));
       auto [nt, mt] = b.divRem32(local, mt_count);
       Value row0 = b.add(w.gStart, b.mulc(mt, kBM));
-      T.rowsValid = b.minsi(b.sub(size, b.mulc(mt, kBM)), b.idx(kBM));
-      T.colsValid = b.minsi(b.sub(s.n, b.mulc(nt, cfg.tileN)),
-                            b.idx(cfg.tileN));
+      Value rowsLeft = b.sub(size, b.mulc(mt, kBM));
+      T.rowsValid = b.minsi(rowsLeft, b.idx(kBM));
+      Value colsLeft = b.sub(s.n, b.mulc(nt, cfg.tileN));
+      T.colsValid = b.minsi(colsLeft, b.idx(cfg.tileN));
       T.outStride = s.n;
-      T.outBase = b.add(b.mul(row0, s.n), b.mulc(nt, cfg.tileN));
+      Value rowOff = b.mul(row0, s.n);
+      T.outBase = b.add(rowOff, b.mulc(nt, cfg.tileN));
       T.aRow = row0;
       Value gSafe = b.minui(w.g, b.sub(s.groups, b.idx(1)));
-      T.bRow = b.add(b.mul(gSafe, s.n), b.mulc(nt, cfg.tileN));
+      Value expertRow = b.mul(gSafe, s.n);
+      T.bRow = b.add(expertRow, b.mulc(nt, cfg.tileN));
       T.kCoord0 = b.idx(0);
-      T.kBlocks = b.select(inGroups, b.div(s.k, 32), b.idx(0));
+      Value allBlocks = b.div(s.k, 32);
+      T.kBlocks = b.select(inGroups, allBlocks, b.idx(0));
       T.kStages = b.ceilDivc(T.kBlocks, kBlocksPerStage);
       Value aTileRow = b.add(b.div(w.padStart, kBM), mt);
       T.aAtom0 = b.mulc(b.mul(aTileRow, cpA), kAtom);
       Value nRow = b.mulc(nt, cfg.tileN);
-      Value bTileRow = b.add(b.mul(gSafe, b.ceilDivc(s.n, kBM)),
-                             b.div(nRow, kBM));
+      Value expertTileRow = b.mul(gSafe, b.ceilDivc(s.n, kBM));
+      Value bTileRow = b.add(expertTileRow, b.div(nRow, kBM));
       T.bAtom0 = b.mulc(b.mul(bTileRow, cpB), kAtom);
       T.bAtomRow = b.rem(nRow, kBM);
       T.bAtomStride = b.mulc(cpB, kAtom);
@@ -388,13 +398,15 @@ struct Generator {
     } else {
       auto [nt, mt] = b.divRem32(local, mTiles);
       Value size = b.sub(offsetAt(w.g), w.gStart);
-      T.rowsValid = b.minsi(b.sub(s.m, b.mulc(mt, kBM)), b.idx(kBM));
-      T.colsValid = b.minsi(b.sub(s.n, b.mulc(nt, cfg.tileN)),
-                            b.idx(cfg.tileN));
+      Value rowsLeft = b.sub(s.m, b.mulc(mt, kBM));
+      T.rowsValid = b.minsi(rowsLeft, b.idx(kBM));
+      Value colsLeft = b.sub(s.n, b.mulc(nt, cfg.tileN));
+      T.colsValid = b.minsi(colsLeft, b.idx(cfg.tileN));
       T.outStride = s.n;
-      T.outBase = b.add(b.mul(w.g, b.mul(s.m, s.n)),
-                        b.add(b.mul(b.mulc(mt, kBM), s.n),
-                              b.mulc(nt, cfg.tileN)));
+      Value groupOff = b.mul(w.g, b.mul(s.m, s.n));
+      Value rowOff = b.mul(b.mulc(mt, kBM), s.n);
+      Value tileOff = b.add(rowOff, b.mulc(nt, cfg.tileN));
+      T.outBase = b.add(groupOff, tileOff);
       T.aRow = b.mulc(mt, kBM);
       Value nRow = b.mulc(nt, cfg.tileN);
       T.bRow = nRow;
@@ -406,9 +418,10 @@ struct Generator {
       // [Rp, kgp_g] (kgp_g = roundUp(ceil(m_g/32), 4)) stored at byte
       // S_g * Rp, S_g = sum_{h<g} kgp_h.
       Value kgpAtoms = b.div(b.roundUpc(T.kBlocks, 4), 4);
-      T.aAtom0 = b.add(b.mul(w.sStart, b.roundUpc(s.m, kBM)),
-                       b.mulc(b.mul(mt, kgpAtoms), kAtom));
-      T.bAtom0 = b.add(b.mul(w.sStart, b.roundUpc(s.n, kBM)),
+      Value aGroupOff = b.mul(w.sStart, b.roundUpc(s.m, kBM));
+      T.aAtom0 = b.add(aGroupOff, b.mulc(b.mul(mt, kgpAtoms), kAtom));
+      Value bGroupOff = b.mul(w.sStart, b.roundUpc(s.n, kBM));
+      T.bAtom0 = b.add(bGroupOff,
                        b.mulc(b.mul(b.div(nRow, kBM), kgpAtoms), kAtom));
       T.bAtomRow = b.rem(nRow, kBM);
       T.bAtomStride = b.mulc(kgpAtoms, kAtom);
@@ -566,7 +579,8 @@ KernelFrame createGemmKernel(gpu::GPUModuleOp module, StringRef name,
   Value raw = arith::IndexCastOp::create(
       b, b.getIndexType(),
       LLVM::PtrToIntOp::create(b, b.getI64Type(), smem).getResult());
-  f.base = b.andi(b.add(raw, b.idx(1023)), b.idx(~int64_t{1023}));
+  Value rawUp = b.add(raw, b.idx(1023));
+  f.base = b.andi(rawUp, b.idx(~int64_t{1023}));
   return f;
 }
 
@@ -610,7 +624,8 @@ void loadAtom(GB &b, Value dstAddr, Value src, Value full) {
 Value validateOffsets(GB &b, const GemmKind &p, const GemmSizes &s,
                       Value offsets) {
   SmallVector<Value> init{b.idx(0), b.boolc(true), b.idx(0), b.idx(0)};
-    auto loop = scf::ForOp::create(b, b.idx(0), s.groups, b.idx(1), init);
+    Value zero = b.idx(0);
+    auto loop = scf::ForOp::create(b, zero, s.groups, b.idx(1), init);
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(loop.getBody());
@@ -619,8 +634,10 @@ Value validateOffsets(GB &b, const GemmKind &p, const GemmSizes &s,
       Value pad = loop.getRegionIterArg(2), scol = loop.getRegionIterArg(3);
       Value o = b.fromI32(b.ldg(b.getI32Type(), offsets, g));
       Value total = p.kGrouped ? s.k : s.m; // token axis (padded for 2Dx2D)
-      ok = b.land(ok, b.land(b.sge(o, prev), b.ule(o, total)));
-      Value size = b.maxsi(b.sub(o, prev), b.idx(0));
+      Value ordered = b.sge(o, prev);
+      ok = b.land(ok, b.land(ordered, b.ule(o, total)));
+      Value diff = b.sub(o, prev);
+      Value size = b.maxsi(diff, b.idx(0));
       if (p.kGrouped) {
         pad = b.add(pad, b.roundUpc(size, 32));
         scol = b.add(scol, b.roundUpc(b.ceilDivc(size, 32), 4));
@@ -652,15 +669,19 @@ Value validateOffsets(GB &b, const GemmKind &p, const GemmSizes &s,
 Value validateSizes(GB &b, const GemmKind &p, const GemmSizes &s) {
   Value zero = b.idx(0), one = b.idx(1), lim = b.idx(int64_t{1} << 31);
   auto inRange = [&](Value v, Value lo) {
-    return b.land(b.sge(v, lo), b.slt(v, lim));
+    Value atLeast = b.sge(v, lo);
+    return b.land(atLeast, b.slt(v, lim));
   };
   int64_t kQuantum = (p.kMultipleOf128 || p.aE2M1 || p.bE2M1) ? 128 : 32;
-  Value ok = b.land(inRange(s.groups, one), inRange(s.k, one));
-  ok = b.land(ok, b.land(inRange(s.m, zero), inRange(s.n, zero)));
+  Value groupsOk = inRange(s.groups, one);
+  Value ok = b.land(groupsOk, inRange(s.k, one));
+  Value mOk = inRange(s.m, zero);
+  ok = b.land(ok, b.land(mOk, inRange(s.n, zero)));
   ok = b.land(ok, b.eq(b.rem(s.k, kQuantum), zero));
   // Tiles of one group: at most ceil(M/128) x ceil(N/tileN) (each < 2^24
   // and < 2^25 here, so the product does not overflow).
-  Value tiles = b.mul(b.ceilDivc(s.m, kBM), b.ceilDivc(s.n, 64));
+  Value mTiles = b.ceilDivc(s.m, kBM);
+  Value tiles = b.mul(mTiles, b.ceilDivc(s.n, 64));
   ok = b.land(ok, b.slt(tiles, lim));
   if (!p.kGrouped)
     ok = b.land(ok, b.slt(b.mul(s.groups, s.n), lim));
@@ -670,7 +691,8 @@ Value validateSizes(GB &b, const GemmKind &p, const GemmSizes &s) {
   if (p.kGrouped)
     return b.land(ok, b.eq(s.aScaleRows, b.roundUpc(s.m, kBM)));
   Value cols = b.roundUpc(b.div(s.k, 32), 4);
-  ok = b.land(ok, b.land(b.eq(s.aScaleCols, cols), b.eq(s.bScaleCols, cols)));
+  Value aColsOk = b.eq(s.aScaleCols, cols);
+  ok = b.land(ok, b.land(aColsOk, b.eq(s.bScaleCols, cols)));
   return b.land(ok, b.eq(b.rem(s.aScaleRows, kBM), zero));
 }
 
@@ -689,17 +711,22 @@ Value emitPrologue(GB &b, KernelFrame &f, const GemmKind &p, Value flagAddr,
         ifYield(b, sizesOk, ValueRange{b.boolc(false)}, [&] {
           return SmallVector<Value>{validateOffsets(b, p, f.sizes, f.offsets)};
         })[0];
-    b.sts(b.select(sizesOk, b.select(offsetsOk, b.i32(0), b.i32(1)), b.i32(2)),
-          flagAddr);
-    for (auto [addr, count] : barriers)
-      NVVM::MBarrierInitOp::create(b, b.sptr(addr), b.i32(count), Value());
+    Value zero32 = b.i32(0);
+    Value offsetsVerdict = b.select(offsetsOk, zero32, b.i32(1));
+    Value verdict = b.select(sizesOk, offsetsVerdict, b.i32(2));
+    b.sts(verdict, flagAddr);
+    for (auto [addr, count] : barriers) {
+      Value barPtr = b.sptr(addr);
+      NVVM::MBarrierInitOp::create(b, barPtr, b.i32(count), Value());
+    }
     NVVM::FenceMbarrierInitOp::create(b);
     fenceAsyncShared(b);
   });
   gpu::BarrierOp::create(b);
   Value flag = b.lds(b.getI32Type(), flagAddr);
-  ifThen(b, b.land(b.eq(f.bid, b.idx(0)), b.eq(f.tid, b.idx(0))),
-         [&] { b.stg(flag, f.status, b.idx(0)); });
+  Value firstCta = b.eq(f.bid, b.idx(0));
+  Value publisher = b.land(firstCta, b.eq(f.tid, b.idx(0)));
+  ifThen(b, publisher, [&] { b.stg(flag, f.status, b.idx(0)); });
   return b.eq(flag, b.i32(0));
 }
 
@@ -726,7 +753,8 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
   (void)fn;
   // The mbarrier of ring slot `st` in the array of 8-byte barriers at `off`.
   auto bar = [&](int64_t off, Value st) {
-    return b.sptr(b.add(at(off), b.mulc(st, 8)));
+    Value array = at(off);
+    return b.sptr(b.add(array, b.mulc(st, 8)));
   };
 
   // Prologue: full barriers expect the loader's arrive.expect_tx, empty
@@ -752,7 +780,8 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
     auto v4 = VectorType::get({4}, b.getI32Type());
     Value zero4 = LLVM::ZeroOp::create(b, v4);
     for (int64_t off = 0; off < bytes; off += 16 * kThreads) {
-      Value at16 = b.add(b.idx(off), b.mulc(tid, 16));
+      Value chunk = b.idx(off);
+      Value at16 = b.add(chunk, b.mulc(tid, 16));
       ifThen(b, b.ult(at16, b.idx(bytes)), [&] {
         LLVM::StoreOp::create(b, zero4, b.sptr(b.add(at(map.tablesOff()), at16)), 16);
       });
@@ -793,11 +822,15 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
         Value phase = b.rem(b.div(tc, kTileRing), 2);
         Value empty = bar(map.tileEmptyBar(0), slot);
         waitParity(b, empty, b.xori(phase, b.idx(1)));
-        Value rec = b.add(at(map.tileRecord(0)), b.mulc(slot, 32));
+        Value records = at(map.tileRecord(0));
+        Value rec = b.add(records, b.mulc(slot, 32));
         Value fields[] = {kBlocks, bAtomRow, rowsValid, colsValid};
-        for (int64_t i = 0; i < 4; ++i)
-          b.sts(b.toI32(fields[i]), b.add(rec, b.idx(4 * i)));
-        b.sts(b.i64(outBase), b.add(rec, b.idx(16)));
+        for (int64_t i = 0; i < 4; ++i) {
+          Value field = b.toI32(fields[i]);
+          b.sts(field, b.add(rec, b.idx(4 * i)));
+        }
+        Value outBase64 = b.i64(outBase);
+        b.sts(outBase64, b.add(rec, b.idx(16)));
         NVVM::MBarrierArriveOp::create(
             b, Type(), bar(map.tileFullBar(0), slot),
             Value(), NVVM::MemScopeKind::CTA, false);
@@ -806,7 +839,8 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
       // order: body(tile, s, ring slot of the CTA's running stage).
       auto forEachStage = [&](function_ref<void(const Tile &, Value, const RingSlot &)> body) {
         gen.forEachTile(bid, grid, [&](const Tile &T, Value it0) {
-          auto loop = scf::ForOp::create(b, b.idx(0), T.kStages, b.idx(1),
+          Value zero = b.idx(0);
+          auto loop = scf::ForOp::create(b, zero, T.kStages, b.idx(1),
                                          ValueRange{it0});
           OpBuilder::InsertionGuard g2(b);
           b.setInsertionPointToStart(loop.getBody());
@@ -829,10 +863,10 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
                     b.add(T.kCoord0, b.mulc(s, kBK)), map.aOff(), map.bOff(),
                     descA, descB, T);
           Value sOff = b.mulc(s, kAtom);
-          loadAtom(b, b.add(stage, b.idx(map.saOff())),
-                   b.gep8(saG, b.add(T.aAtom0, sOff)), full);
-          loadAtom(b, b.add(stage, b.idx(map.sbOff())),
-                   b.gep8(sbG, b.add(T.bAtom0, sOff)), full);
+          Value saDst = b.add(stage, b.idx(map.saOff()));
+          loadAtom(b, saDst, b.gep8(saG, b.add(T.aAtom0, sOff)), full);
+          Value sbDst = b.add(stage, b.idx(map.sbOff()));
+          loadAtom(b, sbDst, b.gep8(sbG, b.add(T.bAtom0, sOff)), full);
         });
       });
       // Thread 32 (its own warp: the loader's 40 registers hold only its
@@ -863,21 +897,26 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
           Value d = b.sub(tid, b.idx(128 - kDecoderThreads));
           forEachStage([&](const Tile &T, Value s, const RingSlot &slot) {
             waitParity(b, bar(map.barOff(), slot.st), slot.phase);
-            Value tab = b.add(at(map.tablesOff()), b.mulc(slot.st, map.tableBytes()));
+            Value tables = at(map.tablesOff());
+            Value tab = b.add(tables, b.mulc(slot.st, map.tableBytes()));
             auto atomWord = [&](int64_t atomOff, Value row) {
-              return b.lds(b.getI32Type(),
-                           b.add(b.add(slot.stage, b.idx(atomOff)), b.atomRowOffset(row)));
+              Value atom = b.add(slot.stage, b.idx(atomOff));
+              return b.lds(b.getI32Type(), b.add(atom, b.atomRowOffset(row)));
             };
             auto decodeByte = [&](Value word, int64_t kb) {
-              return decodeE8M0(b, b.andi(b.shrui(word, 8 * kb), b.i32(0xff)));
+              Value shifted = b.shrui(word, 8 * kb);
+              return decodeE8M0(b, b.andi(shifted, b.i32(0xff)));
             };
             for (int64_t h = 0; h < 2; ++h) {
               Value word = atomWord(map.saOff(), b.add(d, b.idx(64 * h)));
-              for (int64_t kb = 0; kb < kBlocksPerStage; ++kb)
-                b.sts(decodeByte(word, kb),
-                      b.add(tab, b.add(b.mulc(d, 16),
-                                       b.idx((h * kBlocksPerStage + kb) *
-                                                 map.saTableBytes() + 4 * kb))));
+              for (int64_t kb = 0; kb < kBlocksPerStage; ++kb) {
+                Value sa = decodeByte(word, kb);
+                Value rowOff = b.mulc(d, 16);
+                Value entry = b.add(rowOff, b.idx((h * kBlocksPerStage + kb) *
+                                                      map.saTableBytes() +
+                                                  4 * kb));
+                b.sts(sa, b.add(tab, entry));
+              }
             }
             for (int64_t c = 0; c < cfg.tileN; c += kDecoderThreads) {
               Value col = b.add(d, b.idx(c));
@@ -885,15 +924,15 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
                 Value word = atomWord(map.sbOff(), b.add(T.bAtomRow, col));
                 Value v = LLVM::UndefOp::create(b, VectorType::get({4}, b.getF32Type()));
                 for (int64_t kb = 0; kb < kBlocksPerStage; ++kb) {
-                  Value liveKb = b.ult(b.add(b.mulc(s, kBlocksPerStage), b.idx(kb)),
-                                       T.kBlocks);
-                  v = LLVM::InsertElementOp::create(
-                      b, v, b.select(liveKb, decodeByte(word, kb), b.f32(0.0f)),
-                      b.i32(kb));
+                  Value firstBlock = b.mulc(s, kBlocksPerStage);
+                  Value liveKb = b.ult(b.add(firstBlock, b.idx(kb)), T.kBlocks);
+                  Value sb = decodeByte(word, kb);
+                  Value sbOrZero = b.select(liveKb, sb, b.f32(0.0f));
+                  v = LLVM::InsertElementOp::create(b, v, sbOrZero, b.i32(kb));
                 }
-                LLVM::StoreOp::create(
-                    b, v, b.sptr(b.add(tab, b.add(b.idx(map.sbTableOff()), b.mulc(col, 16)))),
-                    16);
+                Value sbTable = b.idx(map.sbTableOff());
+                Value entry = b.add(tab, b.add(sbTable, b.mulc(col, 16)));
+                LLVM::StoreOp::create(b, v, b.sptr(entry), 16);
               });
             }
             fenceAsyncShared(b);
@@ -913,7 +952,8 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
       Value w = b.sub(wg, b.idx(1));          // 0 or 1: rows 64w..64w+63
       Value t = b.rem(tid, 128);
       Value warp = b.div(t, 32), lane = b.rem(t, 32);
-      Value fragRow = b.add(b.mulc(warp, 16), b.div(lane, 4)); // + 8 for i%4>=2
+      Value warpRow = b.mulc(warp, 16);
+      Value fragRow = b.add(warpRow, b.div(lane, 4)); // + 8 for i%4>=2
       Value fragCol = b.mulc(b.rem(lane, 4), 2);
       int64_t nFrag = cfg.tileN / 2; // f32 registers per thread
       auto f32 = b.getF32Type();
@@ -947,13 +987,15 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
         // (bf16) or 8-byte (f32) store when both are valid and the row
         // stride N is even (outBase and c are then even too, so the pair
         // is aligned); otherwise one predicated store each.
-        Value evenN = b.eq(b.rem(T.outStride, 2), b.idx(0));
+        Value strideOdd = b.rem(T.outStride, 2);
+        Value evenN = b.eq(strideOdd, b.idx(0));
         auto cvt = [&](Value v) -> Value {
           return p.outF32 ? v : arith::TruncFOp::create(b, outTy, v).getResult();
         };
         for (int64_t i = 0; i < nFrag; i += 2) {
           int64_t j = i / 4, e = i % 4;
-          Value r = b.add(b.add(b.mulc(w, 64), fragRow), b.idx(e < 2 ? 0 : 8));
+          Value wgRow = b.add(b.mulc(w, 64), fragRow);
+          Value r = b.add(wgRow, b.idx(e < 2 ? 0 : 8));
           Value c = b.add(fragCol, b.idx(8 * j));
           Value c1 = b.add(c, b.idx(1));
           Value rowOk = b.ult(r, rowsValid);
@@ -965,15 +1007,19 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
             b.setInsertionPointToStart(&pair.getThenRegion().front());
             auto v2 = VectorType::get({2}, outTy);
             Value v = LLVM::UndefOp::create(b, v2);
-            v = LLVM::InsertElementOp::create(b, v, cvt(accv[i]), b.i32(0));
-            v = LLVM::InsertElementOp::create(b, v, cvt(accv[i + 1]), b.i32(1));
+            Value lo = cvt(accv[i]);
+            v = LLVM::InsertElementOp::create(b, v, lo, b.i32(0));
+            Value hi = cvt(accv[i + 1]);
+            v = LLVM::InsertElementOp::create(b, v, hi, b.i32(1));
             LLVM::StoreOp::create(b, v, b.elemPtr(outTy, out, at0),
                                   p.outF32 ? 8 : 4);
             b.setInsertionPointToStart(&pair.getElseRegion().front());
             ifThen(b, b.land(rowOk, b.ult(c, colsValid)),
                    [&] { b.stg(cvt(accv[i]), out, at0); });
-            ifThen(b, b.land(rowOk, b.ult(c1, colsValid)),
-                   [&] { b.stg(cvt(accv[i + 1]), out, b.add(at0, b.idx(1))); });
+            ifThen(b, b.land(rowOk, b.ult(c1, colsValid)), [&] {
+              Value second = cvt(accv[i + 1]);
+              b.stg(second, out, b.add(at0, b.idx(1)));
+            });
           }
         }
       };
@@ -1000,7 +1046,8 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
           -> std::pair<SmallVector<Value>, Value> {
         SmallVector<Value> init(nFrag, b.f32(0.0f));
         init.push_back(it0);
-        auto loop = scf::ForOp::create(b, b.idx(0), T.kStages, b.idx(1), init);
+        Value zero = b.idx(0);
+        auto loop = scf::ForOp::create(b, zero, T.kStages, b.idx(1), init);
         {
           OpBuilder::InsertionGuard g2(b);
           b.setInsertionPointToStart(loop.getBody());
@@ -1035,7 +1082,8 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
         Type f8a = p.aE5M2 ? Type(Float8E5M2Type::get(ctx)) : Type(Float8E4M3FNType::get(ctx));
         Type f8b = p.bE5M2 ? Type(Float8E5M2Type::get(ctx)) : Type(Float8E4M3FNType::get(ctx));
         auto bufA = [&](Value it) {
-          return b.add(at(map.bfOff()), b.mulc(b.rem(it, 2), map.bfBufBytes()));
+          Value bufs = at(map.bfOff());
+          return b.add(bufs, b.mulc(b.rem(it, 2), map.bfBufBytes()));
         };
         // One chunk: row `row` of a [rows x 128] fp8 tile, 16 elements at
         // K 16q..16q+15 (MX block q/2 of stage s).
@@ -1043,9 +1091,9 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
                            Value row, Value q, Value atom, Value scaleRow,
                            Type elem) {
           Value sw = b.rem(row, 8);
-          Value in = LLVM::LoadOp::create(
-              b, v4, b.sptr(b.add(src, b.add(b.mulc(row, 128),
-                                           b.mulc(b.xori(q, sw), 16)))), 16);
+          Value rowOff = b.mulc(row, 128);
+          Value chunkOff = b.add(rowOff, b.mulc(b.xori(q, sw), 16));
+          Value in = LLVM::LoadOp::create(b, v4, b.sptr(b.add(src, chunkOff)), 16);
           Value kb = b.div(q, 2);
           Value live = b.ult(b.add(b.mulc(s, kBlocksPerStage), kb), T.kBlocks);
           Value byte = arith::ExtUIOp::create(
@@ -1075,7 +1123,8 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
           }
           Value j = b.div(q, 4);
           Value c0 = b.mulc(b.rem(q, 4), 2);
-          Value rowBase = b.add(b.add(dst, b.mulc(j, dstAtomBytes)), b.mulc(row, 128));
+          Value atomBase = b.add(dst, b.mulc(j, dstAtomBytes));
+          Value rowBase = b.add(atomBase, b.mulc(row, 128));
           for (int64_t h = 0; h < 2; ++h) {
             Value v = LLVM::UndefOp::create(b, v4);
             for (int64_t i = 0; i < 4; ++i)
@@ -1095,13 +1144,16 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
           Value sbAtom = b.add(stage, b.idx(map.sbOff()));
           for (int64_t i = 0; i < 4; ++i) { // 64 rows x 8 chunks / 128
             Value c = b.add(t, b.idx(128 * i));
-            Value row = b.add(b.mulc(w, 64), b.div(c, 8));
+            Value wgRow = b.mulc(w, 64);
+            Value row = b.add(wgRow, b.div(c, 8));
             convert(s, fp8A, bfA, kBM * 128, row, b.rem(c, 8), saAtom, row, f8a);
           }
           for (int64_t i = 0; i < cfg.tileN / 32; ++i) { // tileN/2 rows x 8 / 128
             Value c = b.add(t, b.idx(128 * i));
-            Value n = b.add(b.mulc(w, cfg.tileN / 2), b.div(c, 8));
-            convert(s, fp8B, bfB, cfg.tileN * 128, n, b.rem(c, 8), sbAtom,
+            Value wgCol = b.mulc(w, cfg.tileN / 2);
+            Value n = b.add(wgCol, b.div(c, 8));
+            Value q = b.rem(c, 8);
+            convert(s, fp8B, bfB, cfg.tileN * 128, n, q, sbAtom,
                     b.add(T.bAtomRow, n), f8b);
           }
           // Generic-proxy shared-memory writes -> visible to wgmma (async
@@ -1111,7 +1163,8 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
                                          NVVM::MemScopeKind::CTA, false);
         };
         auto consumerBarrier = [&] {
-          NVVM::BarrierOp::create(b, Type(), b.i32(3), b.i32(256), nullptr, Value());
+          Value barId = b.i32(3);
+          NVVM::BarrierOp::create(b, Type(), barId, b.i32(256), nullptr, Value());
         };
         ifThen(b, b.ult(b.idx(0), T.kStages), [&] {
           convertStage(b.idx(0), it0);
@@ -1129,8 +1182,8 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
             int64_t j = kk / 4, koff = (kk % 4) * 32;
             // This warpgroup's 64 rows start 64 x 128 B into each A atom
             // (a multiple of the 1024-byte swizzle period).
-            Value aDesc = descOf(b.add(b.add(bfA, b.mulc(w, 64 * 128)),
-                                       b.idx(j * kBM * 128 + koff)));
+            Value wgA = b.add(bfA, b.mulc(w, 64 * 128));
+            Value aDesc = descOf(b.add(wgA, b.idx(j * kBM * 128 + koff)));
             Value bDesc = descOf(b.add(bfB, b.idx(j * cfg.tileN * 128 + koff)));
             acc = wgmmaKMajor(b, accTy, acc, aDesc, bDesc, cfg.tileN, 16,
                               NVVM::WGMMATypes::bf16, NVVM::WGMMATypes::bf16,
@@ -1161,17 +1214,19 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
           // acquires, so the wgmmas below see the TMA data too.
           auto [slot, empty] = acquireStage(it, map.decodedBar(0));
           Value stage = slot.stage;
-          Value table = b.add(at(map.tablesOff()), b.mulc(slot.st, map.tableBytes()));
+          Value tables = at(map.tablesOff());
+          Value table = b.add(tables, b.mulc(slot.st, map.tableBytes()));
           Value saTab = b.add(table, b.mulc(w, kBlocksPerStage * map.saTableBytes()));
           Value sbTab = b.add(table, b.idx(map.sbTableOff()));
-          Value aTile = b.add(b.add(stage, b.idx(map.aOff())), b.mulc(w, 64 * 128));
+          Value aSlot = b.add(stage, b.idx(map.aOff()));
+          Value aTile = b.add(aSlot, b.mulc(w, 64 * 128));
           Value bTile = b.add(stage, b.idx(map.bOff()));
           // Blocks past the group's end (2D x 2D, K % 128 != 0) are skipped
           // with uniform branches.
           bool allLive = !p.kGrouped && p.kMultipleOf128;
           auto live = [&](int64_t kb) -> Value {
-            return b.ult(b.add(b.mulc(s, kBlocksPerStage), b.idx(kb)),
-                         T.kBlocks);
+            Value firstBlock = b.mulc(s, kBlocksPerStage);
+            return b.ult(b.add(firstBlock, b.idx(kb)), T.kBlocks);
           };
           // The scale product S = sa (x) sb of MX block kb comes from the
           // tensor cores: a tf32 wgmma m64nNk8 of A table kb (row r: sa of
@@ -1224,10 +1279,12 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
             auto ty = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(n / 2, f32));
             NVVM::WgmmaFenceAlignedOp::create(b);
             Value S = scaleProduct(kb, n);
-            Value P = wgmmaKMajor(
-                b, ty, LLVM::UndefOp::create(b, ty), descOf(b.add(aTile, b.idx(32 * kb))),
-                descOf(b.add(bTile, b.idx(32 * kb))), n, 32,
-                typeOf(p.aE5M2), typeOf(p.bE5M2), /*accumulate=*/false);
+            Value pInit = LLVM::UndefOp::create(b, ty);
+            Value aDesc = descOf(b.add(aTile, b.idx(32 * kb)));
+            Value bDesc = descOf(b.add(bTile, b.idx(32 * kb)));
+            Value P = wgmmaKMajor(b, ty, pInit, aDesc, bDesc, n, 32,
+                                  typeOf(p.aE5M2), typeOf(p.bE5M2),
+                                  /*accumulate=*/false);
             NVVM::WgmmaGroupSyncAlignedOp::create(b);
             NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
             fmaInto(P, S, n);
@@ -1276,7 +1333,8 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
         Value slot = b.rem(tc, kTileRing);
         Value phase = b.rem(b.div(tc, kTileRing), 2);
         waitParity(b, bar(map.tileFullBar(0), slot), phase);
-        Value rec = b.add(at(map.tileRecord(0)), b.mulc(slot, 32));
+        Value records = at(map.tileRecord(0));
+        Value rec = b.add(records, b.mulc(slot, 32));
         SmallVector<Value> fwd{it, tc};
         for (int64_t i = 0; i < 2; ++i)
           fwd.push_back(arith::IndexCastOp::create(
@@ -1381,7 +1439,8 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm100(
   };
   Type tptr = b.ptr(6);
   auto bar = [&](int64_t off, Value st) {
-    return b.sptr(b.add(at(off), b.mulc(st, 8)));
+    Value array = at(off);
+    return b.sptr(b.add(array, b.mulc(st, 8)));
   };
 
   // Prologue: full barriers expect the loader's arrive.expect_tx, empty
@@ -1401,8 +1460,8 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm100(
     // Warp 1 allocates the TMEM columns (power of two >= 32) and writes the
     // base address to shared memory (tcgen05.alloc is warp-wide).
     ifThen(b, b.eq(warp, b.idx(1)), [&] {
-      NVVM::Tcgen05AllocOp::create(b, b.sptr(at(map.tmemSlot())),
-                                   b.i32(tmem.allocated()), cta1);
+      Value slotPtr = b.sptr(at(map.tmemSlot()));
+      NVVM::Tcgen05AllocOp::create(b, slotPtr, b.i32(tmem.allocated()), cta1);
       NVVM::Tcgen05RelinquishAllocPermitOp::create(b, cta1);
     });
     fence(NVVM::Tcgen05FenceKind::BEFORE_THREAD_SYNC);
@@ -1419,33 +1478,37 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm100(
       Value saG = f.aScales, sbG = f.bScales;
       int64_t txBytes = map.aBytes() + map.bBytes() + kAtom * (1 + map.sfbAtoms());
       gen.forEachTile(bid, grid, [&](const Tile &T, Value it0) {
-        auto loop = scf::ForOp::create(b, b.idx(0), T.kStages, b.idx(1),
+        Value zero = b.idx(0);
+        auto loop = scf::ForOp::create(b, zero, T.kStages, b.idx(1),
                                        ValueRange{it0});
         OpBuilder::InsertionGuard g(b);
         b.setInsertionPointToStart(loop.getBody());
         Value s = loop.getInductionVar(), it = loop.getRegionIterArg(0);
         RingSlot slot = ringSlot(b, base, it, cfg.stages, map.stageBytes());
         Value st = slot.st, phase = slot.phase, stage = slot.stage;
-        loadTiles(b, stage, bar(map.fullBar(), st), bar(map.emptyBar(), st),
-                  phase, txBytes, b.add(T.kCoord0, b.mulc(s, kBK)), 0,
-                  map.aBytes(), descA, descB, T);
+        Value full = bar(map.fullBar(), st);
+        Value empty = bar(map.emptyBar(), st);
+        Value kc = b.add(T.kCoord0, b.mulc(s, kBK));
+        loadTiles(b, stage, full, empty, phase, txBytes, kc, 0, map.aBytes(),
+                  descA, descB, T);
         Value sOff = b.mulc(s, kAtom);
-        loadAtom(b, b.add(stage, b.idx(map.saOff())),
-                 b.gep8(saG, b.add(T.aAtom0, sOff)), bar(map.fullBar(), st));
+        Value saDst = b.add(stage, b.idx(map.saOff()));
+        Value saSrc = b.gep8(saG, b.add(T.aAtom0, sOff));
+        loadAtom(b, saDst, saSrc, bar(map.fullBar(), st));
         for (int64_t a = 0; a < map.sfbAtoms(); ++a) {
           // An atom past the last 128-row block of N (tile N 256 over a
           // remainder of <= 128 rows) is not in the buffer: load atom 0
           // again; its columns are masked in the epilogue.
           Value stride = T.bAtomStride;
           if (a > 0) {
-            Value past = b.sge(b.add(T.nRow, b.idx(a * kBM)),
-                               b.roundUpc(gen.s.n, kBM));
+            Value atomRow = b.add(T.nRow, b.idx(a * kBM));
+            Value past = b.sge(atomRow, b.roundUpc(gen.s.n, kBM));
             stride = b.select(past, b.idx(0), stride);
           }
-          loadAtom(b, b.add(stage, b.idx(map.sbOff() + a * kAtom)),
-                   b.gep8(sbG, b.add(b.add(T.bAtom0, sOff),
-                                     b.mulc(stride, a))),
-                   bar(map.fullBar(), st));
+          Value sbDst = b.add(stage, b.idx(map.sbOff() + a * kAtom));
+          Value stageAtom = b.add(T.bAtom0, sOff);
+          Value sbSrc = b.gep8(sbG, b.add(stageAtom, b.mulc(stride, a)));
+          loadAtom(b, sbDst, sbSrc, bar(map.fullBar(), st));
         }
         scf::YieldOp::create(b, ValueRange{ringNext(b, it, cfg.stages)});
         return loop.getResult(0);
@@ -1482,9 +1545,12 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm100(
         SmallVector<Value> res = ifYield(b, has, c, [&]() -> SmallVector<Value> {
           // Wait until the epilogue drained the accumulator of the previous
           // tile (parity trick as for the ring).
-          waitParity(b, b.sptr(at(map.tmemEmptyBar())), b.xori(b.rem(tiles, 2), b.idx(1)));
+          Value accEmpty = b.sptr(at(map.tmemEmptyBar()));
+          Value parity = b.rem(tiles, 2);
+          waitParity(b, accEmpty, b.xori(parity, b.idx(1)));
           fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
-          auto loop = scf::ForOp::create(b, b.idx(0), T.kStages, b.idx(1),
+          Value zero = b.idx(0);
+          auto loop = scf::ForOp::create(b, zero, T.kStages, b.idx(1),
                                          ValueRange{it0});
           {
             OpBuilder::InsertionGuard g(b);
@@ -1497,39 +1563,48 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm100(
             // Scales of the stage: smem atoms -> TMEM (tcgen05.cp
             // 32x128b.warpx4, one 512-byte atom = 4 columns), per-stage
             // columns so no copy overwrites scales an MMA still reads.
-            Value sfCol = b.add(tbase, b.add(b.idx(cfg.tileN),
-                                             b.mulc(st, tmem.sfCols())));
+            Value accCols = b.idx(cfg.tileN);
+            Value sfCol =
+                b.add(tbase, b.add(accCols, b.mulc(st, tmem.sfCols())));
             auto cp = [&](Value col, Value smemAddr) {
+              Value dst = taddr(col);
               NVVM::Tcgen05CpOp::create(
                   b,
                   NVVM::Tcgen05CpShapeAttr::get(ctx, NVVM::Tcgen05CpShape::SHAPE_32x128b),
                   cta1,
                   NVVM::Tcgen05CpMulticastAttr::get(ctx, NVVM::Tcgen05CpMulticast::WARPX4),
-                  nullptr, taddr(col), desc(sfDescConst, smemAddr));
+                  nullptr, dst, desc(sfDescConst, smemAddr));
             };
             cp(sfCol, b.add(stage, b.idx(map.saOff())));
-            for (int64_t a = 0; a < map.sfbAtoms(); ++a)
-              cp(b.add(sfCol, b.idx(4 + 4 * a)),
-                 b.add(stage, b.idx(map.sbOff() + a * kAtom)));
+            for (int64_t a = 0; a < map.sfbAtoms(); ++a) {
+              Value atomCol = b.add(sfCol, b.idx(4 + 4 * a));
+              cp(atomCol, b.add(stage, b.idx(map.sbOff() + a * kAtom)));
+            }
             // N = 64 tiles read the upper 64 rows of their B atom from
             // columns +2, +3 (TMEM column j of a 32x128b copy holds rows
             // 32j + lane).
-            Value sfbCol = b.add(b.add(sfCol, b.idx(4)), b.div(T.bAtomRow, 32));
+            Value sfbBase = b.add(sfCol, b.idx(4));
+            Value sfbCol = b.add(sfbBase, b.div(T.bAtomRow, 32));
             for (int64_t kb = 0; kb < kBlocksPerStage; ++kb) {
-              Value blk = b.add(b.mulc(s, kBlocksPerStage), b.idx(kb));
+              Value firstBlock = b.mulc(s, kBlocksPerStage);
+              Value blk = b.add(firstBlock, b.idx(kb));
               ifThen(b, b.ult(blk, T.kBlocks), [&] {
                 uint32_t idesc = ::mxmoe::tcgen05InstrDescWithScaleIds(
                     idescBase, static_cast<unsigned>(kb), static_cast<unsigned>(kb));
                 Value accumulate = b.ne(blk, b.idx(0));
+                Value dAddr = taddr(tbase);
+                Value aDesc = desc(smemDescConst, b.add(stage, b.idx(32 * kb)));
+                Value bDesc = desc(smemDescConst,
+                                   b.add(stage, b.idx(map.aBytes() + 32 * kb)));
+                Value idescV = b.i32(static_cast<int64_t>(idesc));
+                Value sfaAddr = taddr(sfCol);
+                Value sfbAddr = taddr(sfbCol);
                 NVVM::Tcgen05MMABlockScaleOp::create(
                     b, NVVM::MMABlockScaleKindAttr::get(ctx, NVVM::MMABlockScaleKind::MXF8F6F4),
                     cta1,
                     NVVM::Tcgen05MMABlockScaleAttr::get(ctx, NVVM::Tcgen05MMABlockScale::BLOCK32),
-                    nullptr, taddr(tbase),
-                    desc(smemDescConst, b.add(stage, b.idx(32 * kb))),
-                    desc(smemDescConst, b.add(stage, b.idx(map.aBytes() + 32 * kb))),
-                    b.i32(static_cast<int64_t>(idesc)), accumulate,
-                    taddr(sfCol), taddr(sfbCol));
+                    nullptr, dAddr, aDesc, bDesc, idescV, accumulate, sfaAddr,
+                    sfbAddr);
               });
             }
             // Free the slot once these MMAs have read it.
@@ -1558,19 +1633,21 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm100(
             for (int64_t j = 0; j < 32; ++j) {
               Value c = b.idx(c0 + j);
               ifThen(b, b.ult(c, T.colsValid), [&] {
-                b.stg(value(j), f.out, b.add(rowBase, c));
+                Value x = value(j);
+                b.stg(x, f.out, b.add(rowBase, c));
               });
             }
           });
         };
         SmallVector<Value> res = ifYield(b, has, ValueRange{tiles}, [&]() -> SmallVector<Value> {
-          waitParity(b, b.sptr(at(map.tmemFullBar())), b.rem(tiles, 2));
+          Value accFull = b.sptr(at(map.tmemFullBar()));
+          waitParity(b, accFull, b.rem(tiles, 2));
           fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
           for (int64_t c0 = 0; c0 < cfg.tileN; c0 += 32) {
             // tcgen05.ld 32x32b.x32: thread t of warp quarter q reads row
             // 32q + t, columns c0..c0+31 (PTX 9.7.16.8.3).
-            Value addr = b.add(tbase, b.add(b.shli(b.mulc(quarter, 32), 16),
-                                            b.idx(c0)));
+            Value lanes = b.shli(b.mulc(quarter, 32), 16);
+            Value addr = b.add(tbase, b.add(lanes, b.idx(c0)));
             auto vt = VectorType::get({32}, b.getI32Type());
             Value v = NVVM::Tcgen05LdOp::create(
                 b, vt, nullptr,
@@ -1609,7 +1686,8 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm100(
     gpu::BarrierOp::create(b);
     ifThen(b, b.eq(warp, b.idx(1)), [&] {
       fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
-      NVVM::Tcgen05DeallocOp::create(b, taddr(tbase), b.i32(tmem.allocated()), cta1);
+      Value tmemAddr = taddr(tbase);
+      NVVM::Tcgen05DeallocOp::create(b, tmemAddr, b.i32(tmem.allocated()), cta1);
     });
   });
   gpu::ReturnOp::create(b);
