@@ -93,12 +93,19 @@ void KB::store(Value v, Value mem, Value index) {
 }
 
 Value KB::blockedOffset(Value r, Value c, Value cp) {
-  Value atom = add(mul(div(r, 128), div(cp, 4)), div(c, 4));
-  return add(add(mulc(atom, 512), atomRowOffset(rem(r, 128))), rem(c, 4));
+  Value rowTile = div(r, 128);
+  Value colTiles = div(cp, 4);
+  Value tileBase = mul(rowTile, colTiles);
+  Value atom = add(tileBase, div(c, 4));
+  Value atomBase = mulc(atom, 512);
+  Value inAtom = atomRowOffset(rem(r, 128));
+  Value rowBase = add(atomBase, inAtom);
+  return add(rowBase, rem(c, 4));
 }
 
 Value KB::atomRowOffset(Value r) {
-  return add(mulc(rem(r, 32), 16), mulc(div(r, 32), 4));
+  Value laneRow = mulc(rem(r, 32), 16);
+  return add(laneRow, mulc(div(r, 32), 4));
 }
 
 Value KB::blockedOffset(Value r, Value c, int64_t cp) {
@@ -108,9 +115,12 @@ Value KB::blockedOffset(Value r, Value c, int64_t cp) {
 std::pair<Value, Value> KB::blockedCoord(Value o, Value cp) {
   Value ncb = div(cp, 4);
   Value atom = div(o, 512), w = rem(o, 512);
-  Value r = add(mulc(divv(atom, ncb), 128),
-                add(mulc(div(rem(w, 16), 4), 32), div(w, 16)));
-  Value c = add(mulc(arith::RemUIOp::create(*this, atom, ncb), 4), rem(w, 4));
+  Value rowBase = mulc(divv(atom, ncb), 128);
+  Value rowBlock = mulc(div(rem(w, 16), 4), 32);
+  Value inAtom = add(rowBlock, div(w, 16));
+  Value r = add(rowBase, inAtom);
+  Value colBase = mulc(arith::RemUIOp::create(*this, atom, ncb), 4);
+  Value c = add(colBase, rem(w, 4));
   return {r, c};
 }
 
@@ -134,8 +144,11 @@ Value KB::countLE(Value arr, int64_t n, Value key) {
 }
 
 Value GroupTable::groupBegin(KB &b, Value g) {
-  Value prev = b.sub(b.maxsi(g, b.idx(1)), b.idx(1));
-  return b.select(b.eq(g, b.idx(0)), b.idx(0), b.load(ends, prev));
+  Value clamped = b.maxsi(g, b.idx(1));
+  Value prev = b.sub(clamped, b.idx(1));
+  Value first = b.eq(g, b.idx(0));
+  Value zero = b.idx(0);
+  return b.select(first, zero, b.load(ends, prev));
 }
 
 void mlir::mxmoe::kernels::ifThen(KB &b, Value cond,
@@ -221,7 +234,10 @@ void buildKernelBody(
     if (units > 1)
       fn.setWorkgroupAttributionAttr(fn.getNumWorkgroupAttributions() - 2,
                                      "llvm.align", b.getI64IntegerAttr(16));
-    ifThen(b, b.eq(tid, b.idx(0)), [&] { b.store(b.i32(1), flag, b.idx(0)); });
+    ifThen(b, b.eq(tid, b.idx(0)), [&] {
+      Value one = b.i32(1);
+      b.store(one, flag, b.idx(0));
+    });
     for (int64_t g0 = 0; g0 < G; g0 += blockSize) {
       Value g = b.add(tid, b.idx(g0));
       ifThen(b, b.ult(g, b.idx(G)), [&] {
@@ -240,13 +256,22 @@ void buildKernelBody(
       Value o = b.load(table.ends, gc);
       // The predecessor's index from the clamped gc (g - 1 would be -1 for
       // the threads past the only group when G == 1).
-      Value prevIdx = b.select(b.eq(gc, b.idx(0)), b.idx(0), b.sub(gc, b.idx(1)));
-      Value prev = b.select(b.eq(g, b.idx(0)), b.idx(0), b.load(table.ends, prevIdx));
+      Value gcFirst = b.eq(gc, b.idx(0));
+      Value gcZero = b.idx(0);
+      Value prevIdx = b.select(gcFirst, gcZero, b.sub(gc, b.idx(1)));
+      Value gFirst = b.eq(g, b.idx(0));
+      Value gZero = b.idx(0);
+      Value prev = b.select(gFirst, gZero, b.load(table.ends, prevIdx));
       Value ge = arith::CmpIOp::create(b, arith::CmpIPredicate::sge, o, prev);
       Value le = arith::CmpIOp::create(b, arith::CmpIPredicate::sle, o, total);
       Value bad = b.andi(inG, b.lnot(b.andi(ge, le)));
-      ifThen(b, bad, [&] { b.store(b.i32(0), flag, b.idx(0)); });
-      Value size = b.select(inG, b.maxsi(b.sub(o, prev), b.idx(0)), b.idx(0));
+      ifThen(b, bad, [&] {
+        Value zero = b.i32(0);
+        b.store(zero, flag, b.idx(0));
+      });
+      Value diff = b.sub(o, prev);
+      Value nonNeg = b.maxsi(diff, b.idx(0));
+      Value size = b.select(inG, nonNeg, b.idx(0));
       SmallVector<Value> n;
       for (auto [u, unit] : llvm::enumerate(groups->units)) {
         Value c = b.div(b.add(size, b.idx(unit.divisor - 1)), unit.divisor);
@@ -263,7 +288,9 @@ void buildKernelBody(
         for (int64_t u = 0; u < units; ++u) {
           Value mine = b.load(scratch[u], tid);
           Value low = b.ult(tid, b.idx(d));
-          Value other = b.load(scratch[u], b.select(low, b.idx(0), b.sub(tid, b.idx(d))));
+          Value zero = b.idx(0);
+          Value otherIdx = b.select(low, zero, b.sub(tid, b.idx(d)));
+          Value other = b.load(scratch[u], otherIdx);
           v.push_back(b.add(mine, b.select(low, b.idx(0), other)));
         }
         gpu::BarrierOp::create(b);
@@ -289,15 +316,23 @@ void buildKernelBody(
                 : b.idx(unit.capacity);
         capOk = b.andi(capOk, b.ule(carry[u], capacity));
       }
-      ifThen(b, b.lnot(capOk), [&] { b.store(b.i32(0), flag, b.idx(0)); });
+      ifThen(b, b.lnot(capOk), [&] {
+        Value zero = b.i32(0);
+        b.store(zero, flag, b.idx(0));
+      });
     });
     gpu::BarrierOp::create(b);
     // Every thread's violations are in `flag` now; block 0 reports it.
-    ifThen(b, b.andi(b.eq(bid, b.idx(0)), b.eq(tid, b.idx(0))), [&] {
-      b.store(b.sub(b.i32(1), b.load(flag, b.idx(0))), status, b.idx(0));
+    Value firstBlock = b.eq(bid, b.idx(0));
+    Value reporter = b.andi(firstBlock, b.eq(tid, b.idx(0)));
+    ifThen(b, reporter, [&] {
+      Value one = b.i32(1);
+      Value word = b.sub(one, b.load(flag, b.idx(0)));
+      b.store(word, status, b.idx(0));
     });
     // No barrier needed: nothing writes `flag` after the one above.
-    valid = b.ne(b.load(flag, b.idx(0)), b.i32(0));
+    Value flagValue = b.load(flag, b.idx(0));
+    valid = b.ne(flagValue, b.i32(0));
   }
   // (Computed after the group table: not live across its loops.)
   Value gtid = b.add(b.mulc(bid, blockSize), tid);
@@ -447,7 +482,8 @@ Value mlir::mxmoe::kernels::computeScaleByte(KB &b, Value amax,
         arith::CmpIOp::create(b, arith::CmpIPredicate::ugt, m,
                               b.i32(0x400000)));
     Value up = arith::ExtUIOp::create(b, i32, b.ne(m, zero));
-    byte = b.select(b.eq(e, zero), subnormal, b.add(e, up));
+    Value expZero = b.eq(e, zero);
+    byte = b.select(expZero, subnormal, b.add(e, up));
     break;
   }
   }
@@ -457,15 +493,19 @@ Value mlir::mxmoe::kernels::computeScaleByte(KB &b, Value amax,
 
 Value mlir::mxmoe::kernels::reciprocalScale(KB &b, Value byte) {
   Value normal = b.shli(b.sub(b.i32(254), byte), 23);
-  Value bits = b.select(b.eq(byte, b.i32(254)), b.i32(0x00400000), normal);
-  bits = b.select(b.eq(byte, b.i32(255)), b.i32(0x7FC00000), bits);
+  Value isMax = b.eq(byte, b.i32(254));
+  Value bits = b.select(isMax, b.i32(0x00400000), normal);
+  Value isNaN = b.eq(byte, b.i32(255));
+  bits = b.select(isNaN, b.i32(0x7FC00000), bits);
   return b.bitcast(b.getF32Type(), bits);
 }
 
 Value mlir::mxmoe::kernels::decodeScale(KB &b, Value byte) {
-  Value bits = b.select(b.eq(byte, b.i32(0)), b.i32(0x00400000),
-                        b.shli(byte, 23));
-  bits = b.select(b.eq(byte, b.i32(255)), b.i32(0x7FC00000), bits);
+  Value isMin = b.eq(byte, b.i32(0));
+  Value minBits = b.i32(0x00400000);
+  Value bits = b.select(isMin, minBits, b.shli(byte, 23));
+  Value isNaN = b.eq(byte, b.i32(255));
+  bits = b.select(isNaN, b.i32(0x7FC00000), bits);
   return b.bitcast(b.getF32Type(), bits);
 }
 
@@ -511,7 +551,8 @@ Value e2m1Code(KB &b, Value x) {
     code = b.add(code, arith::ExtUIOp::create(b, i8, passed));
   }
   Value bits = b.bitcast(b.getI32Type(), x);
-  Value neg = b.ne(b.andi(bits, b.i32(0x80000000)), b.i32(0));
+  Value signBit = b.andi(bits, b.i32(0x80000000));
+  Value neg = b.ne(signBit, b.i32(0));
   Value isNaN =
       arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, x, x);
   Value sign = b.andi(neg, b.lnot(isNaN));
@@ -522,8 +563,11 @@ Value e2m1Code(KB &b, Value x) {
 Value e2m1Value(KB &b, Value code) {
   Value mag = b.andi(code, b.i32(7));
   Value e = b.shrui(mag, 1), m = b.andi(mag, b.i32(1));
-  Value normalBits = b.ori(b.shli(b.add(e, b.i32(126)), 23), b.shli(m, 22));
-  Value sub = b.select(b.eq(m, b.i32(0)), b.i32(0), b.i32(0x3F000000));
+  Value expBits = b.shli(b.add(e, b.i32(126)), 23);
+  Value normalBits = b.ori(expBits, b.shli(m, 22));
+  Value mantZero = b.eq(m, b.i32(0));
+  Value zero = b.i32(0);
+  Value sub = b.select(mantZero, zero, b.i32(0x3F000000));
   Value bits = b.select(b.eq(e, b.i32(0)), sub, normalBits);
   Value sign = b.shli(b.andi(code, b.i32(8)), 28);
   return b.bitcast(b.getF32Type(), b.ori(bits, sign));
@@ -547,9 +591,11 @@ void mlir::mxmoe::kernels::storeElements(KB &b, ArrayRef<Value> scaled,
   int64_t n = scaled.size(); // even; the store is n (FP8) or n/2 bytes
   if (kind == MXElementKind::E2M1) {
     SmallVector<Value> bytes;
-    for (int64_t i = 0; i < n; i += 2)
-      bytes.push_back(b.ori(e2m1Code(b, scaled[i]),
-                            b.shli(e2m1Code(b, scaled[i + 1]), 4)));
+    for (int64_t i = 0; i < n; i += 2) {
+      Value lo = e2m1Code(b, scaled[i]);
+      Value hi = b.shli(e2m1Code(b, scaled[i + 1]), 4);
+      bytes.push_back(b.ori(lo, hi));
+    }
     Value v = vector::FromElementsOp::create(
         b, VectorType::get({n / 2}, b.getI8Type()), bytes);
     vector::StoreOp::create(b, v, data, ValueRange{b.div(elemIndex, 2)},
@@ -628,8 +674,10 @@ Value mlir::mxmoe::kernels::loadElement(KB &b, MXElementKind kind, Value data,
   if (kind == MXElementKind::E2M1) {
     Value byte = arith::ExtUIOp::create(b, b.getI32Type(),
                                         b.load(data, b.div(elemIndex, 2)));
-    Value odd = b.ne(b.rem(elemIndex, 2), b.idx(0));
-    Value code = b.select(odd, b.shrui(byte, 4), b.andi(byte, b.i32(15)));
+    Value parity = b.rem(elemIndex, 2);
+    Value odd = b.ne(parity, b.idx(0));
+    Value hi = b.shrui(byte, 4);
+    Value code = b.select(odd, hi, b.andi(byte, b.i32(15)));
     return e2m1Value(b, code);
   }
   Value q = b.bitcast(b.getI8Type(), b.load(data, elemIndex));

@@ -212,7 +212,8 @@ Value quantizeBlock(KB &b, ArrayRef<Value> xs, RoundingMode mode,
 }
 
 Value largestStartLE(KB &b, GroupTable &t, unsigned unit, Value key) {
-  return b.sub(b.countLE(t.starts[unit], t.numGroups, key), b.idx(1));
+  Value count = b.countLE(t.starts[unit], t.numGroups, key);
+  return b.sub(count, b.idx(1));
 }
 
 /// One kernel parameter as the host sees it: a tensor operand of the op, a
@@ -632,7 +633,8 @@ LogicalResult KernelGen::genQuantize(QuantizeOp op) {
   unsigned aIn = 0, aData = offsets ? 2 : 1, aScales = offsets ? 3 : 2;
   // Threads: one per data block, then (blocked) one per scale byte.
   auto dataWorkOf = [&](KB &b, ValueRange sz) {
-    return b.mul(b.mul(sz[kBatch], sz[kRows]), b.div(sz[kLen], kMXBlockSize));
+    Value batchRows = b.mul(sz[kBatch], sz[kRows]);
+    return b.mul(batchRows, b.div(sz[kLen], kMXBlockSize));
   };
   auto padWorkOf = [&](KB &b, ValueRange sz) {
     return b.mul(sz[kBatch], b.mul(sz[kScaleRows], sz[kScaleCols]));
@@ -661,12 +663,14 @@ LogicalResult KernelGen::genQuantize(QuantizeOp op) {
               } else {
                 decomposeV(b, t, rowwise, rows, cs, bi, r, c);
               }
-              Value dIdx = b.add(b.mul(b.add(b.mul(bi, rows), r), len),
-                                 b.mulc(c, kMXBlockSize));
+              Value row = b.add(b.mul(bi, rows), r);
+              Value rowStart = b.mul(row, len);
+              Value dIdx = b.add(rowStart, b.mulc(c, kMXBlockSize));
               if (!jagged) {
-                Value base = b.add(
-                    b.add(b.mul(bi, sz[kHpBatch]), b.mul(r, sz[kHpRow])),
-                    b.mul(b.mulc(c, kMXBlockSize), hpAlong));
+                Value batchBase = b.mul(bi, sz[kHpBatch]);
+                Value rowBase = b.add(batchBase, b.mul(r, sz[kHpRow]));
+                Value base =
+                    b.add(rowBase, b.mul(b.mulc(c, kMXBlockSize), hpAlong));
                 SmallVector<Value> xs =
                     rowwise ? loadHPBlock(b, x, elem, base)
                             : loadHPBlockStrided(b, x, elem, base, hpAlong);
@@ -677,17 +681,17 @@ LogicalResult KernelGen::genQuantize(QuantizeOp op) {
                   return;
                 }
                 if (!offsets) {
+                  Value scaleBase = b.mul(bi, b.mul(sR, sC));
                   storeScale(b, byte, smem,
-                             b.add(b.mul(bi, b.mul(sR, sC)),
-                                   b.blockedOffset(r, c, sC)));
+                             b.add(scaleBase, b.blockedOffset(r, c, sC)));
                   return;
                 }
                 // M-grouped: row r of group g goes to padded row
                 // P_g + (r - s_g); rows past the last offset have no scale.
                 Value g = b.countLE(tab.ends, tab.numGroups, r);
                 ifThen(b, b.ult(g, b.idx(tab.numGroups)), [&] {
-                  Value pr = b.add(b.mulc(b.load(tab.starts[0], g), 128),
-                                   b.sub(r, tab.groupBegin(b, g)));
+                  Value tileRow = b.mulc(b.load(tab.starts[0], g), 128);
+                  Value pr = b.add(tileRow, b.sub(r, tab.groupBegin(b, g)));
                   storeScale(b, byte, smem, b.blockedOffset(pr, c, sC));
                 });
                 return;
@@ -701,8 +705,8 @@ LogicalResult KernelGen::genQuantize(QuantizeOp op) {
                   [&] {
                     Value g = largestStartLE(b, tab, 0, pb);
                     Value j = b.sub(pb, b.load(tab.starts[0], g));
-                    Value tok = b.add(tab.groupBegin(b, g),
-                                      b.mulc(j, kMXBlockSize));
+                    Value begin = tab.groupBegin(b, g);
+                    Value tok = b.add(begin, b.mulc(j, kMXBlockSize));
                     Value count = b.sub(b.load(tab.ends, g), tok);
                     Value base = b.add(b.mul(tok, hpAlong), r);
                     SmallVector<Value> xs = loadHPBlockStrided(
@@ -715,9 +719,9 @@ LogicalResult KernelGen::genQuantize(QuantizeOp op) {
                     Value q0 = b.load(tab.starts[1], g);
                     Value kgp = b.sub(
                         b.load(tab.starts[1], b.add(g, b.idx(1))), q0);
+                    Value groupBase = b.mul(q0, sR);
                     storeScale(b, byte, smem,
-                               b.add(b.mul(q0, sR),
-                                     b.blockedOffset(r, j, kgp)));
+                               b.add(groupBase, b.blockedOffset(r, j, kgp)));
                   },
                   [&] {
                     // Past the last group: zero data (and scale).
@@ -738,19 +742,20 @@ LogicalResult KernelGen::genQuantize(QuantizeOp op) {
                 Value col = b.divv(w, sR);
                 Value totalQ = b.load(tab.starts[1], b.idx(tab.numGroups));
                 Value inGroups = b.ult(col, totalQ);
-                Value g = b.minui(largestStartLE(b, tab, 1, col),
-                                  b.idx(tab.numGroups - 1));
+                Value found = largestStartLE(b, tab, 1, col);
+                Value g = b.minui(found, b.idx(tab.numGroups - 1));
                 Value q0 = b.load(tab.starts[1], g);
                 Value kgp =
                     b.sub(b.load(tab.starts[1], b.add(g, b.idx(1))), q0);
-                Value kg = b.sub(b.load(tab.starts[0], b.add(g, b.idx(1))),
-                                 b.load(tab.starts[0], g));
+                Value nextStart = b.load(tab.starts[0], b.add(g, b.idx(1)));
+                Value kg = b.sub(nextStart, b.load(tab.starts[0], g));
                 Value local = b.sub(w, b.mul(q0, sR));
                 // Guard the division for empty regions (col past groups).
                 Value safeKgp = b.select(inGroups, kgp, b.idx(4));
                 auto [r, j] = b.blockedCoord(
                     b.select(inGroups, local, b.idx(0)), safeKgp);
-                real = b.andi(inGroups, b.andi(b.ult(r, rows), b.ult(j, kg)));
+                Value rowOk = b.ult(r, rows);
+                real = b.andi(inGroups, b.andi(rowOk, b.ult(j, kg)));
               } else {
                 auto [pr, c] = b.blockedCoord(w, sC);
                 Value colOk = b.ult(c, cs);
@@ -760,12 +765,12 @@ LogicalResult KernelGen::genQuantize(QuantizeOp op) {
                   Value tile = b.div(pr, 128);
                   Value totalT = b.load(tab.starts[0], b.idx(tab.numGroups));
                   Value inGroups = b.ult(tile, totalT);
-                  Value g = b.minui(largestStartLE(b, tab, 0, tile),
-                                    b.idx(tab.numGroups - 1));
+                  Value found = largestStartLE(b, tab, 0, tile);
+                  Value g = b.minui(found, b.idx(tab.numGroups - 1));
                   Value local =
                       b.sub(pr, b.mulc(b.load(tab.starts[0], g), 128));
-                  Value size = b.sub(b.load(tab.ends, g),
-                                     tab.groupBegin(b, g));
+                  Value end = b.load(tab.ends, g);
+                  Value size = b.sub(end, tab.groupBegin(b, g));
                   real = b.andi(inGroups, b.andi(b.ult(local, size), colOk));
                 }
               }
@@ -837,7 +842,8 @@ void KernelGen::genQuantizeRowwiseBlocked(QuantizeOp op, const MXGeometry &geo,
         Value perBatch = b.mul(sz[kScaleRows], sz[kScaleCols]);
         auto quantizeRow = [&](Value bi, Value r, Value c) {
           Value row = b.add(b.mul(bi, R), r);
-          Value base = b.add(b.mul(row, L), b.mulc(c, kMXBlockSize));
+          Value rowStart = b.mul(row, L);
+          Value base = b.add(rowStart, b.mulc(c, kMXBlockSize));
           SmallVector<Value> xs = loadHPBlock(b, x, elem, base);
           return quantizeBlock(b, xs, mode, kind, dmem, base);
         };
@@ -854,7 +860,8 @@ void KernelGen::genQuantizeRowwiseBlocked(QuantizeOp op, const MXGeometry &geo,
           int64_t G = tab.numGroups;
           Value tile = b.div(pr, 128);
           Value inGroups = b.ult(tile, b.load(tab.starts[0], b.idx(G)));
-          Value g = b.minui(largestStartLE(b, tab, 0, tile), b.idx(G - 1));
+          Value found = largestStartLE(b, tab, 0, tile);
+          Value g = b.minui(found, b.idx(G - 1));
           Value local = b.sub(pr, b.mulc(b.load(tab.starts[0], g), 128));
           Value begin = tab.groupBegin(b, g);
           Value size = b.sub(b.load(tab.ends, g), begin);
@@ -872,7 +879,8 @@ void KernelGen::genQuantizeRowwiseBlocked(QuantizeOp op, const MXGeometry &geo,
         Value lastEnd = b.load(tab.ends, b.idx(tab.numGroups - 1));
         Value rowB, cB;
         std::tie(rowB, cB) = b.divRem(t, C);
-        Value tail = b.andi(b.ult(t, b.mul(R, C)), b.ule(lastEnd, rowB));
+        Value isBlock = b.ult(t, b.mul(R, C));
+        Value tail = b.andi(isBlock, b.ule(lastEnd, rowB));
         ifThen(b, tail, [&] { quantizeRow(b.idx(0), rowB, cB); });
       });
   finish(op, kernel, quantizeHostArgs(op), sizes, work);
@@ -972,8 +980,8 @@ void KernelGen::genQuantizeColwiseTiled(QuantizeOp op, const MXGeometry &geo,
         fn.setWorkgroupAttributionAttr(fn.getNumWorkgroupAttributions() - 1,
                                        "llvm.align", b.getI64IntegerAttr(16));
         auto sIndex = [&](Value row, Value col) {
-          return b.add(b.add(b.mulc(row, kStride), col),
-                       b.mulc(b.div(row, 32), kShift));
+          Value unshifted = b.add(b.mulc(row, kStride), col);
+          return b.add(unshifted, b.mulc(b.div(row, 32), kShift));
         };
         Work wk = workOf(b, sz);
         Value Mv = sz[kTokens], Kv = sz[kRows];
@@ -991,10 +999,12 @@ void KernelGen::genQuantizeColwiseTiled(QuantizeOp op, const MXGeometry &geo,
               Value col = b.mulc(chunk, perLoad);
               auto vt = VectorType::get({perLoad}, elem);
               for (int64_t pass = 0; pass < TM / rowsPerPass; ++pass) {
-                Value row = b.add(b.div(tid, chunksPerRow),
-                                  b.idx(pass * rowsPerPass));
+                Value firstRow = b.div(tid, chunksPerRow);
+                Value row = b.add(firstRow, b.idx(pass * rowsPerPass));
                 Value m = b.add(m0, row), k = b.add(k0, col);
-                ifThen(b, b.andi(b.ult(m, Mv), b.ult(k, Kv)), [&] {
+                Value mOk = b.ult(m, Mv);
+                Value inBounds = b.andi(mOk, b.ult(k, Kv));
+                ifThen(b, inBounds, [&] {
                   Value v = vector::LoadOp::create(
                       b, vt, a[0],
                       ValueRange{b.add(inBase, b.add(b.mul(m, Kv), k))},
@@ -1008,11 +1018,14 @@ void KernelGen::genQuantizeColwiseTiled(QuantizeOp op, const MXGeometry &geo,
               // Phase 2: one thread per (column, 32-token block).
               Value blk = b.rem(tid, TM / 32), c = b.div(tid, TM / 32);
               Value k = b.add(k0, c), m = b.add(m0, b.mulc(blk, 32));
-              ifThen(b, b.andi(b.ult(k, Kv), b.ult(m, Mv)), [&] {
+              Value kOk = b.ult(k, Kv);
+              Value inBounds = b.andi(kOk, b.ult(m, Mv));
+              ifThen(b, inBounds, [&] {
                 SmallVector<Value> xs;
                 for (int64_t i = 0; i < kMXBlockSize; ++i) {
-                  Value e = b.load(
-                      smem, sIndex(b.add(b.mulc(blk, 32), b.idx(i)), c));
+                  Value blockRow = b.mulc(blk, 32);
+                  Value e =
+                      b.load(smem, sIndex(b.add(blockRow, b.idx(i)), c));
                   if (e.getType() != b.getF32Type())
                     e = arith::ExtFOp::create(b, b.getF32Type(), e);
                   xs.push_back(e);
@@ -1021,10 +1034,13 @@ void KernelGen::genQuantizeColwiseTiled(QuantizeOp op, const MXGeometry &geo,
                 Value dIdx = b.add(b.mul(row, Mv), m);
                 Value byte = quantizeBlock(b, xs, mode, kind, a[1], dIdx);
                 Value mb = b.div(m, kMXBlockSize);
-                Value sIdx =
-                    blocked ? b.add(b.mul(bi, b.mul(sR, sC)),
-                                    b.blockedOffset(k, mb, sC))
-                            : b.add(b.mul(row, csv), mb);
+                Value sIdx;
+                if (blocked) {
+                  Value scaleBase = b.mul(bi, b.mul(sR, sC));
+                  sIdx = b.add(scaleBase, b.blockedOffset(k, mb, sC));
+                } else {
+                  sIdx = b.add(b.mul(row, csv), mb);
+                }
                 storeScale(b, byte, a[2], sIdx);
               });
         };
@@ -1051,9 +1067,9 @@ void KernelGen::genQuantizeColwiseTiled(QuantizeOp op, const MXGeometry &geo,
                 row = b.select(inRows, b.add(Kv, r1), r2);
                 col = b.select(inRows, c1, b.add(csv, c2));
               }
+              Value scaleBase = b.mul(bi, b.mul(sR, sC));
               storeZeroScale(b, a[2],
-                             b.add(b.mul(bi, b.mul(sR, sC)),
-                                   b.blockedOffset(row, col, sC)));
+                             b.add(scaleBase, b.blockedOffset(row, col, sC)));
         };
         if (!padRows && !padCols) {
           tiles(t);
@@ -1102,19 +1118,22 @@ LogicalResult KernelGen::genDequantize(DequantizeOp op) {
         blockSize, nullptr, [&](KB &b, ValueRange a, Value t, GroupTable &) {
           Value bi, r, c;
           decompose(b, t, geo, geo.rows, cs, bi, r, c);
-          Value sIdx =
-              blocked ? b.add(b.mulc(bi, sRows * sCols),
-                              b.blockedOffset(r, c, sCols))
-                      : b.add(b.mulc(b.add(b.mulc(bi, geo.rows), r), cs), c);
+          Value sIdx;
+          if (blocked) {
+            Value scaleBase = b.mulc(bi, sRows * sCols);
+            sIdx = b.add(scaleBase, b.blockedOffset(r, c, sCols));
+          } else {
+            sIdx = b.add(b.mulc(b.add(b.mulc(bi, geo.rows), r), cs), c);
+          }
           Value scale = scaleAt(b, a[1], sIdx);
-          Value dIdx = b.add(b.mulc(b.add(b.mulc(bi, geo.rows), r), geo.len),
-                             b.mulc(c, kMXBlockSize));
+          Value rowStart = b.mulc(b.add(b.mulc(bi, geo.rows), r), geo.len);
+          Value dIdx = b.add(rowStart, b.mulc(c, kMXBlockSize));
           SmallVector<Value> ys;
           for (Value v : loadElements(b, kind, a[0], dIdx))
             ys.push_back(narrow(b, arith::MulFOp::create(b, v, scale)));
-          Value base = b.add(b.add(b.mulc(bi, geo.hpBatch),
-                                   b.mulc(r, geo.hpRow)),
-                             b.mulc(c, kMXBlockSize * geo.hpAlong));
+          Value batchBase = b.mulc(bi, geo.hpBatch);
+          Value rowBase = b.add(batchBase, b.mulc(r, geo.hpRow));
+          Value base = b.add(rowBase, b.mulc(c, kMXBlockSize * geo.hpAlong));
           if (geo.rowwise()) {
             Value v = vector::FromElementsOp::create(
                 b, VectorType::get({32}, outElem), ys);
@@ -1163,12 +1182,14 @@ LogicalResult KernelGen::genDequantize(DequantizeOp op) {
                                 local);
                 q = loadElement(b, kind, a[0], b.add(b.mulc(k, geo.len), p));
                 if (!blocked) {
-                  scaleIdx = b.add(b.mulc(k, cs), b.div(p, kMXBlockSize));
+                  Value rowBase = b.mulc(k, cs);
+                  scaleIdx = b.add(rowBase, b.div(p, kMXBlockSize));
                 } else {
                   Value q0 = b.load(tab.starts[1], g);
                   Value kgp =
                       b.sub(b.load(tab.starts[1], b.add(g, b.idx(1))), q0);
-                  scaleIdx = b.add(b.mulc(q0, sRows),
+                  Value groupBase = b.mulc(q0, sRows);
+                  scaleIdx = b.add(groupBase,
                                    b.blockedOffset(
                                        k, b.div(local, kMXBlockSize), kgp));
                 }
@@ -1250,15 +1271,16 @@ LogicalResult KernelGen::genSwizzle(SwizzleScalesOp op) {
             Value bi = b.div(t, rp * cp), w = b.rem(t, rp * cp);
             auto rc = b.blockedCoord(w, b.idx(cp));
             Value r = rc.first, c = rc.second;
-            Value real = b.andi(b.ult(r, b.idx(rows)), b.ult(c, b.idx(cols)));
+            Value rowOk = b.ult(r, b.idx(rows));
+            Value real = b.andi(rowOk, b.ult(c, b.idx(cols)));
             copyOrZero(real, [&] {
               return b.add(b.mulc(b.add(b.mulc(bi, rows), r), cols), c);
             });
           } else {
             Value c = b.rem(t, cols), r = b.rem(b.div(t, cols), rows);
             Value bi = b.div(t, rows * cols);
-            b.store(b.load(a[0], b.add(b.mulc(bi, rp * cp),
-                                       b.blockedOffset(r, c, cp))),
+            Value batchBase = b.mulc(bi, rp * cp);
+            b.store(b.load(a[0], b.add(batchBase, b.blockedOffset(r, c, cp))),
                     a[aDst], t);
           }
           return;
@@ -1276,8 +1298,9 @@ LogicalResult KernelGen::genSwizzle(SwizzleScalesOp op) {
             Value local = b.sub(pr, b.mulc(b.load(tab.starts[0], g), 128));
             Value begin = tab.groupBegin(b, g);
             Value size = b.sub(b.load(tab.ends, g), begin);
-            Value real = b.andi(inGroups, b.andi(b.ult(local, size),
-                                                 b.ult(c, b.idx(cols))));
+            Value rowOk = b.ult(local, size);
+            Value real =
+                b.andi(inGroups, b.andi(rowOk, b.ult(c, b.idx(cols))));
             copyOrZero(real, [&] {
               return b.add(b.mulc(b.add(begin, local), cols), c);
             });
@@ -1287,8 +1310,8 @@ LogicalResult KernelGen::genSwizzle(SwizzleScalesOp op) {
             Value real = b.ult(g, b.idx(G));
             copyOrZero(real, [&] {
               Value gs = b.minui(g, gLast);
-              Value pr = b.add(b.mulc(b.load(tab.starts[0], gs), 128),
-                               b.sub(i, tab.groupBegin(b, gs)));
+              Value tileRow = b.mulc(b.load(tab.starts[0], gs), 128);
+              Value pr = b.add(tileRow, b.sub(i, tab.groupBegin(b, gs)));
               return b.blockedOffset(pr, c, cp);
             });
           }
@@ -1304,12 +1327,16 @@ LogicalResult KernelGen::genSwizzle(SwizzleScalesOp op) {
           Value kgp = b.sub(b.load(tab.starts[1], b.add(g, b.idx(1))), q0);
           Value c0 = b.load(tab.starts[0], g);
           Value kg = b.sub(b.load(tab.starts[0], b.add(g, b.idx(1))), c0);
-          Value local = b.select(inGroups, b.sub(t, b.mulc(q0, rp)), b.idx(0));
+          Value offset = b.sub(t, b.mulc(q0, rp));
+          Value local = b.select(inGroups, offset, b.idx(0));
           auto rj = b.blockedCoord(local, b.select(inGroups, kgp, b.idx(4)));
           Value r = rj.first, j = rj.second;
-          Value real =
-              b.andi(inGroups, b.andi(b.ult(r, b.idx(rows)), b.ult(j, kg)));
-          copyOrZero(real, [&] { return b.add(b.mulc(r, cols), b.add(c0, j)); });
+          Value rowOk = b.ult(r, b.idx(rows));
+          Value real = b.andi(inGroups, b.andi(rowOk, b.ult(j, kg)));
+          copyOrZero(real, [&] {
+            Value rowStart = b.mulc(r, cols);
+            return b.add(rowStart, b.add(c0, j));
+          });
         } else {
           Value col = b.rem(t, cols), r = b.div(t, cols);
           Value real = b.ult(col, b.load(tab.starts[0], b.idx(G)));
@@ -1318,7 +1345,8 @@ LogicalResult KernelGen::genSwizzle(SwizzleScalesOp op) {
             Value j = b.sub(col, b.load(tab.starts[0], g));
             Value q0 = b.load(tab.starts[1], g);
             Value kgp = b.sub(b.load(tab.starts[1], b.add(g, b.idx(1))), q0);
-            return b.add(b.mulc(q0, rp), b.blockedOffset(r, j, kgp));
+            Value groupBase = b.mulc(q0, rp);
+            return b.add(groupBase, b.blockedOffset(r, j, kgp));
           });
         }
       });

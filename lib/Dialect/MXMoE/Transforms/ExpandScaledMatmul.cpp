@@ -260,8 +260,9 @@ mlir::mxmoe::createLinearFunctions(LinearOp op, StringRef name,
       OpBuilder b = OpBuilder::atBlockBegin(&fwd.front());
       Expander e{b, loc, recipe, d};
       ValueRange a = fwd.getArguments();
-      Value out = e.forward(flatten(b, a[0]), weight3d(b, a[1]), offsets(b),
-                            y.getElementType());
+      Value in = flatten(b, a[0]);
+      Value weight = weight3d(b, a[1]);
+      Value out = e.forward(in, weight, offsets(b), y.getElementType());
       if (op.getBias()) {
         auto flatY = cast<RankedTensorType>(out.getType());
         Value init = tensor::EmptyOp::create(b, loc, flatY.getShape(),
@@ -290,8 +291,9 @@ mlir::mxmoe::createLinearFunctions(LinearOp op, StringRef name,
         OpBuilder b = OpBuilder::atBlockBegin(&dgrad.front());
         Expander e{b, loc, recipe, d};
         ValueRange a = dgrad.getArguments();
-        Value dx = e.inputGrad(flatten(b, a[0]), weight3d(b, a[1]),
-                               offsets(b), elem);
+        Value dy = flatten(b, a[0]);
+        Value weight = weight3d(b, a[1]);
+        Value dx = e.inputGrad(dy, weight, offsets(b), elem);
         func::ReturnOp::create(b, loc, unflatten(b, dx, k));
       }
       Type dwElem = weightGradElem ? weightGradElem : w.getElementType();
@@ -302,8 +304,9 @@ mlir::mxmoe::createLinearFunctions(LinearOp op, StringRef name,
         OpBuilder b = OpBuilder::atBlockBegin(&wgrad.front());
         Expander e{b, loc, recipe, d};
         ValueRange a = wgrad.getArguments();
-        Value dw = e.weightGrad(flatten(b, a[0]), flatten(b, a[1]),
-                                offsets(b), dwElem, weightGradBF16);
+        Value dy = flatten(b, a[0]);
+        Value in = flatten(b, a[1]);
+        Value dw = e.weightGrad(dy, in, offsets(b), dwElem, weightGradBF16);
         dw = tensor::CollapseShapeOp::create(
             b, loc, dw, SmallVector<ReassociationIndices>{{0, 1}, {2}});
         func::ReturnOp::create(b, loc, dw);

@@ -73,9 +73,9 @@ Partition makePartition(OpBuilder &b, Location loc, TiledMLPOp op, Value x,
 /// Shard i: offset i*q + min(i, r), size q + (i < r).
 std::pair<Value, Value> shardBounds(OpBuilder &b, Location loc,
                                     const Partition &p, Value i) {
+  Value full = arith::MulIOp::create(b, loc, i, p.q);
   Value offset = arith::AddIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, i, p.q),
-      arith::MinUIOp::create(b, loc, i, p.r));
+      b, loc, full, arith::MinUIOp::create(b, loc, i, p.r));
   Value extra = arith::IndexCastOp::create(
       b, loc, b.getIndexType(),
       arith::ExtUIOp::create(
@@ -496,9 +496,9 @@ struct ShardVJP {
       };
       this->add(lin.getInput(),
                 grad(".input_grad", g, transpose2d(b, loc, lin.getWeight())));
+      Value gT = transpose2d(b, loc, g);
       this->add(lin.getWeight(),
-                grad(".weight_grad", transpose2d(b, loc, g),
-                     transpose2d(b, loc, lin.getInput())));
+                grad(".weight_grad", gT, transpose2d(b, loc, lin.getInput())));
       if (Value bias = lin.getBias()) {
         Value init = zerosLike(b, loc, bias);
         auto red = linalg::ReduceOp::create(
@@ -806,9 +806,11 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
       if (failed(one(cst(0), p->shards, nullptr)))
         return failure();
     } else {
-      for (const ShardRun &r : runs)
-        if (failed(one(cst(r.begin), cst(r.end), &r)))
+      for (const ShardRun &r : runs) {
+        Value lb = cst(r.begin);
+        if (failed(one(lb, cst(r.end), &r)))
           return failure();
+      }
     }
     return state;
   }
