@@ -71,16 +71,26 @@ def run_lit(build: str, out: str) -> None:
             if f.endswith(".mlir"):
                 tests.append(os.path.join(d, f))
     jobs = []
+    scratch = os.path.join(out, "lit-scratch")
     for t in sorted(tests):
         rel = os.path.relpath(t, ROOT)
         for i, head in enumerate(lit_commands(t)):
-            argv = shlex.split(head.replace("%s", t))
+            tmp = os.path.join(scratch, f"{rel}.{i}")
+            # lit's substitutions (test/lit.cfg.py): %t is a per-RUN scratch
+            # path here, so parallel jobs never share one.
+            for key, value in (("%mxmoe_src_root", ROOT),
+                               ("%python", sys.executable),
+                               ("%S", os.path.dirname(t)), ("%s", t),
+                               ("%t", tmp)):
+                head = head.replace(key, value)
+            argv = shlex.split(head)
             argv[0] = os.path.join(build, "bin", "mxmoe-opt")
-            jobs.append((os.path.join(out, "lit", f"{rel}.{i}.out"), argv))
+            jobs.append((os.path.join(out, "lit", f"{rel}.{i}.out"), argv, tmp))
 
     def one(job):
-        dst, argv = job
+        dst, argv, tmp = job
         os.makedirs(os.path.dirname(dst), exist_ok=True)
+        os.makedirs(os.path.dirname(tmp), exist_ok=True)
         p = subprocess.run(argv, capture_output=True, cwd=ROOT)
         with open(dst, "wb") as f:
             f.write(p.stdout + b"\n--- stderr ---\n" + p.stderr +
@@ -88,6 +98,7 @@ def run_lit(build: str, out: str) -> None:
 
     with ThreadPoolExecutor(os.cpu_count() or 2) as ex:
         list(ex.map(one, jobs))
+    shutil.rmtree(scratch, ignore_errors=True)
 
 
 def compile_inputs() -> list[str]:
@@ -143,20 +154,25 @@ def emit(build: str, out: str, parts: list[str]) -> None:
         elif part == "large":
             run_script([os.path.join(integ, "gen_large_kernels.py"), "--build",
                         build, "--out", os.path.join(out, "large")])
-        normalize_paths(os.path.join(out, part), out)
+        normalize_paths(os.path.join(out, part),
+                        [(out, "<corpus>"), (build, "<build>"), (ROOT, "<root>")])
         print(f"emit-corpus: {part} written to {os.path.join(out, part)}")
 
 
-def normalize_paths(d: str, out: str) -> None:
-    """Writes `<corpus>` for the output directory where a file names it
-    (manifests record their input's path), so corpora written to two
-    directories compare equal."""
+def normalize_paths(d: str, names: list[tuple[str, str]]) -> None:
+    """Writes a placeholder for each directory a file names (manifests
+    record their input's path, diagnostics the tool's and the file's), so
+    corpora of two checkouts, builds and output directories compare equal.
+    Longer paths are replaced first (the build may lie in the checkout)."""
+    names = sorted(names, key=lambda n: -len(n[0]))
     for rel in files_under(d):
         path = os.path.join(d, rel)
-        data = open(path, "rb").read()
-        if out.encode() in data:
+        data = original = open(path, "rb").read()
+        for where, placeholder in names:
+            data = data.replace(where.encode(), placeholder.encode())
+        if data != original:
             with open(path, "wb") as f:
-                f.write(data.replace(out.encode(), b"<corpus>"))
+                f.write(data)
 
 
 def files_under(d: str) -> set[str]:
