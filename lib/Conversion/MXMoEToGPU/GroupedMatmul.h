@@ -32,6 +32,10 @@
 // f32) with row/column predication. Tiles are scheduled persistently (tile
 // t = blockIdx.x + i * gridDim.x) over the groups read from the device
 // offsets.
+//
+// Implementation: GroupedMatmul/Common.{h,cpp} (tile scheduler, kernel
+// frame, prologue, shared-memory maps, pipeline ring), GroupedMatmul/Sm90.cpp
+// and GroupedMatmul/Sm100.cpp (the kernels' roles).
 //===----------------------------------------------------------------------===//
 
 #ifndef MXMOE_LIB_CONVERSION_MXMOETOGPU_GROUPEDMATMUL_H

@@ -1,0 +1,818 @@
+//===- Sm90.cpp - MX grouped GEMM kernel for sm_90a (wgmma) ---------------===//
+//
+// buildGroupedMatmulSm90: the Hopper kernel GroupedMatmul.h describes,
+// built from named roles. Warpgroup 0: emitLoader (thread 0),
+// emitTileRecordPublisher (thread 32), emitScaleDecoder (threads 64-127,
+// fp8 path); warpgroups 1 and 2 (Sm90Consumer): the tile-record loop around
+// emitFp8Consumer or emitUpcastConsumer, and emitFragmentEpilogue.
+// References: Common.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Common.h"
+
+#include "mxmoe/Dialect/MXMoE/Utils/MMADescriptors.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::mxmoe;
+using namespace mlir::mxmoe::kernels;
+using namespace mlir::mxmoe::kernels::gemm;
+
+namespace {
+
+constexpr int64_t kThreads = 384; // producer + 2 consumer warpgroups
+/// Arrivals on an sm_90a "empty" mbarrier: every consumer thread arrives
+/// once per stage after its last shared-memory read of the slot. (One
+/// elected lane per warp after bar.warp.sync would release only that lane's
+/// own accesses under the PTX memory model's mbarrier.arrive .release
+/// semantics for compute-sanitizer racecheck, which then reports the next
+/// fill's bulk copy as racing with the other lanes' reads.)
+constexpr int64_t kConsumerArrivals = 256;
+
+/// One wgmma.mma_async m64nNkK with both operands K-major in shared memory
+/// (descriptors `aDesc`, `bDesc`) and an fp32 accumulator struct `acc` of
+/// type `accTy`; `accumulate` false writes D = A*B (scale-d 0).
+Value wgmmaKMajor(GB &b, Type accTy, Value acc, Value aDesc, Value bDesc,
+                  int64_t n, int64_t k, NVVM::WGMMATypes aType,
+                  NVVM::WGMMATypes bType, bool accumulate) {
+  MLIRContext *ctx = b.getContext();
+  return NVVM::WgmmaMmaAsyncOp::create(
+      b, accTy, acc, aDesc, bDesc, NVVM::MMAShapeAttr::get(ctx, 64, n, k),
+      NVVM::WGMMATypesAttr::get(ctx, aType), NVVM::WGMMATypesAttr::get(ctx, bType),
+      NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+      NVVM::WGMMAScaleOutAttr::get(ctx, accumulate ? NVVM::WGMMAScaleOut::one
+                                                   : NVVM::WGMMAScaleOut::zero),
+      NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+      NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+      NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::row),
+      NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col), nullptr);
+}
+
+/// The wgmma element type of an fp8 operand.
+NVVM::WGMMATypes wgmmaFp8Type(bool e5m2) {
+  return e5m2 ? NVVM::WGMMATypes::e5m2 : NVVM::WGMMATypes::e4m3;
+}
+
+/// fp32 2^(byte - 127) from an i32 byte: byte 0 -> 2^-127 (subnormal
+/// 0x00400000, never 0), 255 -> NaN (OCP MX v1.0 E8M0).
+Value decodeE8M0(GB &b, Value byte) {
+  Value bits = b.shli(byte, 23);
+  Value isZero = b.eq(byte, b.i32(0));
+  bits = b.select(isZero, b.i32(0x00400000), bits);
+  Value isNaN = b.eq(byte, b.i32(255));
+  bits = b.select(isNaN, b.i32(0x7fc00000), bits);
+  return b.bitcast(b.getF32Type(), bits);
+}
+
+/// Shared-memory descriptor of a no-swizzle K-major operand at `addr`
+/// (index) with leading byte offset `lbo` and SBO 128 B (PTX ISA
+/// 9.7.15.5.1).
+Value descNoSwizzle(GB &b, Value addr, Value lbo) {
+  Value enc = b.shrui(b.andi(addr, b.idx(0x3FFFF)), 4);
+  enc = b.ori(enc, b.shli(b.shrui(lbo, 4), 16));
+  return b.i64(b.ori(enc, b.idx(int64_t(128 >> 4) << 32)));
+}
+
+/// The sm_90a kernel under construction: frame, builder, configuration,
+/// shared-memory map and tile scheduler; its methods emit the roles.
+class Sm90Kernel {
+public:
+  Sm90Kernel(KernelFrame &f, const GemmKind &p, const GemmConfig &cfg,
+             const Sm90SmemMap &map)
+      : f(f), b(*f.b), p(p), cfg(cfg), map(map), ctx(b.getContext()),
+        gen(b, p, cfg, f.sizes, f.offsets) {}
+
+  /// Emits the kernel body: the prologue, then the loader warpgroup and
+  /// the consumer warpgroups (each with its setmaxnreg share).
+  void build();
+
+  KernelFrame &f;
+  GB &b;
+  const GemmKind &p;
+  const GemmConfig &cfg;
+  const Sm90SmemMap map;
+  MLIRContext *ctx;
+  Generator gen; ///< the tile scheduler (loader-side roles)
+
+private:
+  /// The mbarriers the prologue initializes (address, expected arrivals).
+  SmallVector<std::pair<Value, int64_t>> prologueBarriers();
+  /// fp8 path: zeroes the scale tables and the zero block.
+  void zeroScaleTables();
+
+  // Loader warpgroup (warpgroup 0).
+  void emitLoaderWarpgroup(int64_t regs);
+  /// Thread 0: TMA tile loads and scale-atom bulk copies of every stage.
+  void emitLoader();
+  /// Thread 32: the tile records for the consumers.
+  void emitTileRecordPublisher();
+  void publishRecord(Value tc, Value kBlocks, Value bAtomRow,
+                     Value rowsValid, Value colsValid, Value outBase);
+  /// Threads 64-127 (fp8 path): scale decode into the tf32 tables.
+  void emitScaleDecoder();
+  void decodeStage(const Tile &T, Value d, Value s, const RingSlot &slot);
+  /// The four e8m0 bytes of row `row` of the scale atom at `atomOff` of
+  /// ring slot `slot` (one i32 load).
+  Value atomWord(const RingSlot &slot, int64_t atomOff, Value row);
+  /// fp32 scale of byte `kb` of an atom word.
+  Value decodeByte(Value word, int64_t kb);
+};
+
+/// Addresses of one fp8 ring stage's operands (index values): this
+/// warpgroup's A tables and A tile, the sbT table, the B tile and the zero
+/// block.
+struct Fp8Operands {
+  Value saTab, sbTab, aTile, bTile, zeroBlock;
+};
+
+/// Consumer warpgroups 1 and 2: each owns 64 rows of the 128-row tile;
+/// they read the loader's tile records, run the MMAs of every stage and
+/// store their fragment.
+class Sm90Consumer {
+public:
+  /// Emits the thread's fragment coordinates (warpgroup `wg` is 1 or 2).
+  Sm90Consumer(Sm90Kernel &k, Value wg);
+  /// The consumers' tile loop over the loader's tile records.
+  void emitTileLoop();
+
+private:
+  Sm90Kernel &k;
+  GB &b;
+  const GemmKind &p;
+  const GemmConfig &cfg;
+  const Sm90SmemMap &map;
+  MLIRContext *ctx;
+  Type f32;
+  int64_t nFrag;         ///< f32 registers per thread
+  int64_t descConst;     ///< constant part of descOf's descriptors
+  Value w, t;            ///< w 0 or 1 (rows 64w..64w+63); t in [0, 128)
+  Value fragRow, fragCol; ///< fragment row (+ 8 for i%4>=2) and column
+
+  /// Hopper smem descriptor of a K-major SWIZZLE_128B operand at `addr`.
+  Value descOf(Value addr);
+  std::pair<RingSlot, Value> acquireStage(Value it, int64_t readyBars);
+  std::pair<SmallVector<Value>, Value>
+  stageLoop(const Tile &T, Value it0,
+            function_ref<SmallVector<Value>(Value, Value, SmallVector<Value>)>
+                body);
+  void emitFragmentEpilogue(const Tile &T, ArrayRef<Value> accv);
+
+  // fp8 wgmma with tf32 scale products (option B).
+  Value emitFp8Consumer(const Tile &T, Value it0);
+  SmallVector<Value> fp8Stage(const Tile &T, Value s, Value it,
+                              SmallVector<Value> acc);
+  Value scaleProduct(const Fp8Operands &ops, int64_t kb, int64_t n);
+  void fp8Block(const Fp8Operands &ops, int64_t kb, SmallVector<Value> &acc);
+
+  // bf16 upcast (option A).
+  Value emitUpcastConsumer(const Tile &T, Value it0);
+  SmallVector<Value> upcastStage(const Tile &T, Value s, Value it,
+                                 SmallVector<Value> accIn);
+  Value upcastBuffer(Value it);
+  void convertStage(const Tile &T, Value s, Value it);
+  void convertChunk(const Tile &T, Value s, Value src, Value dst,
+                    int64_t dstAtomBytes, Value row, Value q, Value atom,
+                    Value scaleRow, Type elem);
+  void consumerBarrier();
+};
+
+//===----------------------------------------------------------------------===//
+// Kernel, prologue and loader warpgroup
+//===----------------------------------------------------------------------===//
+
+SmallVector<std::pair<Value, int64_t>> Sm90Kernel::prologueBarriers() {
+  // Full barriers expect the loader's arrive.expect_tx; empty barriers
+  // (ring and tile records) one arrival per consumer thread, decoded
+  // barriers one per decoder thread.
+  SmallVector<std::pair<Value, int64_t>> bars;
+  for (int64_t s = 0; s < cfg.stages; ++s) {
+    bars.push_back({f.at(map.fullBar(s)), 1});
+    bars.push_back({f.at(map.emptyBarBase() + 8 * s), kConsumerArrivals});
+  }
+  for (int64_t i = 0; i < kTileRing; ++i) {
+    bars.push_back({f.at(map.tileFullBar(i)), 1});
+    bars.push_back({f.at(map.tileEmptyBar(i)), kConsumerArrivals});
+  }
+  if (!cfg.upcastBF16)
+    for (int64_t s = 0; s < cfg.stages; ++s)
+      bars.push_back({f.at(map.decodedBar(s)), kDecoderThreads});
+  return bars;
+}
+
+void Sm90Kernel::zeroScaleTables() {
+  // The fp8 path's scale tables and zero block start as zeros (the A
+  // tables' slots other than their block are never written); the stores
+  // are fenced for the async proxy (wgmma reads them) before the
+  // prologue's CTA barrier.
+  int64_t bytes = map.barOff() - map.tablesOff();
+  auto v4 = VectorType::get({4}, b.getI32Type());
+  Value zero4 = LLVM::ZeroOp::create(b, v4);
+  for (int64_t off = 0; off < bytes; off += 16 * kThreads) {
+    Value chunk = b.idx(off);
+    Value at16 = b.add(chunk, b.mulc(f.tid, 16));
+    ifThen(b, b.ult(at16, b.idx(bytes)), [&] {
+      LLVM::StoreOp::create(b, zero4, b.sptr(b.add(f.at(map.tablesOff()), at16)), 16);
+    });
+  }
+  fenceAsyncShared(b);
+}
+
+void Sm90Kernel::build() {
+  SmallVector<std::pair<Value, int64_t>> bars = prologueBarriers();
+  if (!cfg.upcastBF16)
+    zeroScaleTables();
+  Value valid = emitPrologue(b, f, p, f.at(map.flagOff()), bars);
+
+  // Register rebalancing (PTX setmaxnreg, per warpgroup): the loader
+  // warpgroup (loads, tile records, scale decode) needs few registers, the
+  // consumers hold the fp8 partial P, the scale product S (or, upcast, the
+  // A/B fragments) and the accumulator (3 x tileN/2 registers). The pool is
+  // what the CTA got at launch, 384 x 168 = 64512 (setmaxnreg.inc waits for
+  // free registers, so a larger split deadlocks): 128*40 + 256*232 for 2D
+  // x 3D at tileN 128; the K-group walk of 2D x 2D needs more loader
+  // registers (128*56 + 256*224), and narrower tiles leave them to the
+  // loader (ptxas -v: no spills; lit grouped-matmul-sm90).
+  const int64_t loaderRegs = cfg.tileN < 128 ? 88 : p.kGrouped ? 56 : 40;
+  const int64_t consumerRegs = (64512 - 128 * loaderRegs) / 256 / 8 * 8;
+
+  ifThen(b, valid, [&] {
+    Value wg = b.div(f.tid, 128);
+    auto branch = scf::IfOp::create(b, b.eq(wg, b.idx(0)), true);
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&branch.getThenRegion().front());
+      emitLoaderWarpgroup(loaderRegs);
+    }
+    {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&branch.getElseRegion().front());
+      NVVM::SetMaxRegisterOp::create(b, consumerRegs,
+                                     NVVM::SetMaxRegisterAction::increase);
+      Sm90Consumer(*this, wg).emitTileLoop();
+    }
+  });
+  gpu::ReturnOp::create(b);
+}
+
+/// Loader warpgroup: loads (thread 0), tile records (thread 32), scale
+/// decode (threads 64-127, fp8 path).
+void Sm90Kernel::emitLoaderWarpgroup(int64_t regs) {
+  NVVM::SetMaxRegisterOp::create(b, regs, NVVM::SetMaxRegisterAction::decrease);
+  ifThen(b, b.eq(f.tid, b.idx(0)), [&] { emitLoader(); });
+  // Thread 32 (its own warp: the loader's 40 registers hold only its
+  // walk) walks the same tiles and publishes their records, then a
+  // record with kBlocks = -1 after the CTA's last tile.
+  ifThen(b, b.eq(f.tid, b.idx(32)), [&] { emitTileRecordPublisher(); });
+  if (!cfg.upcastBF16)
+    ifThen(b, b.sge(f.tid, b.idx(128 - kDecoderThreads)),
+           [&] { emitScaleDecoder(); });
+}
+
+void Sm90Kernel::emitLoader() {
+  Value descA = b.genericPtr(f.tmapA), descB = b.genericPtr(f.tmapB);
+  Value saG = f.aScales, sbG = f.bScales;
+  int64_t txBytes = map.aBytes() + map.bBytes() + 2 * kAtom;
+  gen.forEachTileStage(
+      f.bid, f.grid, f.base, map.stageBytes(),
+      [&](const Tile &T, Value s, const RingSlot &slot) {
+        Value st = slot.st, phase = slot.phase, stage = slot.stage;
+        Value full = f.bar(map.barOff(), st);
+        Value empty = f.bar(map.emptyBarBase(), st);
+        loadTiles(b, stage, full, empty, phase, txBytes,
+                  b.add(T.kCoord0, b.mulc(s, kBK)), map.aOff(), map.bOff(),
+                  descA, descB, T);
+        Value sOff = b.mulc(s, kAtom);
+        Value saDst = b.add(stage, b.idx(map.saOff()));
+        loadAtom(b, saDst, b.gep8(saG, b.add(T.aAtom0, sOff)), full);
+        Value sbDst = b.add(stage, b.idx(map.sbOff()));
+        loadAtom(b, sbDst, b.gep8(sbG, b.add(T.bAtom0, sOff)), full);
+      });
+}
+
+void Sm90Kernel::emitTileRecordPublisher() {
+  Value tc = gen.forEachTile(f.bid, f.grid, [&](const Tile &T, Value tc) {
+    publishRecord(tc, T.kBlocks, T.bAtomRow, T.rowsValid, T.colsValid,
+                  T.outBase);
+    return b.add(tc, b.idx(1));
+  });
+  Value none = b.idx(0);
+  publishRecord(tc, b.idx(-1), none, none, none, none);
+}
+
+/// Publishes tile record `tc` (Sm90SmemMap::tileRecord): waits until the
+/// consumers have read the entry's previous record, stores, and arrives on
+/// the entry's full barrier (release; the consumers' try_wait acquires).
+void Sm90Kernel::publishRecord(Value tc, Value kBlocks, Value bAtomRow,
+                               Value rowsValid, Value colsValid,
+                               Value outBase) {
+  Value slot = b.rem(tc, kTileRing);
+  Value phase = b.rem(b.div(tc, kTileRing), 2);
+  Value empty = f.bar(map.tileEmptyBar(0), slot);
+  waitParity(b, empty, b.xori(phase, b.idx(1)));
+  Value records = f.at(map.tileRecord(0));
+  Value rec = b.add(records, b.mulc(slot, 32));
+  Value fields[] = {kBlocks, bAtomRow, rowsValid, colsValid};
+  for (int64_t i = 0; i < 4; ++i) {
+    Value field = b.toI32(fields[i]);
+    b.sts(field, b.add(rec, b.idx(4 * i)));
+  }
+  Value outBase64 = b.i64(outBase);
+  b.sts(outBase64, b.add(rec, b.idx(16)));
+  NVVM::MBarrierArriveOp::create(b, Type(), f.bar(map.tileFullBar(0), slot),
+                                 Value(), NVVM::MemScopeKind::CTA, false);
+}
+
+/// fp8 path: threads 64-127 decode each stage's e8m0 scales (decodeE8M0)
+/// into the stage's tf32 tables (Sm90SmemMap::tableBytes) as soon as its
+/// TMA data lands: A rows r and r + 64 (one per consumer warpgroup: sa of
+/// block kb in slot kb of A table kb) and the sbT rows of tile columns c,
+/// c + 64 (sb of the four blocks, 0 for blocks past the tile's K extent so
+/// that their slots add exact zeros). A row's four e8m0 bytes are
+/// contiguous in the blocked atom (one 32-bit load). The stores are fenced
+/// for the async proxy (wgmma reads the tables) before the arrival on the
+/// stage's decoded barrier, which the consumers wait on instead of the
+/// full barrier; a stage's tables are rewritten only after its next fill,
+/// i.e. after the consumers released it.
+void Sm90Kernel::emitScaleDecoder() {
+  Value d = b.sub(f.tid, b.idx(128 - kDecoderThreads));
+  gen.forEachTileStage(f.bid, f.grid, f.base, map.stageBytes(),
+                       [&](const Tile &T, Value s, const RingSlot &slot) {
+                         decodeStage(T, d, s, slot);
+                       });
+}
+
+Value Sm90Kernel::atomWord(const RingSlot &slot, int64_t atomOff, Value row) {
+  Value atom = b.add(slot.stage, b.idx(atomOff));
+  return b.lds(b.getI32Type(), b.add(atom, b.atomRowOffset(row)));
+}
+
+Value Sm90Kernel::decodeByte(Value word, int64_t kb) {
+  Value shifted = b.shrui(word, 8 * kb);
+  return decodeE8M0(b, b.andi(shifted, b.i32(0xff)));
+}
+
+/// Decoder thread `d` (0-63) of stage `s` of tile T in ring slot `slot`.
+void Sm90Kernel::decodeStage(const Tile &T, Value d, Value s,
+                             const RingSlot &slot) {
+  waitParity(b, f.bar(map.barOff(), slot.st), slot.phase);
+  Value tables = f.at(map.tablesOff());
+  Value tab = b.add(tables, b.mulc(slot.st, map.tableBytes()));
+  for (int64_t h = 0; h < 2; ++h) {
+    Value word = atomWord(slot, map.saOff(), b.add(d, b.idx(64 * h)));
+    for (int64_t kb = 0; kb < kBlocksPerStage; ++kb) {
+      Value sa = decodeByte(word, kb);
+      Value rowOff = b.mulc(d, 16);
+      Value entry = b.add(rowOff, b.idx((h * kBlocksPerStage + kb) *
+                                            map.saTableBytes() +
+                                        4 * kb));
+      b.sts(sa, b.add(tab, entry));
+    }
+  }
+  for (int64_t c = 0; c < cfg.tileN; c += kDecoderThreads) {
+    Value col = b.add(d, b.idx(c));
+    ifThen(b, b.ult(col, b.idx(cfg.tileN)), [&] {
+      Value word = atomWord(slot, map.sbOff(), b.add(T.bAtomRow, col));
+      Value v = LLVM::UndefOp::create(b, VectorType::get({4}, b.getF32Type()));
+      for (int64_t kb = 0; kb < kBlocksPerStage; ++kb) {
+        Value firstBlock = b.mulc(s, kBlocksPerStage);
+        Value liveKb = b.ult(b.add(firstBlock, b.idx(kb)), T.kBlocks);
+        Value sb = decodeByte(word, kb);
+        Value sbOrZero = b.select(liveKb, sb, b.f32(0.0f));
+        v = LLVM::InsertElementOp::create(b, v, sbOrZero, b.i32(kb));
+      }
+      Value sbTable = b.idx(map.sbTableOff());
+      Value entry = b.add(tab, b.add(sbTable, b.mulc(col, 16)));
+      LLVM::StoreOp::create(b, v, b.sptr(entry), 16);
+    });
+  }
+  fenceAsyncShared(b);
+  NVVM::MBarrierArriveOp::create(b, Type(), f.bar(map.decodedBar(0), slot.st),
+                                 Value(), NVVM::MemScopeKind::CTA, false);
+}
+
+//===----------------------------------------------------------------------===//
+// Consumer warpgroups
+//===----------------------------------------------------------------------===//
+
+Sm90Consumer::Sm90Consumer(Sm90Kernel &k, Value wg)
+    : k(k), b(k.b), p(k.p), cfg(k.cfg), map(k.map), ctx(k.ctx),
+      f32(b.getF32Type()), nFrag(cfg.tileN / 2) {
+  w = b.sub(wg, b.idx(1));
+  t = b.rem(k.f.tid, 128);
+  Value warp = b.div(t, 32), lane = b.rem(t, 32);
+  Value warpRow = b.mulc(warp, 16);
+  fragRow = b.add(warpRow, b.div(lane, 4));
+  fragCol = b.mulc(b.rem(lane, 4), 2);
+  // Hopper smem descriptor, K-major SWIZZLE_128B: layout 1 at bits
+  // 62-63, SBO = 1024 B (8 rows x 128 B) >> 4 at 32-45, LBO 16 B >> 4
+  // (unused for swizzled K-major) at 16-29 (PTX ISA 9.7.15.5.1).
+  descConst = static_cast<int64_t>(::mxmoe::wgmmaSmemDescConstantPart(
+      /*lboBytes=*/16, /*sboBytes=*/1024, ::mxmoe::WgmmaSwizzle::Swizzle128B));
+}
+
+Value Sm90Consumer::descOf(Value addr) {
+  Value enc = b.shrui(b.andi(addr, b.idx(0x3FFFF)), 4);
+  return b.i64(b.ori(enc, b.idx(descConst)));
+}
+
+/// A consumer's view of the CTA's it-th stage: waits on the stage's
+/// barrier in the array at `readyBars` (the full barriers: its tiles and
+/// scale atoms landed; or the fp8 path's decoded barriers) and returns the
+/// ring slot and its empty barrier.
+std::pair<RingSlot, Value> Sm90Consumer::acquireStage(Value it,
+                                                      int64_t readyBars) {
+  RingSlot slot = ringSlot(b, k.f.base, it, cfg.stages, map.stageBytes());
+  waitParity(b, k.f.bar(readyBars, slot.st), slot.phase);
+  return {slot, k.f.bar(map.emptyBarBase(), slot.st)};
+}
+
+/// The per-tile loop over pipeline stages shared by both strategies:
+/// carries the nFrag fp32 accumulator values (zero at the tile's start)
+/// and the CTA's running stage counter; body(s, it, acc) returns the
+/// updated accumulator. Returns (accumulator, next counter).
+std::pair<SmallVector<Value>, Value> Sm90Consumer::stageLoop(
+    const Tile &T, Value it0,
+    function_ref<SmallVector<Value>(Value, Value, SmallVector<Value>)> body) {
+  SmallVector<Value> init(nFrag, b.f32(0.0f));
+  return ringLoop(b, T.kStages, init, it0, cfg.stages, body);
+}
+
+/// The consumers' tile loop reads the loader's tile records (no tile walk
+/// of their own: its state would cost registers the fp32 partials need):
+/// wait for entry tc % kTileRing, read the record, release the entry
+/// (every consumer thread arrives), stop at kBlocks = -1.
+void Sm90Consumer::emitTileLoop() {
+  KernelFrame &f = k.f;
+  Type idx = b.getIndexType();
+  SmallVector<Type> fwdTypes(5, idx), carriedTypes(2, idx);
+  auto loop = scf::WhileOp::create(b, fwdTypes,
+                                   ValueRange{b.idx(0), b.idx(0)});
+  OpBuilder::InsertionGuard g(b);
+  Block *before = b.createBlock(&loop.getBefore(), {}, carriedTypes,
+                                SmallVector<Location>(2, b.getLoc()));
+  Value it = before->getArgument(0), tc = before->getArgument(1);
+  Value slot = b.rem(tc, kTileRing);
+  Value phase = b.rem(b.div(tc, kTileRing), 2);
+  waitParity(b, f.bar(map.tileFullBar(0), slot), phase);
+  Value records = f.at(map.tileRecord(0));
+  Value rec = b.add(records, b.mulc(slot, 32));
+  SmallVector<Value> fwd{it, tc};
+  for (int64_t i = 0; i < 2; ++i)
+    fwd.push_back(arith::IndexCastOp::create(
+        b, idx, b.lds(b.getI32Type(), b.add(rec, b.idx(4 * i)))));
+  fwd.push_back(rec);
+  scf::ConditionOp::create(b, b.sge(fwd[2], b.idx(0)), fwd);
+  Block *after = b.createBlock(&loop.getAfter(), {}, fwdTypes,
+                               SmallVector<Location>(5, b.getLoc()));
+  Tile T;
+  T.kBlocks = after->getArgument(2);
+  T.kStages = b.ceilDivc(T.kBlocks, kBlocksPerStage);
+  T.bAtomRow = after->getArgument(3);
+  T.record = after->getArgument(4);
+  T.outStride = f.sizes.n;
+  Value tcA = after->getArgument(1);
+  Value itOut = cfg.upcastBF16 ? emitUpcastConsumer(T, after->getArgument(0))
+                               : emitFp8Consumer(T, after->getArgument(0));
+  // The epilogue has read the record: release its entry.
+  NVVM::MBarrierArriveOp::create(
+      b, Type(), f.bar(map.tileEmptyBar(0), b.rem(tcA, kTileRing)), Value(),
+      NVVM::MemScopeKind::CTA, false);
+  scf::YieldOp::create(b, ValueRange{itOut, b.add(tcA, b.idx(1))});
+}
+
+/// Epilogue: predicated stores of this thread's fragment (the fp32
+/// accumulator of wgmma m64nNk*: element i of thread (warp, lane) is row
+/// 16*warp + lane/4 + 8*((i/2)%2), column 8*(i/4) + 2*(lane%4) + i%2, PTX
+/// ISA 9.7.15.5.2), bounds and output base from the tile's record.
+void Sm90Consumer::emitFragmentEpilogue(const Tile &T, ArrayRef<Value> accv) {
+  Value out = k.f.out;
+  Type outTy = p.outF32 ? Type(f32) : Type(b.getBF16Type());
+  auto field = [&](int64_t off, Type t) -> Value {
+    return arith::IndexCastOp::create(b, b.getIndexType(),
+                                      b.lds(t, b.add(T.record, b.idx(off))));
+  };
+  Value rowsValid = field(8, b.getI32Type());
+  Value colsValid = field(12, b.getI32Type());
+  Value outBase = field(16, b.getI64Type());
+  // Elements i, i+1 are columns c, c+1 (c even) of one row: one 4-byte
+  // (bf16) or 8-byte (f32) store when both are valid and the row stride N
+  // is even (outBase and c are then even too, so the pair is aligned);
+  // otherwise one predicated store each.
+  Value strideOdd = b.rem(T.outStride, 2);
+  Value evenN = b.eq(strideOdd, b.idx(0));
+  auto cvt = [&](Value v) -> Value {
+    return p.outF32 ? v : arith::TruncFOp::create(b, outTy, v).getResult();
+  };
+  for (int64_t i = 0; i < nFrag; i += 2) {
+    int64_t j = i / 4, e = i % 4;
+    Value wgRow = b.add(b.mulc(w, 64), fragRow);
+    Value r = b.add(wgRow, b.idx(e < 2 ? 0 : 8));
+    Value c = b.add(fragCol, b.idx(8 * j));
+    Value c1 = b.add(c, b.idx(1));
+    Value rowOk = b.ult(r, rowsValid);
+    Value at0 = b.add(outBase, b.add(b.mul(r, T.outStride), c));
+    Value pairOk = b.land(b.land(rowOk, b.ult(c1, colsValid)), evenN);
+    auto pair = scf::IfOp::create(b, pairOk, /*withElseRegion=*/true);
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&pair.getThenRegion().front());
+    auto v2 = VectorType::get({2}, outTy);
+    Value v = LLVM::UndefOp::create(b, v2);
+    Value lo = cvt(accv[i]);
+    v = LLVM::InsertElementOp::create(b, v, lo, b.i32(0));
+    Value hi = cvt(accv[i + 1]);
+    v = LLVM::InsertElementOp::create(b, v, hi, b.i32(1));
+    LLVM::StoreOp::create(b, v, b.elemPtr(outTy, out, at0), p.outF32 ? 8 : 4);
+    b.setInsertionPointToStart(&pair.getElseRegion().front());
+    ifThen(b, b.land(rowOk, b.ult(c, colsValid)),
+           [&] { b.stg(cvt(accv[i]), out, at0); });
+    ifThen(b, b.land(rowOk, b.ult(c1, colsValid)), [&] {
+      Value second = cvt(accv[i + 1]);
+      b.stg(second, out, b.add(at0, b.idx(1)));
+    });
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// fp8 wgmma, tf32 scale product, FFMA promotion
+//===----------------------------------------------------------------------===//
+
+Value Sm90Consumer::emitFp8Consumer(const Tile &T, Value it0) {
+  auto [accOut, itOut] = stageLoop(
+      T, it0, [&](Value s, Value it, SmallVector<Value> acc) {
+        return fp8Stage(T, s, it, std::move(acc));
+      });
+  emitFragmentEpilogue(T, accOut);
+  return itOut;
+}
+
+SmallVector<Value> Sm90Consumer::fp8Stage(const Tile &T, Value s, Value it,
+                                          SmallVector<Value> acc) {
+  // The stage's tiles landed and its scales are decoded: the decoder
+  // threads acquired the stage's full barrier (TMA complete) before
+  // releasing its decoded barrier, which this acquires, so the wgmmas
+  // below see the TMA data too.
+  auto [slot, empty] = acquireStage(it, map.decodedBar(0));
+  Value stage = slot.stage;
+  Fp8Operands ops;
+  Value tables = k.f.at(map.tablesOff());
+  Value table = b.add(tables, b.mulc(slot.st, map.tableBytes()));
+  ops.saTab = b.add(table, b.mulc(w, kBlocksPerStage * map.saTableBytes()));
+  ops.sbTab = b.add(table, b.idx(map.sbTableOff()));
+  Value aSlot = b.add(stage, b.idx(map.aOff()));
+  ops.aTile = b.add(aSlot, b.mulc(w, 64 * 128));
+  ops.bTile = b.add(stage, b.idx(map.bOff()));
+  // Blocks past the group's end (2D x 2D, K % 128 != 0) are skipped with
+  // uniform branches.
+  bool allLive = !p.kGrouped && p.kMultipleOf128;
+  ops.zeroBlock = k.f.at(map.zeroOff());
+  if (allLive) {
+    // Full stages run their four blocks straight.
+    for (int64_t kb = 0; kb < kBlocksPerStage; ++kb)
+      fp8Block(ops, kb, acc);
+  } else {
+    // The partial stage a tile can end with (2D x 2D groups, K % 128) runs
+    // each live block behind a uniform branch (liveness only decreases
+    // along kb).
+    for (int64_t kb = 0; kb < kBlocksPerStage; ++kb) {
+      SmallVector<Value> before = acc; // fp8Block() updates acc
+      Value firstBlock = b.mulc(s, kBlocksPerStage);
+      Value live = b.ult(b.add(firstBlock, b.idx(kb)), T.kBlocks);
+      acc = ifYield(b, live, before, [&]() -> SmallVector<Value> {
+        fp8Block(ops, kb, acc);
+        return acc;
+      });
+    }
+  }
+  // Release the slot: every consumer thread arrives once.
+  NVVM::MBarrierArriveOp::create(b, Type(), empty, Value(),
+                                 NVVM::MemScopeKind::CTA, false);
+  return acc;
+}
+
+/// The scale product S = sa (x) sb of MX block kb comes from the tensor
+/// cores: a tf32 wgmma m64nNk8 of A table kb (row r: sa of block kb in K
+/// slot kb, zeros in the other slots and, through its LBO, in slots 4-7)
+/// and the sbT table (column c: sb of the four blocks in slots 0-3; LBO 0
+/// makes slots 4-7 repeat them, multiplied by A's zeros). Operands are
+/// no-swizzle K-major: 8-row core matrices of 8 x 16 B, SBO 128 B (PTX ISA
+/// 9.7.15.5.1). Each output is one product of two powers of two plus exact
+/// zeros: S is exact wherever sa * sb is a normal fp32 number.
+Value Sm90Consumer::scaleProduct(const Fp8Operands &ops, int64_t kb,
+                                 int64_t n) {
+  auto ty = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(n / 2, f32));
+  Value aAddr = b.add(ops.saTab, b.idx(kb * map.saTableBytes()));
+  Value aDesc = descNoSwizzle(b, aAddr, b.sub(ops.zeroBlock, aAddr));
+  Value bDesc = descNoSwizzle(b, ops.sbTab, b.idx(0));
+  return wgmmaKMajor(b, ty, LLVM::UndefOp::create(b, ty), aDesc, bDesc, n, 8,
+                     NVVM::WGMMATypes::tf32, NVVM::WGMMATypes::tf32,
+                     /*accumulate=*/false);
+}
+
+/// One MX block kb: the block's scale product S and a wgmma m64nNk32 (N =
+/// tileN) into a fresh fp32 partial P (scale-d 0), one wgmma group; wait;
+/// acc += P * S, one FFMA per element (P, S and the accumulator share the
+/// D fragment layout, PTX 9.7.15.5.2). Measured on the H200
+/// (bench/RESULTS.md, "Where the time goes"): whole-tile blocks with wait 0
+/// match or beat software pipelines over column chunks (halves or quarters,
+/// one or two chunks in flight: the chunks re-read A and the tables), and
+/// the tf32 scale product beats an FMUL product on the CUDA cores
+/// (issue-bound); the two consumer warpgroups keep the tensor cores busy in
+/// turn. For a pipeline, note that ptxas silently serializes wgmmas in
+/// flight when each one's accumulator operand is a fresh undef (it may
+/// overlap their registers): pass the consumed chunk's struct back as the
+/// in/out operand of the wgmma that reuses it (scale-d 0 ignores it).
+void Sm90Consumer::fp8Block(const Fp8Operands &ops, int64_t kb,
+                            SmallVector<Value> &acc) {
+  int64_t n = cfg.tileN;
+  auto ty = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(n / 2, f32));
+  NVVM::WgmmaFenceAlignedOp::create(b);
+  Value S = scaleProduct(ops, kb, n);
+  Value pInit = LLVM::UndefOp::create(b, ty);
+  Value aDesc = descOf(b.add(ops.aTile, b.idx(32 * kb)));
+  Value bDesc = descOf(b.add(ops.bTile, b.idx(32 * kb)));
+  Value P = wgmmaKMajor(b, ty, pInit, aDesc, bDesc, n, 32,
+                        wgmmaFp8Type(p.aE5M2), wgmmaFp8Type(p.bE5M2),
+                        /*accumulate=*/false);
+  NVVM::WgmmaGroupSyncAlignedOp::create(b);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
+  for (int64_t i = 0; i < n / 2; ++i) {
+    Value pi = LLVM::ExtractValueOp::create(b, P, ArrayRef<int64_t>{i});
+    Value si = LLVM::ExtractValueOp::create(b, S, ArrayRef<int64_t>{i});
+    acc[i] = LLVM::FMAOp::create(b, pi, si, acc[i]);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// bf16 upcast (GemmConfig::upcastBF16)
+//===----------------------------------------------------------------------===//
+
+/// Stage `it` (the CTA's running stage counter; s-th of the tile) is
+/// converted by both consumer warpgroups: every thread converts 16-element
+/// chunks of its warpgroup's 64 A rows and of half of the tile's B rows
+/// from the fp8 ring slot to the bf16 buffer of parity it % 2 (exact: fp8
+/// -> f16 by cvt.rn.f16x2.{e4m3,e5m2}x2, times the block's 2^(e-127) in
+/// fp32, rounded to bf16 with no loss; blocks past the tile's valid K
+/// blocks are written as zeros), then releases the ring slot. Software
+/// pipeline: the 8 bf16 wgmma m64nNk16 of stage s run while stage s+1 is
+/// converted into the other buffer; wait_group 0 and a 256-thread barrier
+/// close the step, so the accumulator is never read while in flight and no
+/// buffer is rewritten before both warpgroups' wgmmas on it are done.
+Value Sm90Consumer::emitUpcastConsumer(const Tile &T, Value it0) {
+  ifThen(b, b.ult(b.idx(0), T.kStages), [&] {
+    convertStage(T, b.idx(0), it0);
+    consumerBarrier();
+  });
+  auto [accOut, itOut] = stageLoop(
+      T, it0, [&](Value s, Value it, SmallVector<Value> accIn) {
+        return upcastStage(T, s, it, std::move(accIn));
+      });
+  emitFragmentEpilogue(T, accOut);
+  return itOut;
+}
+
+/// The bf16 buffer (A, then B at bfBOff) of running stage `it`.
+Value Sm90Consumer::upcastBuffer(Value it) {
+  Value bufs = k.f.at(map.bfOff());
+  return b.add(bufs, b.mulc(b.rem(it, 2), map.bfBufBytes()));
+}
+
+void Sm90Consumer::consumerBarrier() {
+  Value barId = b.i32(3);
+  NVVM::BarrierOp::create(b, Type(), barId, b.i32(256), nullptr, Value());
+}
+
+/// The wgmmas of stage s (running counter it) on its bf16 buffer, the
+/// conversion of stage s+1 overlapping them.
+SmallVector<Value> Sm90Consumer::upcastStage(const Tile &T, Value s, Value it,
+                                             SmallVector<Value> accIn) {
+  auto accTy =
+      LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(nFrag, f32));
+  Value bfA = upcastBuffer(it), bfB = b.add(bfA, b.idx(map.bfBOff()));
+  Value acc = LLVM::UndefOp::create(b, accTy);
+  for (int64_t i = 0; i < nFrag; ++i)
+    acc = LLVM::InsertValueOp::create(b, acc, accIn[i], ArrayRef<int64_t>{i});
+  NVVM::WgmmaFenceAlignedOp::create(b);
+  for (int64_t kk = 0; kk < kBK / 16; ++kk) {
+    int64_t j = kk / 4, koff = (kk % 4) * 32;
+    // This warpgroup's 64 rows start 64 x 128 B into each A atom (a
+    // multiple of the 1024-byte swizzle period).
+    Value wgA = b.add(bfA, b.mulc(w, 64 * 128));
+    Value aDesc = descOf(b.add(wgA, b.idx(j * kBM * 128 + koff)));
+    Value bDesc = descOf(b.add(bfB, b.idx(j * cfg.tileN * 128 + koff)));
+    acc = wgmmaKMajor(b, accTy, acc, aDesc, bDesc, cfg.tileN, 16,
+                      NVVM::WGMMATypes::bf16, NVVM::WGMMATypes::bf16,
+                      /*accumulate=*/true);
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b);
+  Value next = b.add(s, b.idx(1));
+  ifThen(b, b.ult(next, T.kStages),
+         [&] { convertStage(T, next, ringNext(b, it, cfg.stages)); });
+  NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
+  consumerBarrier();
+  SmallVector<Value> accNext;
+  for (int64_t i = 0; i < nFrag; ++i)
+    accNext.push_back(LLVM::ExtractValueOp::create(b, acc, ArrayRef<int64_t>{i}));
+  return accNext;
+}
+
+/// Converts stage s (running counter it) and releases its ring slot.
+void Sm90Consumer::convertStage(const Tile &T, Value s, Value it) {
+  Type f8a = p.aE5M2 ? Type(Float8E5M2Type::get(ctx)) : Type(Float8E4M3FNType::get(ctx));
+  Type f8b = p.bE5M2 ? Type(Float8E5M2Type::get(ctx)) : Type(Float8E4M3FNType::get(ctx));
+  auto [slot, empty] = acquireStage(it, map.barOff());
+  Value stage = slot.stage;
+  Value bfA = upcastBuffer(it), bfB = b.add(bfA, b.idx(map.bfBOff()));
+  Value fp8A = b.add(stage, b.idx(map.aOff()));
+  Value fp8B = b.add(stage, b.idx(map.bOff()));
+  Value saAtom = b.add(stage, b.idx(map.saOff()));
+  Value sbAtom = b.add(stage, b.idx(map.sbOff()));
+  for (int64_t i = 0; i < 4; ++i) { // 64 rows x 8 chunks / 128
+    Value c = b.add(t, b.idx(128 * i));
+    Value wgRow = b.mulc(w, 64);
+    Value row = b.add(wgRow, b.div(c, 8));
+    convertChunk(T, s, fp8A, bfA, kBM * 128, row, b.rem(c, 8), saAtom, row,
+                 f8a);
+  }
+  for (int64_t i = 0; i < cfg.tileN / 32; ++i) { // tileN/2 rows x 8 / 128
+    Value c = b.add(t, b.idx(128 * i));
+    Value wgCol = b.mulc(w, cfg.tileN / 2);
+    Value n = b.add(wgCol, b.div(c, 8));
+    Value q = b.rem(c, 8);
+    convertChunk(T, s, fp8B, bfB, cfg.tileN * 128, n, q, sbAtom,
+                 b.add(T.bAtomRow, n), f8b);
+  }
+  // Generic-proxy shared-memory writes -> visible to wgmma (async proxy);
+  // then every consumer thread releases the ring slot.
+  fenceAsyncShared(b);
+  NVVM::MBarrierArriveOp::create(b, Type(), empty, Value(),
+                                 NVVM::MemScopeKind::CTA, false);
+}
+
+/// One chunk: row `row` of a [rows x 128] fp8 tile, 16 elements at K
+/// 16q..16q+15 (MX block q/2 of stage s), scaled by the byte of scale row
+/// `scaleRow` in the atom at `atom`, into the bf16 operand at `dst`.
+void Sm90Consumer::convertChunk(const Tile &T, Value s, Value src, Value dst,
+                                int64_t dstAtomBytes, Value row, Value q,
+                                Value atom, Value scaleRow, Type elem) {
+  auto v4 = VectorType::get({4}, b.getI32Type());
+  Value sw = b.rem(row, 8);
+  Value rowOff = b.mulc(row, 128);
+  Value chunkOff = b.add(rowOff, b.mulc(b.xori(q, sw), 16));
+  Value in = LLVM::LoadOp::create(b, v4, b.sptr(b.add(src, chunkOff)), 16);
+  Value kb = b.div(q, 2);
+  Value live = b.ult(b.add(b.mulc(s, kBlocksPerStage), kb), T.kBlocks);
+  Value byte = arith::ExtUIOp::create(
+      b, b.getI32Type(),
+      b.lds(b.getI8Type(), b.add(atom, b.add(b.atomRowOffset(scaleRow), kb))));
+  Value scale = decodeE8M0(b, byte);
+  Value s2 = vector::BroadcastOp::create(b, VectorType::get({2}, f32), scale);
+  SmallVector<Value> words;
+  for (int64_t i = 0; i < 4; ++i) {
+    Value word = LLVM::ExtractElementOp::create(b, in, b.i32(i));
+    Value bytes = LLVM::BitcastOp::create(
+        b, VectorType::get({4}, b.getI8Type()), word);
+    for (int64_t h = 0; h < 2; ++h) {
+      Value pair = vector::ShuffleOp::create(
+          b, bytes, bytes, ArrayRef<int64_t>{2 * h, 2 * h + 1});
+      Value h2 = NVVM::ConvertF8x2ToF16x2Op::create(
+          b, VectorType::get({2}, b.getF16Type()), pair, b.getBoolAttr(false),
+          TypeAttr::get(elem));
+      Value f2 = arith::ExtFOp::create(b, VectorType::get({2}, f32), h2);
+      Value m2 = arith::MulFOp::create(b, f2, s2);
+      Value bf = arith::TruncFOp::create(
+          b, VectorType::get({2}, b.getBF16Type()), m2);
+      Value wv = LLVM::BitcastOp::create(b, b.getI32Type(), bf);
+      words.push_back(b.select(live, wv, b.i32(0)));
+    }
+  }
+  Value j = b.div(q, 4);
+  Value c0 = b.mulc(b.rem(q, 4), 2);
+  Value atomBase = b.add(dst, b.mulc(j, dstAtomBytes));
+  Value rowBase = b.add(atomBase, b.mulc(row, 128));
+  for (int64_t h = 0; h < 2; ++h) {
+    Value v = LLVM::UndefOp::create(b, v4);
+    for (int64_t i = 0; i < 4; ++i)
+      v = LLVM::InsertElementOp::create(b, v4, v, words[4 * h + i], b.i32(i));
+    Value chunk = b.xori(b.add(c0, b.idx(h)), sw);
+    LLVM::StoreOp::create(b, v, b.sptr(b.add(rowBase, b.mulc(chunk, 16))), 16);
+  }
+}
+
+} // namespace
+
+int64_t mlir::mxmoe::kernels::getSm90GemmSharedBytes(const GemmConfig &cfg) {
+  return Sm90SmemMap{cfg.tileN, cfg.stages, cfg.upcastBF16}.total();
+}
+
+gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
+    gpu::GPUModuleOp module, StringRef name, const GemmKind &p,
+    const GemmConfig &cfg) {
+  Sm90SmemMap map{cfg.tileN, cfg.stages, cfg.upcastBF16};
+  KernelFrame f = createGemmKernel(module, name, p, cfg, kThreads, map.total());
+  Sm90Kernel(f, p, cfg, map).build();
+  return f.fn;
+}
