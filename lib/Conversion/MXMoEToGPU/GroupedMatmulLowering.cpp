@@ -1,0 +1,135 @@
+//===- GroupedMatmulLowering.cpp - mxmoe.grouped_matmul to a kernel -------===//
+//
+// grouped_matmul on sm_90a (wgmma) and sm_100a / sm_103a (tcgen05): checks
+// the op against what the kernels of GroupedMatmul.h implement, picks the
+// MMA strategy and configuration, and reuses one kernel per kind and
+// configuration (the sizes are launch parameters).
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelGen.h"
+
+#include "mxmoe/Dialect/MXMoE/Utils/ScaleLayout.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace mlir::mxmoe;
+using namespace mlir::mxmoe::kernels;
+
+LogicalResult KernelGen::genGroupedMatmul(GroupedMatmulOp op) {
+  RankedTensorType lhs = op.getLhs().getType(), rhs = op.getRhs().getType(),
+                   res = op.getResult().getType();
+  StringRef chipName = chip;
+  if (!op.isMX())
+    return op.emitOpError(chipName) << (
+        " lowering needs MX operands (bf16 grouped GEMMs are left to "
+        "torch._grouped_mm / cuBLAS)");
+  auto elemOk = [&](Type t) {
+    return isa<Float8E4M3FNType, Float8E5M2Type>(t) ||
+           (sm100 && isa<Float4E2M1FNType>(t));
+  };
+  if (!elemOk(lhs.getElementType()) || !elemOk(rhs.getElementType()))
+    return op.emitOpError(chipName)
+           << (sm100 ? " lowering supports f8E4M3FN, f8E5M2 and f4E2M1FN "
+                       "operands (FP6 is not implemented), got "
+                     : " lowering supports f8E4M3FN and f8E5M2 operands "
+                       "(wgmma has no FP6/FP4 inputs), got ")
+           << lhs.getElementType() << " x " << rhs.getElementType();
+  RankedTensorType as = op.getLhsScales().getType(),
+                   bs = op.getRhsScales().getType();
+  for (RankedTensorType t : {lhs, rhs, res, as, bs,
+                             cast<RankedTensorType>(op.getOffsets().getType())})
+    if (!t.hasStaticShape())
+      return op.emitOpError("GPU lowering needs static shapes, got ") << t;
+  if (!isBlockedScales(as) || !isBlockedScales(bs))
+    return op.emitOpError(chipName)
+           << " lowering reads blocked_128x4 scales (one 512-byte atom per "
+              "128 rows x 128 K); run mxmoe-pack-scales or swizzle the "
+              "scales first";
+  // The kernel is specialized on the kind only; these sizes become the
+  // launch's scalar parameters (kGemmScalarParams order).
+  struct {
+    int64_t m, n, k, groups, aScaleRows, aScaleCols, bScaleRows, bScaleCols;
+  } sz;
+  GemmKind p;
+  p.kGrouped = op.isKGrouped();
+  sz.m = lhs.getDimSize(0);
+  sz.k = lhs.getDimSize(1);
+  sz.n = p.kGrouped ? rhs.getDimSize(0) : rhs.getDimSize(1);
+  sz.groups = cast<RankedTensorType>(op.getOffsets().getType()).getDimSize(0);
+  sz.aScaleRows = as.getDimSize(0);
+  sz.aScaleCols = as.getDimSize(1);
+  sz.bScaleRows = bs.getDimSize(bs.getRank() - 2);
+  sz.bScaleCols = bs.getDimSize(bs.getRank() - 1);
+  p.kMultipleOf128 = !p.kGrouped && sz.k % 128 == 0;
+  p.aE5M2 = isa<Float8E5M2Type>(lhs.getElementType());
+  p.bE5M2 = isa<Float8E5M2Type>(rhs.getElementType());
+  p.aE2M1 = isa<Float4E2M1FNType>(lhs.getElementType());
+  p.bE2M1 = isa<Float4E2M1FNType>(rhs.getElementType());
+  p.outF32 = res.getElementType().isF32();
+  if (sz.groups < 1)
+    return op.emitOpError("needs at least one group");
+  if (sz.m == 0 || sz.n == 0 || sz.k == 0)
+    return op.emitOpError("GPU lowering of an empty GEMM (M, N or K = 0) is "
+                          "not supported");
+  if (sz.k % 32)
+    return op.emitOpError("contraction extent must be a multiple of 32");
+  // The unpacking copy of 4-bit data (CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B)
+  // needs rows of a multiple of 128 elements (CUDA driver API,
+  // cuTensorMapEncodeTiled).
+  if ((p.aE2M1 || p.bE2M1) && p.kGrouped)
+    return op.emitOpError("f4E2M1FN operands are lowered for 2D x 3D grouped "
+                          "matmuls only (a 2D x 2D weight gradient's K groups "
+                          "start at multiples of 32 tokens; the unpacking "
+                          "16U4_ALIGN16B copy is used at multiples of 128)");
+  if ((p.aE2M1 || p.bE2M1) && sz.k % 128)
+    return op.emitOpError("f4E2M1FN operands need a contraction extent that "
+                          "is a multiple of 128 (TMA 16U4_ALIGN16B rows), got ")
+           << sz.k;
+  if (p.kGrouped && as.getDimSize(1) != bs.getDimSize(1))
+    return op.emitOpError("2D x 2D lowering needs both per_k_group scale "
+                          "tensors to have the same number of columns");
+  // 32-bit TMA coordinates and in-kernel element offsets are 64-bit.
+  int64_t rows = p.kGrouped ? std::max(sz.m, sz.n)
+                            : std::max(sz.m, sz.groups * sz.n);
+  if (rows >= (int64_t{1} << 31) || sz.k >= (int64_t{1} << 31))
+    return op.emitOpError("TMA coordinates exceed 2^31");
+  // sm_90a strategy: fp8 wgmma with per-block promotion is the faster one
+  // at bf16 output; the exact bf16 upcast keeps f32 outputs within fp32
+  // accumulation error (the fp8 MMA's internal accumulation of a 32-term
+  // block does not).
+  bool useUpcast = !sm100 && (sm90Mma == "bf16" || (sm90Mma == "auto" && p.outF32));
+  const GemmConfig &cfg = useUpcast ? upcast : gemm;
+  if (!sm100 && getSm90GemmSharedBytes(cfg) > kMaxDynamicSmem)
+    return op.emitOpError("the grouped-GEMM configuration needs ")
+           << getSm90GemmSharedBytes(cfg)
+           << " bytes of shared memory, over the 232448 of sm_90a ("
+           << (!useUpcast              ? "fp8 kernel"
+               : sm90Mma == "auto" ? "bf16 upcast kernel, chosen by "
+                                     "gemm-sm90-mma=auto for the f32 output"
+                                   : "bf16 upcast kernel")
+           << "); lower gemm-stages"
+           << (useUpcast ? " or choose gemm-sm90-mma=fp8" : "");
+  std::string kernelName = name("grouped_matmul", op);
+  std::string key = llvm::formatv(
+      "{0}{1}{2}{3}{4}{5}{6}{7}/{8}/{9}/{10}", p.kGrouped, p.aE5M2, p.bE5M2,
+      p.aE2M1, p.bE2M1, p.outF32, p.kMultipleOf128, useUpcast, cfg.tileN,
+      cfg.stages, cfg.numCTAs);
+  gpu::GPUFuncOp &kernel = gemmKernels[key];
+  if (kernel) {
+    annotateGemm(op, kernel, {sz.m, sz.n, sz.k, sz.groups, sz.aScaleRows,
+                             sz.aScaleCols, sz.bScaleRows, sz.bScaleCols});
+    return success();
+  }
+  kernel = sm100 ? buildGroupedMatmulSm100(module, kernelName, p, cfg)
+                 : buildGroupedMatmulSm90(module, kernelName, p, cfg);
+  kernel->setAttr("mxmoe.mma", StringAttr::get(op.getContext(),
+                                               sm100 ? "tcgen05_mxf8f6f4"
+                                               : useUpcast ? "wgmma_bf16_upcast"
+                                                           : "wgmma_fp8_promote"));
+  annotateGemm(op, kernel, {sz.m, sz.n, sz.k, sz.groups, sz.aScaleRows,
+                           sz.aScaleCols, sz.bScaleRows, sz.bScaleCols});
+  return success();
+}
+
