@@ -22,7 +22,7 @@ LogicalResult KernelGen::genDequantize(DequantizeOp op) {
   RankedTensorType out = op.getResult().getType();
   RankedTensorType data = op.getData().getType();
   RankedTensorType scales = op.getScales().getType();
-  auto shape = getMXKernelShape(op, out, data, scales, op.getAxis());
+  auto shape = getMXKernelShape(op, out, data, op.getAxis());
   if (failed(shape))
     return failure();
   MXElementKind kind = shape->first;

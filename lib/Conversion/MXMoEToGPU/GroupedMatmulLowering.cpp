@@ -38,10 +38,6 @@ LogicalResult KernelGen::genGroupedMatmul(GroupedMatmulOp op) {
            << lhs.getElementType() << " x " << rhs.getElementType();
   RankedTensorType as = op.getLhsScales().getType(),
                    bs = op.getRhsScales().getType();
-  for (RankedTensorType t : {lhs, rhs, res, as, bs,
-                             cast<RankedTensorType>(op.getOffsets().getType())})
-    if (!t.hasStaticShape())
-      return op.emitOpError("GPU lowering needs static shapes, got ") << t;
   if (!isBlockedScales(as) || !isBlockedScales(bs))
     return op.emitOpError(chipName)
            << " lowering reads blocked_128x4 scales (one 512-byte atom per "

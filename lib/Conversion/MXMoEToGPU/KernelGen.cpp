@@ -18,8 +18,6 @@ namespace {
 
 FailureOr<MXGeometry> getGeometry(Operation *op, RankedTensorType hp,
                                   RankedTensorType data, int64_t axis) {
-  if (!hp.hasStaticShape() || !data.hasStaticShape())
-    return op->emitOpError("GPU lowering needs static shapes, got ") << hp;
   ArrayRef<int64_t> s = hp.getShape();
   MXGeometry g;
   g.len = data.getShape().back(); // the padded token axis when jagged
@@ -58,7 +56,6 @@ FailureOr<MXElementKind> getSupportedKind(Operation *op, Type elem) {
 FailureOr<std::pair<MXElementKind, MXGeometry>>
 mlir::mxmoe::kernels::getMXKernelShape(Operation *op, RankedTensorType hp,
                                        RankedTensorType data,
-                                       RankedTensorType scales,
                                        int64_t axis) {
   FailureOr<MXElementKind> kind = getSupportedKind(op, data.getElementType());
   if (failed(kind))
@@ -66,8 +63,6 @@ mlir::mxmoe::kernels::getMXKernelShape(Operation *op, RankedTensorType hp,
   FailureOr<MXGeometry> geo = getGeometry(op, hp, data, axis);
   if (failed(geo))
     return failure();
-  if (!scales.hasStaticShape())
-    return op->emitOpError("GPU lowering needs static shapes");
   return std::make_pair(*kind, *geo);
 }
 

@@ -49,10 +49,11 @@ struct MXGeometry {
 };
 
 /// The checks shared by the quantize and dequantize generators: a supported
-/// element type, a supported geometry, static scales.
+/// element type, a supported geometry. (The pass has checked that every
+/// operand and result of the op has a static shape.)
 FailureOr<std::pair<::mxmoe::MXElementKind, MXGeometry>>
 getMXKernelShape(Operation *op, RankedTensorType hp, RankedTensorType data,
-                 RankedTensorType scales, int64_t axis);
+                 int64_t axis);
 
 /// Block (b, r, c) of a thread index: rowwise puts c fastest (adjacent
 /// threads read adjacent 64-B chunks); columnwise puts r fastest (adjacent

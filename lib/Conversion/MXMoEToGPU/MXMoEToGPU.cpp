@@ -133,7 +133,8 @@ struct ConvertMXMoEToGPUPass
                   sm100, chip, {}, {}};
     for (Operation *op : ops) {
       // The generators size grids, group tables and padding from static
-      // shapes, the number of token groups (offsets) included.
+      // shapes, the number of token groups (offsets) included: this is the
+      // only check of them.
       for (Type t : llvm::concat<const Type>(op->getOperandTypes(),
                                              op->getResultTypes()))
         if (auto shaped = dyn_cast<ShapedType>(t);

@@ -403,7 +403,7 @@ LogicalResult KernelGen::genQuantize(QuantizeOp op) {
   RankedTensorType in = op.getInput().getType();
   RankedTensorType data = op.getData().getType();
   RankedTensorType scales = op.getScales().getType();
-  auto shape = getMXKernelShape(op, in, data, scales, op.getAxis());
+  auto shape = getMXKernelShape(op, in, data, op.getAxis());
   if (failed(shape))
     return failure();
   MXElementKind kind = shape->first;

@@ -148,8 +148,6 @@ void SwizzleThread::kGrouped(Value gLast) {
 LogicalResult KernelGen::genSwizzle(SwizzleScalesOp op) {
   RankedTensorType src = op.getSource().getType();
   RankedTensorType dst = op.getResult().getType();
-  if (!src.hasStaticShape() || !dst.hasStaticShape())
-    return op.emitOpError("GPU lowering needs static shapes");
   bool toBlocked = isBlockedScales(dst);
   RankedTensorType rowMajor = toBlocked ? src : dst;
   RankedTensorType blockedT = toBlocked ? dst : src;
