@@ -175,6 +175,75 @@ void mlir::mxmoe::kernels::ifThenElse(KB &b, Value cond,
 //===----------------------------------------------------------------------===//
 
 namespace {
+/// One chunk of the group table's prologue: thread tid handles group
+/// g0 + tid of [g0, min(g0 + blockSize, G)). Validates the group against
+/// its predecessor (clearing `flag` on a violation), scans the padded sizes
+/// of every PrefixUnit in `scratch`, writes the groups' starts and adds the
+/// chunk's totals to `carry`.
+void scanGroupChunk(KB &b, const GroupSpec &groups, GroupTable &table,
+                    int64_t blockSize, int64_t g0, Value tid, Value total,
+                    Value flag, ArrayRef<Value> scratch,
+                    MutableArrayRef<Value> carry) {
+  int64_t G = groups.numGroups;
+  int64_t units = groups.units.size();
+  Value g = b.add(tid, b.idx(g0));
+  Value inG = b.ult(g, b.idx(G));
+  // Clamped indices keep the loads in bounds; inG masks the values.
+  Value gc = b.minui(g, b.idx(G - 1));
+  Value o = b.load(table.ends, gc);
+  // The predecessor's index from the clamped gc (g - 1 would be -1 for
+  // the threads past the only group when G == 1).
+  Value gcFirst = b.eq(gc, b.idx(0));
+  Value gcZero = b.idx(0);
+  Value prevIdx = b.select(gcFirst, gcZero, b.sub(gc, b.idx(1)));
+  Value gFirst = b.eq(g, b.idx(0));
+  Value gZero = b.idx(0);
+  Value prev = b.select(gFirst, gZero, b.load(table.ends, prevIdx));
+  Value ge = arith::CmpIOp::create(b, arith::CmpIPredicate::sge, o, prev);
+  Value le = arith::CmpIOp::create(b, arith::CmpIPredicate::sle, o, total);
+  Value bad = b.andi(inG, b.lnot(b.andi(ge, le)));
+  ifThen(b, bad, [&] {
+    Value zero = b.i32(0);
+    b.store(zero, flag, b.idx(0));
+  });
+  Value diff = b.sub(o, prev);
+  Value nonNeg = b.maxsi(diff, b.idx(0));
+  Value size = b.select(inG, nonNeg, b.idx(0));
+  SmallVector<Value> n;
+  for (auto [u, unit] : llvm::enumerate(groups.units)) {
+    Value c = b.div(b.add(size, b.idx(unit.divisor - 1)), unit.divisor);
+    n.push_back(b.mulc(b.div(b.add(c, b.idx(unit.roundTo - 1)), unit.roundTo),
+                       unit.roundTo));
+    b.store(n.back(), scratch[u], tid);
+  }
+  gpu::BarrierOp::create(b);
+  // Steps up to the chunk's group count: its last entry is then the
+  // chunk's total (entries past it are never read).
+  int64_t chunk = std::min(blockSize, G - g0);
+  for (int64_t d = 1; d < chunk; d *= 2) {
+    SmallVector<Value> v;
+    for (int64_t u = 0; u < units; ++u) {
+      Value mine = b.load(scratch[u], tid);
+      Value low = b.ult(tid, b.idx(d));
+      Value zero = b.idx(0);
+      Value otherIdx = b.select(low, zero, b.sub(tid, b.idx(d)));
+      Value other = b.load(scratch[u], otherIdx);
+      v.push_back(b.add(mine, b.select(low, b.idx(0), other)));
+    }
+    gpu::BarrierOp::create(b);
+    for (int64_t u = 0; u < units; ++u)
+      b.store(v[u], scratch[u], tid);
+    gpu::BarrierOp::create(b);
+  }
+  for (int64_t u = 0; u < units; ++u) {
+    Value incl = b.load(scratch[u], tid);
+    Value start = b.add(carry[u], b.sub(incl, n[u]));
+    ifThen(b, inG, [&] { b.store(start, table.starts[u], g); });
+    carry[u] = b.add(carry[u], b.load(scratch[u], b.idx(chunk - 1)));
+  }
+  gpu::BarrierOp::create(b); // scratch is rewritten by the next chunk
+}
+
 /// The common skeleton: `fn` exists with its arguments; `work`, the group
 /// total and capacities are values (constants for static kernels).
 void buildKernelBody(
@@ -248,64 +317,9 @@ void buildKernelBody(
     }
     gpu::BarrierOp::create(b);
     SmallVector<Value> carry(units, b.idx(0));
-    for (int64_t g0 = 0; g0 < G; g0 += blockSize) {
-      Value g = b.add(tid, b.idx(g0));
-      Value inG = b.ult(g, b.idx(G));
-      // Clamped indices keep the loads in bounds; inG masks the values.
-      Value gc = b.minui(g, b.idx(G - 1));
-      Value o = b.load(table.ends, gc);
-      // The predecessor's index from the clamped gc (g - 1 would be -1 for
-      // the threads past the only group when G == 1).
-      Value gcFirst = b.eq(gc, b.idx(0));
-      Value gcZero = b.idx(0);
-      Value prevIdx = b.select(gcFirst, gcZero, b.sub(gc, b.idx(1)));
-      Value gFirst = b.eq(g, b.idx(0));
-      Value gZero = b.idx(0);
-      Value prev = b.select(gFirst, gZero, b.load(table.ends, prevIdx));
-      Value ge = arith::CmpIOp::create(b, arith::CmpIPredicate::sge, o, prev);
-      Value le = arith::CmpIOp::create(b, arith::CmpIPredicate::sle, o, total);
-      Value bad = b.andi(inG, b.lnot(b.andi(ge, le)));
-      ifThen(b, bad, [&] {
-        Value zero = b.i32(0);
-        b.store(zero, flag, b.idx(0));
-      });
-      Value diff = b.sub(o, prev);
-      Value nonNeg = b.maxsi(diff, b.idx(0));
-      Value size = b.select(inG, nonNeg, b.idx(0));
-      SmallVector<Value> n;
-      for (auto [u, unit] : llvm::enumerate(groups->units)) {
-        Value c = b.div(b.add(size, b.idx(unit.divisor - 1)), unit.divisor);
-        n.push_back(b.mulc(b.div(b.add(c, b.idx(unit.roundTo - 1)), unit.roundTo),
-                           unit.roundTo));
-        b.store(n.back(), scratch[u], tid);
-      }
-      gpu::BarrierOp::create(b);
-      // Steps up to the chunk's group count: its last entry is then the
-      // chunk's total (entries past it are never read).
-      int64_t chunk = std::min(blockSize, G - g0);
-      for (int64_t d = 1; d < chunk; d *= 2) {
-        SmallVector<Value> v;
-        for (int64_t u = 0; u < units; ++u) {
-          Value mine = b.load(scratch[u], tid);
-          Value low = b.ult(tid, b.idx(d));
-          Value zero = b.idx(0);
-          Value otherIdx = b.select(low, zero, b.sub(tid, b.idx(d)));
-          Value other = b.load(scratch[u], otherIdx);
-          v.push_back(b.add(mine, b.select(low, b.idx(0), other)));
-        }
-        gpu::BarrierOp::create(b);
-        for (int64_t u = 0; u < units; ++u)
-          b.store(v[u], scratch[u], tid);
-        gpu::BarrierOp::create(b);
-      }
-      for (int64_t u = 0; u < units; ++u) {
-        Value incl = b.load(scratch[u], tid);
-        Value start = b.add(carry[u], b.sub(incl, n[u]));
-        ifThen(b, inG, [&] { b.store(start, table.starts[u], g); });
-        carry[u] = b.add(carry[u], b.load(scratch[u], b.idx(chunk - 1)));
-      }
-      gpu::BarrierOp::create(b); // scratch is rewritten by the next chunk
-    }
+    for (int64_t g0 = 0; g0 < G; g0 += blockSize)
+      scanGroupChunk(b, *groups, table, blockSize, g0, tid, total, flag,
+                     scratch, carry);
     ifThen(b, b.eq(tid, b.idx(0)), [&] {
       Value capOk = arith::ConstantIntOp::create(b, b.getI1Type(), 1);
       for (auto [u, unit] : llvm::enumerate(groups->units)) {
