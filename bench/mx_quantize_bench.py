@@ -49,6 +49,7 @@ def gen(out):
                 f"  return\n}}")
             cases.append(dict(name=name, kernel=f"{name}__quantize_0", M=M, K=K, axis=axis, blocked=blocked,
                               scale_bytes=(rup(rows, 128) * rup(cols, 4)) if blocked else rows * cols))
+    gen_mx128(funcs, cases)
     os.makedirs(out, exist_ok=True)
     ptx, kernels = compile_to_ptx("\n".join(funcs), os.path.join(ROOT, "build", "bin", "mxmoe-opt"), "sm_90a")
     for c in cases:
@@ -56,6 +57,60 @@ def gen(out):
     open(os.path.join(out, "bench_sm_90a.ptx"), "w").write(ptx)
     json.dump(cases, open(os.path.join(out, "bench_cases.json"), "w"), indent=1)
     print(f"{len(cases)} kernels -> {out}")
+
+
+MX128_GROUPS = 16
+MX128_WEIGHTS = [(16, 8192, 5120)]
+
+
+def gen_mx128(funcs, cases):
+    """MX128 (scale_tile) kernels: activations rowwise 1x128 with blocked
+    and compact scales; the weight gradient's operands along a jagged token
+    axis (16 balanced groups, 128-token windows) with per-K-group blocked
+    and compact scales; expert weights [E, N, K] in 128x128 tiles along K
+    (forward) and along N (input gradient), blocked scales."""
+    tile = "scale_tile = array<i64: 1, 128>"
+    for M, K in SHAPES:
+        for layout in ("blocked", "compact"):
+            ss = (f"{rup(M, 128)}x{rup(K // 32, 4)}xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>"
+                  if layout == "blocked" else
+                  f"{M}x{-(-K // 128)}xf8E8M0FNU, #mxmoe.scale_layout<compact, tile = [1, 128]>")
+            nb = rup(M, 128) * rup(K // 32, 4) if layout == "blocked" else M * -(-K // 128)
+            name = f"q128_{M}x{K}_row_{layout}"
+            funcs.append(f"func.func @{name}(%x: tensor<{M}x{K}xbf16>) {{\n"
+                         f"  %q, %s = mxmoe.quantize %x {{axis = 1 : i64, {tile}}} : tensor<{M}x{K}xbf16> -> "
+                         f"tensor<{M}x{K}xf8E4M3FN>, tensor<{ss}>\n  return\n}}")
+            cases.append(dict(name=name, kernel=f"{name}__quantize_0", M=M, K=K, axis=1, blocked=layout == "blocked",
+                              kind=f"mx128_rowwise_{layout}", scale_bytes=nb))
+        G = MX128_GROUPS
+        Tp = (M + 31 * G) // 32 * 32
+        for layout in ("blocked", "compact"):
+            if layout == "blocked":
+                qp = rup(Tp // 32 + 3 * G, 4)
+                ss = f"{rup(K, 128)}x{qp}xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, per_k_group>"
+                nb = rup(K, 128) * qp
+            else:
+                wp = (M + 127 * G) // 128
+                ss = f"{K}x{wp}xf8E8M0FNU, #mxmoe.scale_layout<compact, tile = [1, 128], per_k_group>"
+                nb = K * wp
+            name = f"q128_{M}x{K}_jagged_{layout}"
+            funcs.append(f"func.func @{name}(%x: tensor<{M}x{K}xbf16>, %o: tensor<{G}xi32>) {{\n"
+                         f"  %q, %s = mxmoe.quantize %x offsets(%o : tensor<{G}xi32>) {{axis = 0 : i64, {tile}}}"
+                         f" : tensor<{M}x{K}xbf16> -> tensor<{K}x{Tp}xf8E4M3FN>, tensor<{ss}>\n  return\n}}")
+            cases.append(dict(name=name, kernel=f"{name}__quantize_0", M=M, K=K, axis=0, groups=G, Tp=Tp,
+                              blocked=layout == "blocked", kind=f"mx128_jagged_{layout}", scale_bytes=nb))
+    for E, N, K in MX128_WEIGHTS:
+        for axis in (2, 1):
+            R, L = (N, K) if axis == 2 else (K, N)
+            ds = f"{E}x{R}x{L}"
+            ss = f"{E}x{rup(R, 128)}x{rup(L // 32, 4)}xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>"
+            name = f"q128_w{E}x{N}x{K}_axis{axis}"
+            funcs.append(f"func.func @{name}(%w: tensor<{E}x{N}x{K}xbf16>) {{\n"
+                         f"  %q, %s = mxmoe.quantize %w {{axis = {axis} : i64, scale_tile = array<i64: 128, 128>}}"
+                         f" : tensor<{E}x{N}x{K}xbf16> -> tensor<{ds}xf8E4M3FN>, tensor<{ss}>\n  return\n}}")
+            cases.append(dict(name=name, kernel=f"{name}__quantize_0", E=E, M=E * N, K=K, axis=axis, blocked=True,
+                              kind=f"mx128_weight_{'k' if axis == 2 else 'n'}",
+                              scale_bytes=E * rup(R, 128) * rup(L // 32, 4)))
 
 
 def run(d):
@@ -94,6 +149,9 @@ def run(d):
     print(f"{'shape':>12} {'kind':>9} | {'copy TB/s':>9} | {'mxmoe us':>9} {'TB/s':>6} {'%copy':>6} | "
           f"{'compile us':>10} {'TB/s':>6} | {'speedup':>7}")
     for c in cases:
+        if "kind" in c:
+            rows += run_mx128(mod, c, dev, date, cmd)
+            continue
         M, K, axis = c["M"], c["K"], c["axis"]
         x = torch.randn(M, K, device="cuda", dtype=torch.bfloat16) * 3
         data = torch.empty(M * K, device="cuda", dtype=torch.uint8)
@@ -130,6 +188,40 @@ def run(d):
     with open(os.path.join(out, "mx_quantize.jsonl"), "a") as f:
         for r in rows:
             f.write(json.dumps(r) + "\n")
+
+
+def run_mx128(mod, c, dev, date, cmd):
+    """Times one MX128 kernel against the copy of its input (same table)."""
+    import torch
+    import triton.testing
+    M, K = c["M"], c["K"]
+    x = torch.randn(M, K, device="cuda", dtype=torch.bfloat16) * 3
+    data = torch.empty(M * K + 32 * K * c.get("groups", 0), device="cuda", dtype=torch.uint8)
+    scales = torch.empty(c["scale_bytes"], device="cuda", dtype=torch.uint8)
+    ptrs = [x.data_ptr()]
+    if "groups" in c:
+        G = c["groups"]
+        offs = torch.tensor([(g + 1) * M // G for g in range(G)], dtype=torch.int32, device="cuda")
+        status = torch.zeros(1, dtype=torch.int32, device="cuda")
+        ptrs += [offs.data_ptr(), data.data_ptr(), scales.data_ptr(), status.data_ptr()]
+    else:
+        ptrs += [data.data_ptr(), scales.data_ptr()]
+    L = c["launch"]
+    fn = lambda: mod.launch(c["kernel"], L["grid"], L["block"], ptrs,  # noqa: E731
+                            scalars=L.get("scalars", []))
+    t_ours = triton.testing.do_bench(fn, warmup=25, rep=200) * 1e3
+    if "groups" in c:
+        assert status.item() == 0, f"{c['kernel']} rejected its offsets"
+    y = torch.empty_like(x)
+    t_copy = triton.testing.do_bench(lambda: y.copy_(x), warmup=25, rep=200) * 1e3
+    moved = M * K * 2 + M * K + c["scale_bytes"]
+    bw, copy_bw = moved / t_ours / 1e6, 2 * M * K * 2 / t_copy / 1e6
+    shape = [c["E"], M // c["E"], K] if "E" in c else [M, K]
+    label = "x".join(map(str, shape))
+    print(f"{label:>12} {c['kind']:>22} | {copy_bw:9.2f} | {t_ours:9.1f} {bw:6.2f} {100 * bw / copy_bw:5.1f}% |")
+    return [dict(what=f"mxfp8_quantize_{c['kind']}", shape=shape, impl=impl, metric="time", value=round(t, 2),
+                 unit="us", bandwidth_tbs=round(v, 3), device=dev, date=date, command=cmd)
+            for impl, t, v in (("mxmoe", t_ours, bw), ("copy", t_copy, copy_bw))]
 
 
 if __name__ == "__main__":

@@ -16,7 +16,8 @@
 //
 // Fully qualified names follow TorchTitan's Llama 4 modules; they are what
 // `mxmoe-precision-policy` matches (by default `output`, `router.gate`,
-// `attention.wk` and `attention.wv` stay in bf16).
+// `attention.wk` and `attention.wv` stay in bf16). No op pins a recipe, so
+// the policy's (mxmoe-compile --recipe mx32 | mx128 | auto) applies to all.
 
 // The attention projections.
 func.func @attention(%x: tensor<8192x5120xbf16>,
@@ -58,8 +59,7 @@ func.func @moe(%h: tensor<8192x5120xbf16>,
 
   // Routed experts.
   %gate_up = mxmoe.scaled_grouped_matmul %routed_x, %w13, %offsets
-      {fqn = "layers.0.moe.experts.w13",
-       recipe = #mxmoe.mx_recipe<f8E4M3FN, block_size = 32, rounding = rceil>}
+      {fqn = "layers.0.moe.experts.w13"}
       : (tensor<8192x5120xbf16>, tensor<16x16384x5120xbf16>, tensor<16xi32>)
       -> tensor<8192x16384xbf16>
   %gate = tensor.extract_slice %gate_up[0, 0] [8192, 8192] [1, 1]
@@ -73,8 +73,7 @@ func.func @moe(%h: tensor<8192x5120xbf16>,
   %silu = arith.divf %gate, %den : tensor<8192x8192xbf16>
   %act = arith.mulf %silu, %up : tensor<8192x8192xbf16>
   %routed_out = mxmoe.scaled_grouped_matmul %act, %w2, %offsets
-      {fqn = "layers.0.moe.experts.w2",
-       recipe = #mxmoe.mx_recipe<f8E4M3FN, block_size = 32, rounding = rceil>}
+      {fqn = "layers.0.moe.experts.w2"}
       : (tensor<8192x8192xbf16>, tensor<16x5120x8192xbf16>, tensor<16xi32>)
       -> tensor<8192x5120xbf16>
 

@@ -11,8 +11,8 @@
 
 // CHECK-LABEL: func.func @moe
 // CHECK: mxmoe.linear {{.*}} {fqn = "layers.0.moe.router.gate"} : (tensor<8192x5120xbf16>, tensor<16x5120xbf16>) -> tensor<8192x16xbf16>
-// CHECK: mxmoe.scaled_grouped_matmul {{.*}} {fqn = "layers.0.moe.experts.w13", recipe = #mxmoe.mx_recipe<f8E4M3FN, block_size = 32, rounding = rceil>} : (tensor<8192x5120xbf16>, tensor<16x16384x5120xbf16>, tensor<16xi32>) -> tensor<8192x16384xbf16>
-// CHECK: mxmoe.scaled_grouped_matmul {{.*}} {fqn = "layers.0.moe.experts.w2", recipe = #mxmoe.mx_recipe<f8E4M3FN, block_size = 32, rounding = rceil>} : (tensor<8192x8192xbf16>, tensor<16x5120x8192xbf16>, tensor<16xi32>) -> tensor<8192x5120xbf16>
+// CHECK: mxmoe.scaled_grouped_matmul {{.*}} {fqn = "layers.0.moe.experts.w13"} : (tensor<8192x5120xbf16>, tensor<16x16384x5120xbf16>, tensor<16xi32>) -> tensor<8192x16384xbf16>
+// CHECK: mxmoe.scaled_grouped_matmul {{.*}} {fqn = "layers.0.moe.experts.w2"} : (tensor<8192x8192xbf16>, tensor<16x5120x8192xbf16>, tensor<16xi32>) -> tensor<8192x5120xbf16>
 // CHECK: mxmoe.tiled_mlp shards = auto ({{.*}}) {fqn = "layers.0.moe.shared_expert"}
 // CHECK: ^bb0(%shard: tensor<?x5120xbf16>
 // CHECK: mxmoe.yield %{{.*}} : tensor<?x5120xbf16>

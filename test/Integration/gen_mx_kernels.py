@@ -176,7 +176,109 @@ def build_cases():
             cases.append(dict(op="swizzle", kernel=f"{name}__swizzle_scales_0", row_major=rm,
                               blocked_shape=bl, to_blocked=to_blocked))
             n += 1
+    n = add_tile_cases(funcs, cases, n)
     return cases, "\n".join(funcs) + "\n"
+
+
+# MX128 (mxmoe.quantize scale_tile): (input shape, axis, tile). Rowwise with
+# K = 2880 (22.5 x 128: a 64-wide last tile) and M = 200; 64-wide tiles;
+# columnwise without groups; 3-D expert weights along K and along N (the
+# input gradient's weight), a 2-D weight, and a [128, 64] tile.
+TILE_GEOMS = [((200, 2880), 1, (1, 128)), ((256, 1408), 1, (1, 128)),
+              ((160, 96), 1, (1, 64)), ((320, 96), 0, (1, 128)),
+              ((3, 200, 2880), 2, (128, 128)), ((3, 256, 192), 1, (128, 128)),
+              ((200, 320), 1, (128, 128)), ((2, 200, 256), 2, (128, 64))]
+TILE_RECIPES = [("f8E4M3FN", "bf16", "rceil"), ("f8E4M3FN", "bf16", "floor"),
+                ("f8E5M2", "f32", "rceil"), ("f8E4M3FN", "f32", "even")]
+
+
+def compact_shape(dshape, tile):
+    s = list(dshape)
+    s[-2] = -(-s[-2] // tile[0])
+    s[-1] = -(-s[-1] // tile[1])
+    return s
+
+
+def compact_enc(tile, per_k_group=False):
+    pk = ", per_k_group" if per_k_group else ""
+    return f", #mxmoe.scale_layout<compact, tile = [{tile[0]}, {tile[1]}]{pk}>"
+
+
+def add_tile_cases(funcs, cases, n):
+    """Quantize (and, for compact scales, dequantize) with scale tiles:
+    row-major MX, blocked and compact scales; M-grouped and jagged token
+    groups (128-token windows restarting per group)."""
+    for shape, axis, tile in TILE_GEOMS:
+        ds = data_shape(shape, axis)
+        layouts = ["rowmajor", "compact"]
+        if tile[0] == 1 or tile == (128, 128):
+            layouts.insert(1, "blocked")
+        for layout in layouts:
+            if layout == "compact":
+                ss, enc = compact_shape(ds, tile), compact_enc(tile)
+            else:
+                ss, enc = scale_shape(ds, layout == "blocked"), BLOCKED if layout == "blocked" else ""
+            for elem, hp, mode in TILE_RECIPES:
+                name = f"case{n}"
+                st = shape_str(ss, "f8E8M0FNU", enc)
+                body = (f"  %q, %s = mxmoe.quantize %x {{axis = {axis} : i64, rounding = #mxmoe.rounding<{mode}>,"
+                        f" scale_tile = array<i64: {tile[0]}, {tile[1]}>}}"
+                        f" : {shape_str(shape, hp)} -> {shape_str(ds, elem)}, {st}\n")
+                case = dict(op="quantize_tiled", kernel=f"{name}__quantize_0", shape=list(shape), axis=axis,
+                            tile=list(tile), elem=elem, hp=hp, mode=mode, layout=layout, data_shape=ds,
+                            scale_shape=ss)
+                if layout == "compact":
+                    body += (f"  %y = mxmoe.dequantize %q, %s {{axis = {axis} : i64}}"
+                             f" : {shape_str(ds, elem)}, {st} -> {shape_str(shape, 'f32')}\n")
+                    case["dq_kernel"] = f"{name}__dequantize_1"
+                funcs.append(f"func.func @{name}(%x: {shape_str(shape, hp)}) {{\n{body}  return\n}}")
+                cases.append(case)
+                n += 1
+
+    def bound(total, groups, mult):
+        return (total + (mult - 1) * groups) // mult * mult
+    # M-grouped rowwise 1x128 (blocked scales, each group padded to 128 rows).
+    for M, K, G in ((300, 2880, 3), (1000, 128, 64), (64, 256, 1)):
+        Mp, Cp = bound(M, G, 128), -(-(K // 32) // 4) * 4
+        name = f"case{n}"
+        st = shape_str([Mp, Cp], "f8E8M0FNU", BLOCKED)
+        funcs.append(
+            f"func.func @{name}(%x: {shape_str([M, K], 'bf16')}, %o: tensor<{G}xi32>) {{\n"
+            f"  %q, %s = mxmoe.quantize %x offsets(%o : tensor<{G}xi32>) {{axis = 1 : i64, scale_tile = array<i64: 1, 128>}}"
+            f" : {shape_str([M, K], 'bf16')} -> {shape_str([M, K], 'f8E4M3FN')}, {st}\n  return\n}}")
+        cases.append(dict(op="quantize_tiled_m_groups", kernel=f"{name}__quantize_0", M=M, K=K, G=G,
+                          Mp=Mp, Cp=Cp, tile=[1, 128]))
+        n += 1
+    # Jagged token axis, 1 x c windows restarting at every group start.
+    for T, K, G, c in ((300, 96, 5, 128), (1000, 64, 40, 128), (75, 32, 3, 128),
+                       (129, 64, 1, 128), (300, 96, 5, 64)):
+        Tp = bound(T, G, 32)
+        Qp = -(-(Tp // 32 + 3 * G) // 4) * 4
+        Kp = -(-K // 128) * 128
+        Wp = (T + (c - 1) * G) // c
+        for layout in ("rowmajor", "blocked", "compact"):
+            if layout == "compact":
+                ss, enc = [K, Wp], compact_enc((1, c), per_k_group=True)
+            elif layout == "blocked":
+                ss, enc = [Kp, Qp], ", #mxmoe.scale_layout<blocked_128x4, per_k_group>"
+            else:
+                ss, enc = [K, Tp // 32], ""
+            st = shape_str(ss, "f8E8M0FNU", enc)
+            name = f"case{n}"
+            body = (f"  %q, %s = mxmoe.quantize %x offsets(%o : tensor<{G}xi32>) {{axis = 0 : i64,"
+                    f" scale_tile = array<i64: 1, {c}>}}"
+                    f" : {shape_str([T, K], 'bf16')} -> {shape_str([K, Tp], 'f8E4M3FN')}, {st}\n")
+            case = dict(op="quantize_windows", kernel=f"{name}__quantize_0", T=T, K=K, G=G, Tp=Tp, window=c,
+                        layout=layout, scale_shape=ss, Wp=Wp, Qp=Qp)
+            if layout == "compact":
+                body += (f"  %y = mxmoe.dequantize %q, %s offsets(%o : tensor<{G}xi32>) {{axis = 0 : i64}}"
+                         f" : {shape_str([K, Tp], 'f8E4M3FN')}, {st} -> {shape_str([T, K], 'f32')}\n")
+                case["dq_kernel"] = f"{name}__dequantize_1"
+            funcs.append(f"func.func @{name}(%x: {shape_str([T, K], 'bf16')}, %o: tensor<{G}xi32>) {{\n"
+                         f"{body}  return\n}}")
+            cases.append(case)
+            n += 1
+    return n
 
 
 def main():

@@ -213,7 +213,113 @@ def run_grouped(mod, c, rng):
     return bad, total + 1
 
 
+def nan_canon(d):
+    """NaN codes: the sign of a NaN is not meaningful (0xFF == 0x7F)."""
+    return np.where(d == 0xFF, 0x7F, d)
+
+
+def same_f32(got, want):
+    return (got.view(np.uint32) == want.view(np.uint32)) | (np.isnan(got) & np.isnan(want))
+
+
+def run_tiled(mod, c, rng):
+    """Scale tiles (MX128) without groups: quantize against
+    reference.quantize_tiled in the case's layout; compact scales are also
+    dequantized back (reference.dequantize_compact)."""
+    x = make_input(c["shape"], c["axis"], rng)
+    xt = to_device(x, c["hp"])
+    xv = xt.float().cpu().numpy()
+    data = torch.full(c["data_shape"], 0xAB, dtype=torch.uint8, device="cuda")
+    scales = torch.full(c["scale_shape"], 0xAB, dtype=torch.uint8, device="cuda")
+    launch(mod, c, "kernel", [xt.data_ptr(), data.data_ptr(), scales.data_ptr()])
+    torch.cuda.synchronize()
+    rd, rs, rc = ref.quantize_tiled(xv, c["axis"], tuple(c["tile"]), c["elem"], c["mode"])
+    want_s = {"rowmajor": rs, "blocked": ref.to_blocked(rs) if c["layout"] == "blocked" else None,
+              "compact": rc}[c["layout"]]
+    gd = data.cpu().numpy()
+    bad = int((nan_canon(gd) != nan_canon(rd)).sum() + (scales.cpu().numpy() != want_s).sum())
+    total = gd.size + want_s.size
+    if "dq_kernel" in c:
+        out = torch.full(c["shape"], 7.0, dtype=torch.float32, device="cuda")
+        launch(mod, c, "dq_kernel", [data.data_ptr(), scales.data_ptr(), out.data_ptr()])
+        torch.cuda.synchronize()
+        want = ref.dequantize_compact(rd, rc, c["axis"], tuple(c["tile"]), c["elem"])
+        bad += int((~same_f32(out.cpu().numpy(), want)).sum())
+        total += want.size
+    return bad, total
+
+
+def run_tiled_grouped(mod, c, rng):
+    """Scale tiles with token groups: M-grouped rowwise (blocked scales) and
+    jagged windows (row-major, per-K-group blocked or compact scales, the
+    compact ones dequantized back); then invalid offsets (status 1,
+    nothing written)."""
+    status = torch.zeros(1, dtype=torch.int32, device="cuda")
+    bad = total = 0
+    if c["op"] == "quantize_tiled_m_groups":
+        M, K, G = c["M"], c["K"], c["G"]
+        x = make_input((M, K), 1, rng)
+        n_tok, dshape, sshape = M, (M, K), (c["Mp"], c["Cp"])
+    else:
+        T, K, G = c["T"], c["K"], c["G"]
+        x = rng.standard_normal((T, K)).astype(np.float32) * \
+            10.0 ** rng.uniform(-3, 3, size=(T, 1)).astype(np.float32)
+        x[rng.integers(0, T), rng.integers(0, K)] = np.nan
+        n_tok, dshape, sshape = T, (K, c["Tp"]), c["scale_shape"]
+    xt = to_device(x, "bf16")
+    xv = xt.float().cpu().numpy()
+    offs = make_offsets(n_tok, G, rng)
+    ot = torch.from_numpy(offs).cuda()
+    data = torch.full(dshape, 0xAB, dtype=torch.uint8, device="cuda")
+    scales = torch.full(sshape, 0xAB, dtype=torch.uint8, device="cuda")
+    launch(mod, c, "kernel", [xt.data_ptr(), ot.data_ptr(), data.data_ptr(), scales.data_ptr(), status.data_ptr()])
+    torch.cuda.synchronize()
+    if c["op"] == "quantize_tiled_m_groups":
+        rd, rs, _ = ref.quantize_tiled(xv, 1, tuple(c["tile"]))
+        want_s = ref.to_blocked_m_groups(rs, offs, c["Mp"])
+    else:
+        rd, rs, rc = ref.quantize_jagged_windows(xv, offs, c["Tp"], c["window"], padded_windows=c["Wp"])
+        want_s = {"rowmajor": rs, "compact": rc,
+                  "blocked": ref.to_blocked_k_groups(rs, offs, c["Qp"]) if c["layout"] == "blocked" else None
+                  }[c["layout"]]
+    gd = data.cpu().numpy()
+    bad += int((nan_canon(gd) != nan_canon(rd)).sum() + (scales.cpu().numpy() != want_s).sum())
+    bad += int(status.item() != 0)
+    total += gd.size + want_s.size
+    if "dq_kernel" in c:
+        out = torch.full((n_tok, K), 7.0, dtype=torch.float32, device="cuda")
+        launch(mod, c, "dq_kernel", [data.data_ptr(), scales.data_ptr(), ot.data_ptr(), out.data_ptr(),
+                                     status.data_ptr()])
+        torch.cuda.synchronize()
+        full = ref.dequantize(rd, rs, 0)  # [Tp, K], each slot holds its window's scale
+        want = np.zeros((n_tok, K), dtype=np.float32)
+        st = ref.padded_starts(offs, 32) * 32
+        b0 = 0
+        for g, e in enumerate(offs):
+            want[b0:e] = full[st[g]:st[g] + e - b0]
+            b0 = e
+        bad += int((~same_f32(out.cpu().numpy(), want)).sum()) + int(status.item() != 0)
+        total += want.size
+    badoffs = offs.copy()
+    badoffs[-1] = n_tok + 3
+    bt = torch.from_numpy(badoffs).cuda()
+    d2 = torch.full(dshape, 0xCD, dtype=torch.uint8, device="cuda")
+    s2 = torch.full(sshape, 0xCD, dtype=torch.uint8, device="cuda")
+    launch(mod, c, "kernel", [xt.data_ptr(), bt.data_ptr(), d2.data_ptr(), s2.data_ptr(), status.data_ptr()])
+    torch.cuda.synchronize()
+    bad += int(status.item() != 1) + int((d2 != 0xCD).sum().item()) + int((s2 != 0xCD).sum().item())
+    return bad, total + 1
+
+
+GROUPED_OPS = ("quantize_jagged", "swizzle_k_groups", "quantize_m_groups",
+               "quantize_tiled_m_groups", "quantize_windows")
+
+
 def run_case(mod, c, rng):
+    if c["op"] in ("quantize_tiled_m_groups", "quantize_windows"):
+        return run_tiled_grouped(mod, c, rng)
+    if c["op"] == "quantize_tiled":
+        return run_tiled(mod, c, rng)
     if c["op"] in ("quantize_jagged", "swizzle_k_groups", "quantize_m_groups"):
         return run_grouped(mod, c, rng)
     L = c["launch"]["kernel"]
@@ -293,7 +399,7 @@ def main():
     cases = json.load(open(os.path.join(d, "cases.json")))
     if quick:  # every 9th plain case and every grouped case
         cases = [c for i, c in enumerate(cases)
-                 if i % 9 == 0 or c["op"] in ("quantize_jagged", "swizzle_k_groups", "quantize_m_groups")]
+                 if i % 9 == 0 or c["op"] in GROUPED_OPS]
     mod = Module(open(os.path.join(d, "mx_kernels_sm_90a.ptx"), "rb").read())
     passed = failed = 0
     print(f"{'kernel':34} {'op':10} {'shape':16} {'axis':>4} {'elem':9} {'hp':4} {'mode':6} {'layout':8} {'mismatch':>9} / total")
@@ -310,6 +416,10 @@ def main():
         if "G" in c:
             shape += f" G{c['G']}"
         layout = "blocked" if c.get("blocked", c.get("to_blocked", c["op"] == "quantize_m_groups")) else "rowmajor"
+        layout = c.get("layout", "blocked" if c["op"] == "quantize_tiled_m_groups" else layout)
+        if "tile" in c or "window" in c:
+            t = c.get("tile", [1, c.get("window")])
+            shape += f" t{t[0]}x{t[1]}"
         if c["op"] == "swizzle":
             layout = "->blocked" if c["to_blocked"] else "->rowmaj"
         print(f"{c['kernel']:34} {c['op']:10} {shape:16} {c.get('axis', ''):>4} {c.get('elem', ''):9} "

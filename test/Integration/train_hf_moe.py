@@ -9,7 +9,12 @@ curves to $OUT/train_qwen3moe.png and $OUT/train_qwen3moe.json, and checks
 that the MXFP8 run tracks bf16: final loss (mean of the last 20 steps)
 within 2 %, no divergence. Last line `N passed, N failed`.
 
-Usage (device): train_hf_moe.py DIR [--steps 500]
+With `--mx128 DIR2` (programs compiled from the same IR with
+`mxmoe-compile --recipe mx128`: 1x128 activation / gradient and 128x128
+weight scale tiles) a third model trains beside them, same init and
+batches, with the same 2 % check; the plot shows every curve.
+
+Usage (device): train_hf_moe.py DIR [--mx128 DIR2] [--steps 500]
 """
 from __future__ import annotations
 
@@ -104,6 +109,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("dir")
     ap.add_argument("--steps", type=int, default=500)
+    ap.add_argument("--mx128", default="", help="programs of the mx128 recipe")
     args = ap.parse_args()
     dev = torch.device("cuda")
     import transformers
@@ -114,26 +120,31 @@ def main():
                             dtype=torch.uint8).to(dev).long()
     torch.manual_seed(0)
     bf16 = Qwen3MoeForCausalLM(make_config()).to(dev, torch.bfloat16)
-    mx = copy.deepcopy(bf16)
-    op13 = mp.register_torch_op(args.dir, "experts.w13", namespace="mxmoe_train")
-    op2 = mp.register_torch_op(args.dir, "experts.w2", namespace="mxmoe_train")
-    n = patch_moe_blocks(mx, op13, op2)
-    print(f"patched {n} MoE blocks", flush=True)
+    models = {"bf16": bf16}
     results = []
-
-    # The patched block equals the transformers block up to MXFP8 rounding.
-    with torch.no_grad():
-        x = torch.randint(0, 256, (B, T), device=dev)
-        lb, lm = bf16(x).logits.float(), mx(x).logits.float()
-        e = ((lm - lb).norm() / lb.norm()).item()
-    ok = n == 2 and e < 5e-2
-    results.append(ok)
-    print(f"{'patched model vs transformers (logits)':44s} {'PASS' if ok else 'FAIL'}  rel.err {e:.2e}", flush=True)
+    dirs = {"mxfp8": (args.dir, "mxmoe_train")}
+    if args.mx128:
+        dirs["mx128"] = (args.mx128, "mxmoe_train128")
+    for name, (d, ns) in dirs.items():
+        mx = copy.deepcopy(bf16)
+        op13 = mp.register_torch_op(d, "experts.w13", namespace=ns)
+        op2 = mp.register_torch_op(d, "experts.w2", namespace=ns)
+        n = patch_moe_blocks(mx, op13, op2)
+        print(f"{name}: patched {n} MoE blocks", flush=True)
+        # The patched block equals the transformers block up to MX rounding.
+        with torch.no_grad():
+            x = torch.randint(0, 256, (B, T), device=dev)
+            lb, lm = bf16(x).logits.float(), mx(x).logits.float()
+            e = ((lm - lb).norm() / lb.norm()).item()
+        ok = n == 2 and e < 5e-2
+        results.append(ok)
+        print(f"{name + ': patched model vs transformers (logits)':44s} {'PASS' if ok else 'FAIL'}  "
+              f"rel.err {e:.2e}", flush=True)
+        models[name] = mx
 
     opts = {name: torch.optim.AdamW(m.parameters(), lr=2e-3, weight_decay=0.0)
-            for name, m in (("bf16", bf16), ("mxfp8", mx))}
-    models = {"bf16": bf16, "mxfp8": mx}
-    curves = {"bf16": [], "mxfp8": []}
+            for name, m in models.items()}
+    curves = {name: [] for name in models}
     gen = torch.Generator(device=dev).manual_seed(1)
     t0 = time.time()
     for step in range(args.steps):
@@ -150,28 +161,31 @@ def main():
             curves[name].append(loss.item())
         mp.check_deferred()  # the mxmoe ops check their offsets without syncing
         if step % 50 == 0 or step == args.steps - 1:
-            print(f"step {step:4d}  bf16 {curves['bf16'][-1]:.4f}  mxfp8 {curves['mxfp8'][-1]:.4f}"
-                  f"  ({time.time() - t0:.0f}s)", flush=True)
+            losses = "  ".join(f"{k} {v[-1]:.4f}" for k, v in curves.items())
+            print(f"step {step:4d}  {losses}  ({time.time() - t0:.0f}s)", flush=True)
 
-    fb = sum(curves["bf16"][-20:]) / 20
-    fm = sum(curves["mxfp8"][-20:]) / 20
-    gap = abs(fm - fb) / fb
-    finite = all(math.isfinite(v) for v in curves["mxfp8"])
-    ok = gap <= 0.02 and finite and fm < curves["mxfp8"][0] * 0.6
-    results.append(ok)
-    print(f"{'final loss (last 20 steps) within 2 %':44s} {'PASS' if ok else 'FAIL'}  "
-          f"bf16 {fb:.4f}, mxfp8 {fm:.4f}, gap {100 * gap:.2f} %", flush=True)
+    final = {name: sum(c[-20:]) / 20 for name, c in curves.items()}
+    fb = final["bf16"]
+    for name in dirs:
+        fm = final[name]
+        gap = abs(fm - fb) / fb
+        finite = all(math.isfinite(v) for v in curves[name])
+        ok = gap <= 0.02 and finite and fm < curves[name][0] * 0.6
+        results.append(ok)
+        print(f"{name + ': final loss (last 20 steps) within 2 %':44s} {'PASS' if ok else 'FAIL'}  "
+              f"bf16 {fb:.4f}, {name} {fm:.4f}, gap {100 * gap:.2f} %", flush=True)
 
     out_dir = os.environ.get("OUT", ".")
     with open(os.path.join(out_dir, "train_qwen3moe.json"), "w") as f:
         json.dump({"steps": args.steps, "batch": [B, T], "curves": curves,
-                   "final_bf16": fb, "final_mxfp8": fm}, f)
+                   **{f"final_{k}": v for k, v in final.items()}}, f)
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(7, 4))
-    for name in ("bf16", "mxfp8"):
-        ax.plot(curves[name], label=f"{name} (final {fb if name == 'bf16' else fm:.3f})", lw=1)
+    labels = {"bf16": "bf16", "mxfp8": "MX32 (1x32 scales)", "mx128": "MX128 (1x128 / 128x128)"}
+    for name in curves:
+        ax.plot(curves[name], label=f"{labels[name]} (final {final[name]:.3f})", lw=1)
     ax.set_xlabel("step")
     ax.set_ylabel("cross-entropy (nats/byte)")
     ax.set_title("Qwen3-MoE (2 layers, 8 experts, top-2), byte-level Shakespeare")

@@ -1,7 +1,8 @@
 //===- Dequantize.cpp - mxmoe.dequantize to a SIMT kernel -----------------===//
 //
 // One thread per 32-element block (per output element with group offsets:
-// tokens past the last offset dequantize to 0). Math:
+// tokens past the last offset dequantize to 0). Scales: row-major, blocked
+// or compact (one byte per scale tile, mxmoe.quantize's scale_tile). Math:
 // shared/reference/mx-formats.md; layouts: scale-layout.md.
 //
 //===----------------------------------------------------------------------===//
@@ -28,6 +29,11 @@ LogicalResult KernelGen::genDequantize(DequantizeOp op) {
   MXElementKind kind = shape->first;
   MXGeometry geo = shape->second;
   bool blocked = isBlockedScales(scales);
+  // Compact scales: one byte per tile [tr, tc] (tc / 32 blocks).
+  ScaleLayoutAttr layout = getScaleLayout(scales);
+  bool compact = layout && layout.isCompact();
+  int64_t tr = compact ? layout.getTile()[0] : 1;
+  int64_t tb = compact ? layout.getTile()[1] / kMXBlockSize : 1;
   Type outElem = out.getElementType();
   Type f32 = Float32Type::get(op.getContext());
   int64_t cs = geo.scaleCols();
@@ -55,6 +61,12 @@ LogicalResult KernelGen::genDequantize(DequantizeOp op) {
           if (blocked) {
             Value scaleBase = b.mulc(bi, sRows * sCols);
             sIdx = b.add(scaleBase, b.blockedOffset(r, c, sCols));
+          } else if (compact) {
+            // [batch, ceil(rows / tr), ceil(cs / tb)]
+            Value tileRow = b.div(r, tr);
+            Value cRow = b.add(b.mulc(bi, sRows), tileRow);
+            Value cRowStart = b.mulc(cRow, sCols);
+            sIdx = b.add(cRowStart, b.div(c, tb));
           } else {
             sIdx = b.add(b.mulc(b.add(b.mulc(bi, geo.rows), r), cs), c);
           }
@@ -93,6 +105,8 @@ LogicalResult KernelGen::genDequantize(DequantizeOp op) {
     spec.units.push_back({kMXBlockSize, 1, cs});
     if (blocked)
       spec.units.push_back({kMXBlockSize, 4, sCols});
+    if (compact) // windows of tb blocks, restarting per group
+      spec.units.push_back({tb * kMXBlockSize, 1, sCols});
   } else {
     spec.units.push_back({128, 1, sRows / 128});
   }
@@ -114,7 +128,11 @@ LogicalResult KernelGen::genDequantize(DequantizeOp op) {
                 Value p = b.add(b.mulc(b.load(tab.starts[0], g), kMXBlockSize),
                                 local);
                 q = loadElement(b, kind, a[0], b.add(b.mulc(k, geo.len), p));
-                if (!blocked) {
+                if (compact) {
+                  Value w0 = b.load(tab.starts[1], g);
+                  Value w = b.add(w0, b.div(local, tb * kMXBlockSize));
+                  scaleIdx = b.add(b.mulc(k, sCols), w);
+                } else if (!blocked) {
                   Value rowBase = b.mulc(k, cs);
                   scaleIdx = b.add(rowBase, b.div(p, kMXBlockSize));
                 } else {

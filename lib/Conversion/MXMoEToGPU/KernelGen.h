@@ -138,6 +138,16 @@ struct KernelGen {
                                ::mxmoe::MXElementKind kind);
   void genQuantizeRowwiseBlocked(QuantizeOp op, const MXGeometry &geo,
                                  ::mxmoe::MXElementKind kind);
+  // QuantizeTiles.cpp: scale tiles other than [1, 32] (MX128), compact
+  // scales.
+  LogicalResult genQuantizeTiles(QuantizeOp op, const MXGeometry &geo,
+                                 ::mxmoe::MXElementKind kind);
+  void genQuantizeGeneralTiles(QuantizeOp op, const MXGeometry &geo,
+                               ::mxmoe::MXElementKind kind);
+  void genQuantizeRowwiseBlockedTiles(QuantizeOp op, const MXGeometry &geo,
+                                      ::mxmoe::MXElementKind kind);
+  void genQuantizeTile2D(QuantizeOp op, const MXGeometry &geo,
+                         ::mxmoe::MXElementKind kind);
   LogicalResult genDequantize(DequantizeOp op);
   LogicalResult genSwizzle(SwizzleScalesOp op);
   LogicalResult genGroupedMatmul(GroupedMatmulOp op);

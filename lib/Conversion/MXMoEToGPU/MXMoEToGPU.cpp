@@ -28,22 +28,6 @@ namespace {
 
 constexpr StringLiteral kKernelModuleName = "mxmoe_kernels";
 
-/// The kernels do not implement scale tiles (MX128) or compact scales
-/// yet: refuse them instead of lowering them as MX32.
-LogicalResult checkScaleTiles(Operation *op) {
-  if (auto q = dyn_cast<QuantizeOp>(op)) {
-    std::array<int64_t, 2> tile = q.getScaleTileOrDefault();
-    if (tile[0] != 1 || tile[1] != ::mxmoe::kMXBlockSize ||
-        isCompactScales(q.getScales().getType()))
-      return q.emitOpError("convert-mxmoe-to-gpu has no kernel for scale "
-                           "tiles other than [1, 32] or compact scales yet");
-  }
-  if (auto d = dyn_cast<DequantizeOp>(op);
-      d && isCompactScales(d.getScales().getType()))
-    return d.emitOpError("convert-mxmoe-to-gpu has no kernel for compact "
-                         "scales yet");
-  return success();
-}
 
 struct ConvertMXMoEToGPUPass
     : ::mlir::mxmoe::impl::ConvertMXMoEToGPUBase<ConvertMXMoEToGPUPass> {
@@ -142,8 +126,6 @@ struct ConvertMXMoEToGPUPass
           op->emitOpError("GPU lowering needs static shapes, got ") << t;
           return signalPassFailure();
         }
-      if (failed(checkScaleTiles(op)))
-        return signalPassFailure();
       LogicalResult r =
           llvm::TypeSwitch<Operation *, LogicalResult>(op)
               .Case<QuantizeOp>([&](auto q) { return gen.genQuantize(q); })

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KernelGen.h"
+#include "Quantize.h"
 
 #include "mxmoe/Dialect/MXMoE/Utils/ScaleLayout.h"
 
@@ -20,10 +20,7 @@ using namespace mlir::mxmoe::kernels;
 using ::mxmoe::kMXBlockSize;
 using ::mxmoe::MXElementKind;
 
-namespace {
-
-/// decompose() with run-time extents (index values).
-void decomposeV(KB &b, Value t, bool rowwise, Value rs, Value cs, Value &bi,
+void mlir::mxmoe::kernels::decomposeV(KB &b, Value t, bool rowwise, Value rs, Value cs, Value &bi,
                 Value &r, Value &c) {
   Value q0;
   if (rowwise) {
@@ -37,7 +34,7 @@ void decomposeV(KB &b, Value t, bool rowwise, Value rs, Value cs, Value &bi,
 
 /// Loads the 32 contiguous elements at `base` as f32, with 16-byte vector
 /// loads (rowwise: the quantized axis is contiguous).
-SmallVector<Value> loadHPBlock(KB &b, Value mem, Type elem, Value base) {
+SmallVector<Value> mlir::mxmoe::kernels::loadHPBlock(KB &b, Value mem, Type elem, Value base) {
   SmallVector<Value> xs;
   Type f32 = b.getF32Type();
   int64_t vecLen = 16 / (elem.getIntOrFloatBitWidth() / 8);
@@ -57,8 +54,8 @@ SmallVector<Value> loadHPBlock(KB &b, Value mem, Type elem, Value base) {
 /// Loads the 32 elements base + i*stride (a run-time stride) as f32.
 /// `validCount`, when set, replaces element i by 0 unless i < validCount
 /// (partial last block of a token group); the loads stay in bounds.
-SmallVector<Value> loadHPBlockStrided(KB &b, Value mem, Type elem, Value base,
-                                      Value stride, Value validCount = {}) {
+SmallVector<Value> mlir::mxmoe::kernels::loadHPBlockStrided(KB &b, Value mem, Type elem, Value base,
+                                      Value stride, Value validCount) {
   SmallVector<Value> xs;
   Type f32 = b.getF32Type();
   Value zero = b.f32(0.0f);
@@ -77,19 +74,19 @@ SmallVector<Value> loadHPBlockStrided(KB &b, Value mem, Type elem, Value base,
   return xs;
 }
 
-void storeScale(KB &b, Value byteI32, Value mem, Value index) {
+void mlir::mxmoe::kernels::storeScale(KB &b, Value byteI32, Value mem, Value index) {
   Value byte8 = arith::TruncIOp::create(b, b.getI8Type(), byteI32);
   b.store(b.bitcast(Float8E8M0FNUType::get(b.getContext()), byte8), mem,
           index);
 }
 
-void storeZeroScale(KB &b, Value mem, Value index) {
+void mlir::mxmoe::kernels::storeZeroScale(KB &b, Value mem, Value index) {
   storeScale(b, b.i32(0), mem, index);
 }
 
 /// Quantizes 32 values: computes the scale byte, stores the element codes
 /// at `dataIdx`; returns the scale byte (i32).
-Value quantizeBlock(KB &b, ArrayRef<Value> xs, RoundingMode mode,
+Value mlir::mxmoe::kernels::quantizeBlock(KB &b, ArrayRef<Value> xs, RoundingMode mode,
                     MXElementKind kind, Value data, Value dataIdx) {
   Value byte = computeScaleByte(b, blockAmax(b, xs), mode, kind);
   Value inv = reciprocalScale(b, byte);
@@ -100,9 +97,7 @@ Value quantizeBlock(KB &b, ArrayRef<Value> xs, RoundingMode mode,
   return byte;
 }
 
-/// Host view of a quantize kernel's parameters: input, (offsets), data,
-/// scales, (status).
-SmallVector<HostArg> quantizeHostArgs(QuantizeOp op) {
+SmallVector<HostArg> mlir::mxmoe::kernels::quantizeHostArgs(QuantizeOp op) {
   SmallVector<HostArg> args{{HostArg::In, op.getInput()}};
   if (op.getOffsets())
     args.push_back({HostArg::In, op.getOffsets()});
@@ -113,26 +108,7 @@ SmallVector<HostArg> quantizeHostArgs(QuantizeOp op) {
   return args;
 }
 
-/// One thread of the general quantize kernel (genQuantizeGeneral): the
-/// kernel's configuration and the values its code reads.
-struct QuantizeThread {
-  KB &b;
-  GroupTable &tab;
-  Type elem;
-  RoundingMode mode;
-  MXElementKind kind;
-  bool blocked, jagged, rowwise;
-  Value offsets; ///< the op's group offsets, if any
-  Value x, dmem, smem;
-  Value rows, len, cs, sR, sC, hpBatch, hpRow, hpAlong;
 
-  /// Quantizes data block t and writes its scale (where one lands).
-  void dataBlock(Value t);
-  /// dataBlock() on a jagged token axis: data block c of K row r.
-  void jaggedDataBlock(Value r, Value c, Value dIdx);
-  /// Writes 0 to blocked scale byte o where no real scale lands.
-  void scalePadding(Value o);
-};
 
 void QuantizeThread::dataBlock(Value t) {
   Value bi, r, c;
@@ -261,6 +237,8 @@ void QuantizeThread::scalePadding(Value o) {
   }
   ifThen(b, b.lnot(real), [&] { storeZeroScale(b, smem, o); });
 }
+
+namespace {
 
 /// Tile of the columnwise tiled kernel (genQuantizeColwiseTiled): TM tokens
 /// x TK columns per CTA of kThreads threads, in shared-memory rows of
@@ -411,6 +389,10 @@ LogicalResult KernelGen::genQuantize(QuantizeOp op) {
   Type elem = in.getElementType();
   bool blocked = isBlockedScales(scales);
   Value offsets = op.getOffsets();
+  // Scale tiles (MX128) and compact scales: QuantizeTiles.cpp.
+  std::array<int64_t, 2> tile = op.getScaleTileOrDefault();
+  if (tile[0] != 1 || tile[1] != kMXBlockSize || isCompactScales(scales))
+    return genQuantizeTiles(op, geo, kind);
   // Rowwise with blocked scales (plain, per expert or M-grouped): one
   // thread per blocked scale byte.
   if (geo.rowwise() && blocked) {

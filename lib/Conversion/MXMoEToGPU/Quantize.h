@@ -1,0 +1,68 @@
+//===- Quantize.h - pieces shared by the quantize kernels -------*- C++ -*-===//
+//
+// Internal to the quantize lowerings: Quantize.cpp (one scale per 1x32
+// block: the general, rowwise-blocked and columnwise-tiled kernels) and
+// QuantizeTiles.cpp (scale tiles: mxmoe.quantize's `scale_tile`, MX128).
+// Math: OCP MX v1.0 section 6.3 (mxmoe.quantize's description); layouts:
+// #mxmoe.scale_layout's description.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXMOE_LIB_CONVERSION_MXMOETOGPU_QUANTIZE_H
+#define MXMOE_LIB_CONVERSION_MXMOETOGPU_QUANTIZE_H
+
+#include "KernelGen.h"
+
+namespace mlir::mxmoe::kernels {
+
+/// decompose() with run-time extents (index values).
+void decomposeV(KB &b, Value t, bool rowwise, Value rs, Value cs, Value &bi,
+                Value &r, Value &c);
+
+/// Loads the 32 contiguous elements at `base` as f32, with 16-byte vector
+/// loads (rowwise: the quantized axis is contiguous).
+SmallVector<Value> loadHPBlock(KB &b, Value mem, Type elem, Value base);
+
+/// Loads the 32 elements base + i*stride (a run-time stride) as f32.
+/// `validCount`, when set, replaces element i by 0 unless i < validCount
+/// (partial last block of a token group); the loads stay in bounds.
+SmallVector<Value> loadHPBlockStrided(KB &b, Value mem, Type elem, Value base,
+                                      Value stride, Value validCount = {});
+
+/// Stores the low byte of `byteI32` as an E8M0 scale at `mem[index]`.
+void storeScale(KB &b, Value byteI32, Value mem, Value index);
+void storeZeroScale(KB &b, Value mem, Value index);
+
+/// Quantizes 32 values: computes the scale byte, stores the element codes
+/// at `dataIdx`; returns the scale byte (i32).
+Value quantizeBlock(KB &b, ArrayRef<Value> xs, RoundingMode mode,
+                    ::mxmoe::MXElementKind kind, Value data, Value dataIdx);
+
+/// Host view of a quantize kernel's parameters: input, (offsets), data,
+/// scales, (status).
+SmallVector<HostArg> quantizeHostArgs(QuantizeOp op);
+
+/// One thread of the general quantize kernel (genQuantizeGeneral): the
+/// kernel's configuration and the values its code reads.
+struct QuantizeThread {
+  KB &b;
+  GroupTable &tab;
+  Type elem;
+  RoundingMode mode;
+  ::mxmoe::MXElementKind kind;
+  bool blocked, jagged, rowwise;
+  Value offsets; ///< the op's group offsets, if any
+  Value x, dmem, smem;
+  Value rows, len, cs, sR, sC, hpBatch, hpRow, hpAlong;
+
+  /// Quantizes data block t and writes its scale (where one lands).
+  void dataBlock(Value t);
+  /// dataBlock() on a jagged token axis: data block c of K row r.
+  void jaggedDataBlock(Value r, Value c, Value dIdx);
+  /// Writes 0 to blocked scale byte o where no real scale lands.
+  void scalePadding(Value o);
+};
+
+} // namespace mlir::mxmoe::kernels
+
+#endif // MXMOE_LIB_CONVERSION_MXMOETOGPU_QUANTIZE_H

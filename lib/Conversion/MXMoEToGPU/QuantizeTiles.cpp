@@ -1,0 +1,759 @@
+//===- QuantizeTiles.cpp - mxmoe.quantize with scale tiles (MX128) --------===//
+//
+// Quantize kernels for `scale_tile = [r, c]` other than [1, 32] (MX128:
+// [1, 128] for activations and gradients, [128, 128] for weights; the
+// DeepSeek-V3 report, arXiv 2412.19437 section 3.3.2): one E8M0 scale per
+// tile, from the tile's amax, written into every 1x32 slot of the tile
+// (row-major or blocked MX scales) or once (compact scales).
+//
+//  * [1, c] tiles, rowwise with blocked scales and no token groups, c = 64
+//    or 128: one thread per tile, i.e. per c/32 consecutive bytes of a
+//    blocked atom row, written as one store (partial tiles at the K tail
+//    write 0 into their padding slots);
+//  * other [1, c] tiles (any layout, M-grouped or jagged token groups,
+//    strided input): one thread per tile; on a jagged token axis the tiles
+//    are c-token windows restarting at every group start; blocked padding
+//    bytes as in the MX kernel;
+//  * [r, c] tiles with r > 1 (weights, no token groups): one CTA per tile,
+//    the amax reduced by warp shuffles and shared memory.
+//
+// Scale math and element conversion are the MX kernels' (Quantize.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Quantize.h"
+
+#include "mxmoe/Dialect/MXMoE/Utils/ScaleLayout.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::mxmoe;
+using namespace mlir::mxmoe::kernels;
+using ::mxmoe::kMXBlockSize;
+using ::mxmoe::MXElementKind;
+
+namespace {
+
+/// The most 1x32 blocks one thread of the CTA-per-tile kernel keeps in
+/// registers (4 x 32 fp32 values).
+constexpr int64_t kMaxBlocksPerThread = 4;
+
+/// The scale-tile sizes of a quantization: rows x cols elements, cols / 32
+/// blocks per tile row.
+struct TileShape {
+  int64_t rows, cols;
+  int64_t blocks() const { return cols / kMXBlockSize; }
+};
+
+/// NaN-propagating maximum of fp32 values.
+Value maxOf(KB &b, Value a, Value c) {
+  return arith::MaximumFOp::create(b, a, c);
+}
+
+/// Converts 32 values with the tile's reciprocal scale `inv` and stores the
+/// codes at element index `dataIdx`.
+void storeScaled(KB &b, ArrayRef<Value> xs, Value inv, MXElementKind kind,
+                 Value data, Value dataIdx) {
+  SmallVector<Value> scaled;
+  for (Value x : xs)
+    scaled.push_back(arith::MulFOp::create(b, x, inv));
+  storeElements(b, scaled, kind, data, dataIdx);
+}
+
+/// The blocks of one [1, c] tile: their values, whether each exists, and
+/// the tile's amax over the existing ones.
+struct TileBlocks {
+  SmallVector<SmallVector<Value>> xs;
+  SmallVector<Value> valid; ///< i1 per block; null = always
+  Value amax;
+};
+
+/// Runs `fn` for block i of a tile: directly when it always exists, else
+/// under its validity.
+void forValid(KB &b, const TileBlocks &t, int64_t i,
+              function_ref<void()> fn) {
+  if (!t.valid[i]) {
+    fn();
+    return;
+  }
+  ifThen(b, t.valid[i], fn);
+}
+
+/// Loads the blocks of a tile. `baseOf(i)` is block i's first element;
+/// `validOf(i)` (i >= 1) whether it exists (block 0 always does); missing
+/// blocks load block 0's elements and count as zeros. `countOf(i)`, when
+/// set, bounds the elements of strided block i (jagged windows).
+TileBlocks loadTile(KB &b, int64_t blocks, bool rowwise, Value x, Type elem,
+                    Value stride, function_ref<Value(int64_t)> baseOf,
+                    function_ref<Value(int64_t)> validOf,
+                    function_ref<Value(int64_t)> countOf = {}) {
+  TileBlocks t;
+  Value base0 = baseOf(0);
+  Value zero = b.f32(0.0f);
+  for (int64_t i = 0; i < blocks; ++i) {
+    Value valid = i == 0 ? Value() : validOf(i);
+    Value base = base0;
+    if (i > 0) {
+      Value own = baseOf(i);
+      base = b.select(valid, own, base0);
+    }
+    Value count = countOf ? countOf(i) : Value();
+    SmallVector<Value> xs =
+        rowwise ? loadHPBlock(b, x, elem, base)
+                : loadHPBlockStrided(b, x, elem, base, stride, count);
+    Value amax = blockAmax(b, xs);
+    if (valid)
+      amax = b.select(valid, amax, zero);
+    t.amax = i == 0 ? amax : maxOf(b, t.amax, amax);
+    t.xs.push_back(std::move(xs));
+    t.valid.push_back(valid);
+  }
+  return t;
+}
+
+/// One thread of the general tile kernel: the kernel's configuration and
+/// the values its code reads (scales `smem` are [.., sR, sC]: blocked,
+/// row-major MX or compact).
+struct TileThread {
+  KB &b;
+  GroupTable &tab;
+  Type elem;
+  RoundingMode mode;
+  MXElementKind kind;
+  TileShape tile;
+  bool blocked, compact, jagged, rowwise;
+  Value offsets;
+  Value x, dmem, smem;
+  Value rows, len, cs, tpr, sR, sC, hpBatch, hpRow, hpAlong;
+  unsigned windowUnit; ///< GroupTable unit of the jagged windows
+
+  /// Quantizes tile t of a non-jagged quantization.
+  void rowTile(Value t);
+  /// Quantizes window u of K row r (jagged), or zeroes past the groups.
+  void jaggedUnit(Value t);
+  void window(Value r, Value u);
+  void pastGroups(Value r, Value u, Value windows);
+  /// Stores the MX scale slot of block c of data row `row` (batch bi,
+  /// batch row r) for non-jagged quantizations.
+  void storeSlot(Value byte, Value bi, Value r, Value row, Value c);
+};
+
+void TileThread::rowTile(Value t) {
+  Value bi, r, j;
+  decomposeV(b, t, rowwise, rows, tpr, bi, r, j);
+  Value row = b.add(b.mul(bi, rows), r);
+  Value c0 = b.mulc(j, tile.blocks());
+  Value batchBase = b.mul(bi, hpBatch);
+  Value rowBase = b.add(batchBase, b.mul(r, hpRow));
+  auto blockOf = [&](int64_t i) { return b.add(c0, b.idx(i)); };
+  TileBlocks blocks = loadTile(
+      b, tile.blocks(), rowwise, x, elem, hpAlong,
+      [&](int64_t i) {
+        Value along = b.mulc(blockOf(i), kMXBlockSize);
+        return b.add(rowBase, b.mul(along, hpAlong));
+      },
+      [&](int64_t i) { return b.ult(blockOf(i), cs); });
+  Value byte = computeScaleByte(b, blocks.amax, mode, kind);
+  Value inv = reciprocalScale(b, byte);
+  Value rowStart = b.mul(row, len);
+  for (int64_t i = 0; i < tile.blocks(); ++i)
+    forValid(b, blocks, i, [&] {
+      Value c = blockOf(i);
+      Value dIdx = b.add(rowStart, b.mulc(c, kMXBlockSize));
+      storeScaled(b, blocks.xs[i], inv, kind, dmem, dIdx);
+      if (!compact)
+        storeSlot(byte, bi, r, row, c);
+    });
+  if (compact)
+    storeScale(b, byte, smem, b.add(b.mul(row, tpr), j));
+}
+
+void TileThread::storeSlot(Value byte, Value bi, Value r, Value row,
+                           Value c) {
+  if (!blocked) {
+    storeScale(b, byte, smem, b.add(b.mul(row, cs), c));
+    return;
+  }
+  if (!offsets) {
+    Value scaleBase = b.mul(bi, b.mul(sR, sC));
+    storeScale(b, byte, smem, b.add(scaleBase, b.blockedOffset(r, c, sC)));
+    return;
+  }
+  // M-grouped: row r of group g goes to padded row P_g + (r - s_g); rows
+  // past the last offset have no scale.
+  Value g = b.countLE(tab.ends, tab.numGroups, r);
+  ifThen(b, b.ult(g, b.idx(tab.numGroups)), [&] {
+    Value tileRow = b.mulc(b.load(tab.starts[0], g), 128);
+    Value pr = b.add(tileRow, b.sub(r, tab.groupBegin(b, g)));
+    storeScale(b, byte, smem, b.blockedOffset(pr, c, sC));
+  });
+}
+
+void TileThread::jaggedUnit(Value t) {
+  // 2-D, columnwise: t = u * rows + r (adjacent threads read adjacent K
+  // columns of a token).
+  Value u, r;
+  std::tie(u, r) = b.divRem(t, rows);
+  Value windows = b.load(tab.starts[windowUnit], b.idx(tab.numGroups));
+  ifThenElse(
+      b, b.ult(u, windows), [&] { window(r, u); },
+      [&] { pastGroups(r, u, windows); });
+}
+
+void TileThread::window(Value r, Value u) {
+  Value g = largestStartLE(b, tab, windowUnit, u);
+  Value w = b.sub(u, b.load(tab.starts[windowUnit], g));
+  Value begin = tab.groupBegin(b, g);
+  Value tok0 = b.add(begin, b.mulc(w, tile.cols));
+  Value count = b.sub(b.load(tab.ends, g), tok0); // >= 1
+  Value j0 = b.mulc(w, tile.blocks());             // block within the group
+  Value pb0 = b.add(b.load(tab.starts[0], g), j0); // padded data block
+  auto firstOf = [&](int64_t i) { return b.idx(i * kMXBlockSize); };
+  TileBlocks blocks = loadTile(
+      b, tile.blocks(), /*rowwise=*/false, x, elem, hpAlong,
+      [&](int64_t i) {
+        Value tok = b.add(tok0, firstOf(i));
+        return b.add(b.mul(tok, hpAlong), r);
+      },
+      [&](int64_t i) { return b.ult(firstOf(i), count); },
+      [&](int64_t i) {
+        if (i == 0)
+          return count;
+        Value first = firstOf(i);
+        Value valid = b.ult(first, count);
+        Value end = b.select(valid, count, first);
+        return b.sub(end, first);
+      });
+  Value byte = computeScaleByte(b, blocks.amax, mode, kind);
+  Value inv = reciprocalScale(b, byte);
+  Value rowStart = b.mul(r, len);
+  for (int64_t i = 0; i < tile.blocks(); ++i)
+    forValid(b, blocks, i, [&] {
+      Value pb = b.add(pb0, b.idx(i));
+      Value dIdx = b.add(rowStart, b.mulc(pb, kMXBlockSize));
+      storeScaled(b, blocks.xs[i], inv, kind, dmem, dIdx);
+      if (compact)
+        return;
+      if (!blocked) {
+        storeScale(b, byte, smem, b.add(b.mul(r, cs), pb));
+        return;
+      }
+      Value q0 = b.load(tab.starts[1], g);
+      Value q1 = b.load(tab.starts[1], b.add(g, b.idx(1)));
+      Value kgp = b.sub(q1, q0);
+      Value groupBase = b.mul(q0, sR);
+      Value j = b.add(j0, b.idx(i));
+      storeScale(b, byte, smem, b.add(groupBase, b.blockedOffset(r, j, kgp)));
+    });
+  if (compact)
+    storeScale(b, byte, smem, b.add(b.mul(r, sC), u));
+}
+
+void TileThread::pastGroups(Value r, Value u, Value windows) {
+  // Units past the windows zero the data blocks past the groups (there
+  // are at least as many units as blocks: every window has >= 1 block)
+  // and, for compact scales, the window columns past the groups.
+  Value total = b.load(tab.starts[0], b.idx(tab.numGroups));
+  Value pb = b.add(total, b.sub(u, windows));
+  ifThen(b, b.ult(pb, cs), [&] {
+    Value rowStart = b.mul(r, len);
+    Value dIdx = b.add(rowStart, b.mulc(pb, kMXBlockSize));
+    storeZeroElements(b, kind, dmem, dIdx);
+    if (!blocked && !compact)
+      storeZeroScale(b, smem, b.add(b.mul(r, cs), pb));
+  });
+  if (compact)
+    ifThen(b, b.ult(u, sC),
+           [&] { storeZeroScale(b, smem, b.add(b.mul(r, sC), u)); });
+}
+
+/// The rowwise blocked tile kernel's thread: one [1, c] tile (c = 64 or
+/// 128) = c/32 consecutive bytes of a blocked atom row.
+struct RowwiseBlockedTile {
+  KB &b;
+  GroupTable &tab;
+  Type elem;
+  RoundingMode mode;
+  MXElementKind kind;
+  TileShape tile;
+  Value x, dmem, smem;
+  Value R, L, C, sC;
+
+  /// The tile's scale bytes packed little-endian (0 in padding slots),
+  /// after quantizing its data (row r of batch bi, first block c0).
+  Value quantize(Value bi, Value r, Value c0, Value real);
+};
+
+Value RowwiseBlockedTile::quantize(Value bi, Value r, Value c0, Value real) {
+  Value row = b.add(b.mul(bi, R), r);
+  Value rowStart = b.mul(row, L);
+  auto blockOf = [&](int64_t i) { return b.add(c0, b.idx(i)); };
+  TileBlocks blocks = loadTile(
+      b, tile.blocks(), /*rowwise=*/true, x, elem, Value(),
+      [&](int64_t i) {
+        return b.add(rowStart, b.mulc(blockOf(i), kMXBlockSize));
+      },
+      [&](int64_t i) { return b.ult(blockOf(i), C); });
+  Value byte = computeScaleByte(b, blocks.amax, mode, kind);
+  Value inv = reciprocalScale(b, byte);
+  Value word = b.i32(0);
+  for (int64_t i = 0; i < tile.blocks(); ++i) {
+    forValid(b, blocks, i, [&] {
+      Value dIdx = b.add(rowStart, b.mulc(blockOf(i), kMXBlockSize));
+      storeScaled(b, blocks.xs[i], inv, kind, dmem, dIdx);
+    });
+    Value slot = b.shli(byte, 8 * i);
+    Value keep = blocks.valid[i] ? b.andi(real, blocks.valid[i]) : real;
+    word = b.ori(word, b.select(keep, slot, b.i32(0)));
+  }
+  return word;
+}
+
+/// Stores the low `bytes` (2 or 4) bytes of i32 `word` at byte `offset`
+/// (a multiple of `bytes`) of the e8m0 buffer `mem`.
+void storeScaleWord(KB &b, Value word, int64_t bytes, Value mem,
+                    Value offset) {
+  Type wordType = b.getIntegerType(8 * bytes);
+  Value w = bytes == 4 ? word : arith::TruncIOp::create(b, wordType, word);
+  Value v = vector::BitCastOp::create(
+      b, VectorType::get({bytes}, Float8E8M0FNUType::get(b.getContext())),
+      vector::BroadcastOp::create(b, VectorType::get({1}, wordType), w));
+  vector::StoreOp::create(b, v, mem, ValueRange{offset}, false,
+                          llvm::MaybeAlign(bytes));
+}
+
+} // namespace
+
+LogicalResult KernelGen::genQuantizeTiles(QuantizeOp op, const MXGeometry &geo,
+                                          MXElementKind kind) {
+  std::array<int64_t, 2> t = op.getScaleTileOrDefault();
+  TileShape tile{t[0], t[1]};
+  RankedTensorType scales = op.getScales().getType();
+  bool blocked = isBlockedScales(scales);
+  if (tile.rows > 1) {
+    if (blocked && (tile.rows != 128 || tile.cols != 128))
+      return op.emitOpError()
+             << "convert-mxmoe-to-gpu: blocked_128x4 scales with scale_tile ["
+             << tile.rows << ", " << tile.cols
+             << "] are not supported: a multi-row tile must be [128, 128] "
+                "(one 512-byte blocked atom per tile) or write row-major or "
+                "compact scales";
+    int64_t perThread =
+        ::mxmoe::ceilDiv(tile.rows * tile.blocks(), blockSize);
+    if (perThread > kMaxBlocksPerThread)
+      return op.emitOpError()
+             << "convert-mxmoe-to-gpu: scale_tile [" << tile.rows << ", "
+             << tile.cols << "] has " << tile.rows * tile.blocks()
+             << " blocks of 32, over the " << kMaxBlocksPerThread * blockSize
+             << " one CTA of block-size " << blockSize
+             << " quantizes (at most " << kMaxBlocksPerThread
+             << " blocks per thread)";
+    genQuantizeTile2D(op, geo, kind);
+    return success();
+  }
+  bool jagged = op.getOffsets() && op.getAxis() == 0;
+  if (geo.rowwise() && blocked && !jagged &&
+      (tile.cols == 64 || tile.cols == 128)) {
+    genQuantizeRowwiseBlockedTiles(op, geo, kind);
+    return success();
+  }
+  genQuantizeGeneralTiles(op, geo, kind);
+  return success();
+}
+
+void KernelGen::genQuantizeGeneralTiles(QuantizeOp op, const MXGeometry &geo,
+                                        MXElementKind kind) {
+  RankedTensorType in = op.getInput().getType();
+  RankedTensorType data = op.getData().getType();
+  RankedTensorType scales = op.getScales().getType();
+  std::array<int64_t, 2> ts = op.getScaleTileOrDefault();
+  TileShape tile{ts[0], ts[1]};
+  Type elem = in.getElementType();
+  bool blocked = isBlockedScales(scales), compact = isCompactScales(scales);
+  Value offsets = op.getOffsets();
+  bool jagged = offsets && op.getAxis() == 0;
+  int64_t sRows = scales.getShape()[scales.getRank() - 2];
+  int64_t sCols = scales.getShape().back();
+  int64_t cs = geo.scaleCols();
+  int64_t tpr = ::mxmoe::ceilDiv(cs, tile.blocks());
+  // One thread per tile (jagged: per unit, one per data block of the
+  // padded token axis), then (blocked) one per scale byte for padding.
+  int64_t dataWork = geo.batch * geo.rows * (jagged ? cs : tpr);
+  int64_t padWork = blocked ? scales.getNumElements() : 0;
+  // Sizes as the MX general kernel's (genQuantizeGeneral).
+  enum {
+    kBatch, kRows, kLen, kHpBatch, kHpRow, kHpAlong, kScaleRows,
+    kScaleCols, kTokens
+  };
+  SmallVector<int64_t> sizes{geo.batch, geo.rows,    geo.len, geo.hpBatch,
+                             geo.hpRow, geo.hpAlong, sRows,   sCols,
+                             in.getDimSize(0)};
+  RuntimeShapeSpec rspec{{elem, flatMemRef(data).getElementType(),
+                          scales.getElementType()},
+                         {"batch", "rows", "len", "hp_batch", "hp_row",
+                          "hp_along", "scale_rows", "scale_cols", "tokens"}};
+  std::optional<GroupSpec> spec;
+  unsigned windowUnit = 0;
+  if (offsets) {
+    int64_t G = cast<RankedTensorType>(offsets.getType()).getDimSize(0);
+    rspec.views.insert(rspec.views.begin() + 1,
+                       IntegerType::get(op.getContext(), 32));
+    rspec.views.push_back(IntegerType::get(op.getContext(), 32));
+    spec = GroupSpec{1, 4, G, 0, {}, kTokens};
+    if (jagged) {
+      // data blocks: len / 32; K-group scale columns: scale_cols; windows:
+      // scale_cols for compact scales, else at most one per data block.
+      spec->units.push_back({kMXBlockSize, 1, kMXBlockSize, kLen});
+      if (blocked)
+        spec->units.push_back({kMXBlockSize, 4, 1, kScaleCols});
+      windowUnit = spec->units.size();
+      spec->units.push_back(compact
+                                ? PrefixUnit{tile.cols, 1, 1, kScaleCols}
+                                : PrefixUnit{tile.cols, 1, kMXBlockSize, kLen});
+    } else {
+      spec->units.push_back({128, 1, 128, kScaleRows}); // 128-row tiles
+    }
+  }
+  unsigned aIn = 0, aData = offsets ? 2 : 1, aScales = offsets ? 3 : 2;
+  auto dataWorkOf = [&](KB &b, ValueRange sz) {
+    Value batchRows = b.mul(sz[kBatch], sz[kRows]);
+    Value blocks = b.div(sz[kLen], kMXBlockSize);
+    if (jagged)
+      return b.mul(batchRows, blocks);
+    Value tiles = b.div(b.add(blocks, b.idx(tile.blocks() - 1)),
+                        tile.blocks());
+    return b.mul(batchRows, tiles);
+  };
+  auto kernel = createKernel(
+      module, name("quantize", op), rspec,
+      [&](KB &b, ValueRange sz) {
+        Value w = dataWorkOf(b, sz);
+        if (!blocked)
+          return w;
+        Value pad = b.mul(sz[kBatch], b.mul(sz[kScaleRows], sz[kScaleCols]));
+        return b.add(w, pad);
+      },
+      blockSize, spec ? &*spec : nullptr,
+      [&](KB &b, ValueRange a, ValueRange sz, Value t, GroupTable &tab) {
+        Value len = sz[kLen];
+        Value csv = b.div(len, kMXBlockSize);
+        Value tprv = b.div(b.add(csv, b.idx(tile.blocks() - 1)),
+                           tile.blocks());
+        TileThread th{b,      tab,       elem,     op.getRounding(),
+                      kind,   tile,      blocked,  compact,
+                      jagged, geo.rowwise(),       offsets,
+                      a[aIn], a[aData],  a[aScales], sz[kRows],
+                      len,    csv,       tprv,     sz[kScaleRows],
+                      sz[kScaleCols],    sz[kHpBatch], sz[kHpRow],
+                      sz[kHpAlong],      windowUnit};
+        auto dataPart = [&] {
+          if (jagged)
+            th.jaggedUnit(t);
+          else
+            th.rowTile(t);
+        };
+        if (!blocked) {
+          dataPart();
+          return;
+        }
+        QuantizeThread pad{b,        tab,          elem,          op.getRounding(),
+                           kind,     blocked,      jagged,        geo.rowwise(),
+                           offsets,  a[aIn],       a[aData],      a[aScales],
+                           sz[kRows], len,         csv,           sz[kScaleRows],
+                           sz[kScaleCols],         sz[kHpBatch],  sz[kHpRow],
+                           sz[kHpAlong]};
+        Value dataWork = dataWorkOf(b, sz);
+        ifThenElse(b, b.ult(t, dataWork), dataPart,
+                   [&] { pad.scalePadding(b.sub(t, dataWork)); });
+      });
+  finish(op, kernel, quantizeHostArgs(op), sizes, dataWork + padWork);
+}
+
+void KernelGen::genQuantizeRowwiseBlockedTiles(QuantizeOp op,
+                                               const MXGeometry &geo,
+                                               MXElementKind kind) {
+  RankedTensorType in = op.getInput().getType();
+  RankedTensorType data = op.getData().getType();
+  RankedTensorType scales = op.getScales().getType();
+  std::array<int64_t, 2> ts = op.getScaleTileOrDefault();
+  TileShape tile{ts[0], ts[1]};
+  int64_t bytes = tile.blocks(); // scale bytes per tile, 2 or 4
+  Type elem = in.getElementType();
+  Value offsets = op.getOffsets();
+  // Sizes as the MX rowwise blocked kernel's (genQuantizeRowwiseBlocked);
+  // one thread per `bytes`-byte word of the blocked scales.
+  int64_t sRows = scales.getShape()[scales.getRank() - 2];
+  int64_t sCols = scales.getShape().back();
+  SmallVector<int64_t> sizes{geo.batch, geo.rows, geo.len, sRows, sCols};
+  int64_t work = geo.batch * sRows * sCols / bytes;
+  enum { kBatch, kRows, kLen, kScaleRows, kScaleCols };
+  RuntimeShapeSpec spec{{elem, flatMemRef(data).getElementType(),
+                         scales.getElementType()},
+                        {"batch", "rows", "len", "scale_rows", "scale_cols"}};
+  std::optional<GroupSpec> groups;
+  if (offsets) {
+    int64_t G = cast<RankedTensorType>(offsets.getType()).getDimSize(0);
+    spec.views.insert(spec.views.begin() + 1,
+                      IntegerType::get(op.getContext(), 32));
+    spec.views.push_back(IntegerType::get(op.getContext(), 32));
+    groups = GroupSpec{1, 4, G, 0, {{128, 1, 128, kScaleRows}}, kRows};
+  }
+  unsigned aData = offsets ? 2 : 1, aScales = offsets ? 3 : 2;
+  auto kernel = createKernel(
+      module, name("quantize", op), spec,
+      [&](KB &b, ValueRange sz) {
+        Value perBatch = b.mul(sz[kScaleRows], sz[kScaleCols]);
+        return b.div(b.mul(sz[kBatch], perBatch), bytes);
+      },
+      blockSize, groups ? &*groups : nullptr,
+      [&](KB &b, ValueRange a, ValueRange sz, Value t, GroupTable &tab) {
+        Value R = sz[kRows], L = sz[kLen], C = b.div(L, kMXBlockSize);
+        RowwiseBlockedTile th{b,       tab,      elem,  op.getRounding(),
+                              kind,    tile,     a[0],  a[aData],
+                              a[aScales], R,     L,     C,
+                              sz[kScaleCols]};
+        Value perBatch = b.mul(sz[kScaleRows], sz[kScaleCols]);
+        Value o = b.mulc(t, bytes);
+        Value bi, within, pr, c0;
+        std::tie(bi, within) = b.divRem(o, perBatch);
+        std::tie(pr, c0) = b.blockedCoord(within, sz[kScaleCols]);
+        Value colOk = b.ult(c0, C);
+        Value real, r;
+        if (!offsets) {
+          real = b.andi(b.ult(pr, R), colOk);
+          r = pr;
+        } else {
+          int64_t G = tab.numGroups;
+          Value tileRow = b.div(pr, 128);
+          Value tiles = b.load(tab.starts[0], b.idx(G));
+          Value inGroups = b.ult(tileRow, tiles);
+          Value found = largestStartLE(b, tab, 0, tileRow);
+          Value g = b.minui(found, b.idx(G - 1));
+          Value first = b.mulc(b.load(tab.starts[0], g), 128);
+          Value local = b.sub(pr, first);
+          Value begin = tab.groupBegin(b, g);
+          Value size = b.sub(b.load(tab.ends, g), begin);
+          real = b.andi(inGroups, b.andi(b.ult(local, size), colOk));
+          r = b.add(begin, local);
+        }
+        Value word = b.i32(0);
+        auto scfIf = scf::IfOp::create(b, TypeRange{b.getI32Type()}, real,
+                                       /*withElseRegion=*/true);
+        {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(&scfIf.getThenRegion().front());
+          Value w = th.quantize(bi, r, c0, real);
+          scf::YieldOp::create(b, w);
+          b.setInsertionPointToStart(&scfIf.getElseRegion().front());
+          scf::YieldOp::create(b, word);
+        }
+        storeScaleWord(b, scfIf.getResult(0), bytes, a[aScales], o);
+        if (!offsets)
+          return;
+        // Rows past the last offset have no scale but their data is
+        // quantized all the same (thread d handles data tile d).
+        Value lastEnd = b.load(tab.ends, b.idx(tab.numGroups - 1));
+        Value tpr = b.div(b.add(C, b.idx(bytes - 1)), bytes);
+        Value rowB, jB;
+        std::tie(rowB, jB) = b.divRem(t, tpr);
+        Value isTile = b.ult(t, b.mul(R, tpr));
+        Value tail = b.andi(isTile, b.ule(lastEnd, rowB));
+        ifThen(b, tail, [&] {
+          Value batch0 = b.idx(0);
+          Value c0 = b.mulc(jB, bytes);
+          th.quantize(batch0, rowB, c0, tail);
+        });
+      });
+  finish(op, kernel, quantizeHostArgs(op), sizes, work);
+}
+
+namespace {
+
+/// One thread of the CTA-per-tile kernel (genQuantizeTile2D): the tile
+/// (bi, ti, tj) of the data [batch, R, L] is r rows x c/32 blocks; thread
+/// `tid` holds blocks tid + k * blockSize of it.
+struct Tile2DThread {
+  KB &b;
+  Type elem;
+  RoundingMode mode;
+  MXElementKind kind;
+  TileShape tile;
+  int64_t blockSize;
+  bool rowwise, blocked, compact;
+  Value x, dmem, smem, red; ///< red: per-warp amax in shared memory
+  Value R, L, cs, tilesR, tilesC, sR, sC, hpBatch, hpRow, hpAlong;
+
+  void run(Value t);
+  /// The CTA's amax of the per-thread `amax` (every thread gets it).
+  Value ctaAmax(Value tid, Value amax);
+  /// Writes the tile's 512-byte blocked atom ([128, 128] tiles).
+  void storeAtom(Value tid, Value bi, Value ti, Value tj, Value byte);
+};
+
+Value Tile2DThread::ctaAmax(Value tid, Value amax) {
+  for (int32_t off = 16; off >= 1; off /= 2) {
+    auto shfl = gpu::ShuffleOp::create(b, amax, off, 32, gpu::ShuffleMode::XOR);
+    amax = maxOf(b, amax, shfl.getShuffleResult());
+  }
+  Value warp, lane;
+  std::tie(warp, lane) = b.divRem(tid, b.idx(32));
+  ifThen(b, b.eq(lane, b.idx(0)), [&] { b.store(amax, red, warp); });
+  gpu::BarrierOp::create(b);
+  Value all = b.load(red, b.idx(0));
+  for (int64_t w = 1; w < blockSize / 32; ++w)
+    all = maxOf(b, all, b.load(red, b.idx(w)));
+  return all;
+}
+
+void Tile2DThread::storeAtom(Value tid, Value bi, Value ti, Value tj,
+                             Value byte) {
+  // Byte o of an atom holds row (o % 16) / 4 * 32 + o / 16, column o % 4
+  // (the inverse of the in-atom part of the blocked offset).
+  Value atom = b.add(b.mul(ti, b.div(sC, 4)), tj);
+  Value batchBase = b.mul(bi, b.mul(sR, sC));
+  Value atomBase = b.add(batchBase, b.mulc(atom, 512));
+  for (int64_t k = 0; k * blockSize < 512; ++k) {
+    Value o = b.add(tid, b.idx(k * blockSize));
+    Value inAtom = b.ult(o, b.idx(512));
+    Value quarter = b.div(b.rem(o, 16), 4);
+    Value quarterRow = b.mulc(quarter, 32);
+    Value ar = b.add(quarterRow, b.div(o, 16));
+    Value row = b.add(b.mulc(ti, 128), ar);
+    Value atomCol = b.mulc(tj, 4);
+    Value blk = b.add(atomCol, b.rem(o, 4));
+    Value rowOk = b.ult(row, R);
+    Value real = b.andi(rowOk, b.ult(blk, cs));
+    Value value = b.select(real, byte, b.i32(0));
+    ifThen(b, inAtom,
+           [&] { storeScale(b, value, smem, b.add(atomBase, o)); });
+  }
+}
+
+void Tile2DThread::run(Value t) {
+  Value cta, tid, rest, tj, bi, ti;
+  std::tie(cta, tid) = b.divRem(t, b.idx(blockSize));
+  std::tie(rest, tj) = b.divRem(cta, tilesC);
+  std::tie(bi, ti) = b.divRem(rest, tilesR);
+  int64_t tileBlocks = tile.rows * tile.blocks();
+  int64_t perThread = ::mxmoe::ceilDiv(tileBlocks, blockSize);
+  Value row0 = b.mulc(ti, tile.rows), blk0 = b.mulc(tj, tile.blocks());
+  Value batchBase = b.mul(bi, hpBatch);
+  auto baseOf = [&](Value row, Value blk) {
+    Value along = b.mul(b.mulc(blk, kMXBlockSize), hpAlong);
+    return b.add(b.add(batchBase, b.mul(row, hpRow)), along);
+  };
+  Value base0 = baseOf(row0, blk0); // the tile's first block exists
+  SmallVector<SmallVector<Value>> xs;
+  SmallVector<Value> valid, rowOf, blkOf;
+  Value amax = b.f32(0.0f);
+  for (int64_t k = 0; k < perThread; ++k) {
+    // Rowwise: blocks of a row adjacent (contiguous loads); strided:
+    // rows adjacent (adjacent threads read adjacent columns).
+    Value q = b.add(tid, b.idx(k * blockSize));
+    Value hi, lo;
+    std::tie(hi, lo) = b.divRem(q, b.idx(rowwise ? tile.blocks() : tile.rows));
+    Value row = b.add(row0, rowwise ? hi : lo);
+    Value blk = b.add(blk0, rowwise ? lo : hi);
+    Value rowOk = b.ult(row, R);
+    Value ok = b.andi(rowOk, b.ult(blk, cs));
+    if ((k + 1) * blockSize > tileBlocks)
+      ok = b.andi(ok, b.ult(q, b.idx(tileBlocks)));
+    Value own = baseOf(row, blk);
+    Value base = b.select(ok, own, base0);
+    SmallVector<Value> v = rowwise
+                               ? loadHPBlock(b, x, elem, base)
+                               : loadHPBlockStrided(b, x, elem, base, hpAlong);
+    Value vMax = blockAmax(b, v);
+    Value m = b.select(ok, vMax, b.f32(0.0f));
+    amax = maxOf(b, amax, m);
+    xs.push_back(std::move(v));
+    valid.push_back(ok);
+    rowOf.push_back(row);
+    blkOf.push_back(blk);
+  }
+  Value byte = computeScaleByte(b, ctaAmax(tid, amax), mode, kind);
+  Value inv = reciprocalScale(b, byte);
+  for (int64_t k = 0; k < perThread; ++k)
+    ifThen(b, valid[k], [&] {
+      Value dRow = b.add(b.mul(bi, R), rowOf[k]);
+      Value rowStart = b.mul(dRow, L);
+      Value dIdx = b.add(rowStart, b.mulc(blkOf[k], kMXBlockSize));
+      storeScaled(b, xs[k], inv, kind, dmem, dIdx);
+      if (!blocked && !compact)
+        storeScale(b, byte, smem, b.add(b.mul(dRow, cs), blkOf[k]));
+    });
+  if (blocked) {
+    storeAtom(tid, bi, ti, tj, byte);
+    return;
+  }
+  if (compact) {
+    Value cRow = b.add(b.mul(bi, tilesR), ti);
+    Value cIdx = b.add(b.mul(cRow, tilesC), tj);
+    ifThen(b, b.eq(tid, b.idx(0)), [&] { storeScale(b, byte, smem, cIdx); });
+  }
+}
+
+} // namespace
+
+void KernelGen::genQuantizeTile2D(QuantizeOp op, const MXGeometry &geo,
+                                  MXElementKind kind) {
+  RankedTensorType in = op.getInput().getType();
+  RankedTensorType data = op.getData().getType();
+  RankedTensorType scales = op.getScales().getType();
+  std::array<int64_t, 2> ts = op.getScaleTileOrDefault();
+  TileShape tile{ts[0], ts[1]};
+  Type elem = in.getElementType();
+  bool blocked = isBlockedScales(scales), compact = isCompactScales(scales);
+  int64_t sRows = scales.getShape()[scales.getRank() - 2];
+  int64_t sCols = scales.getShape().back();
+  // Sizes are run-time parameters; one CTA per tile.
+  enum {
+    kBatch, kRows, kLen, kHpBatch, kHpRow, kHpAlong, kScaleRows, kScaleCols
+  };
+  SmallVector<int64_t> sizes{geo.batch, geo.rows,    geo.len, geo.hpBatch,
+                             geo.hpRow, geo.hpAlong, sRows,   sCols};
+  RuntimeShapeSpec rspec{{elem, flatMemRef(data).getElementType(),
+                          scales.getElementType()},
+                         {"batch", "rows", "len", "hp_batch", "hp_row",
+                          "hp_along", "scale_rows", "scale_cols"}};
+  auto tilesOf = [&](KB &b, ValueRange sz) {
+    Value cs = b.div(sz[kLen], kMXBlockSize);
+    Value tilesR = b.div(b.add(sz[kRows], b.idx(tile.rows - 1)), tile.rows);
+    Value tilesC = b.div(b.add(cs, b.idx(tile.blocks() - 1)), tile.blocks());
+    return std::make_tuple(cs, tilesR, tilesC);
+  };
+  int64_t tiles = geo.batch * ::mxmoe::ceilDiv(geo.rows, tile.rows) *
+                  ::mxmoe::ceilDiv(geo.scaleCols(), tile.blocks());
+  auto kernel = createKernel(
+      module, name("quantize", op), rspec,
+      [&](KB &b, ValueRange sz) {
+        Value cs, tilesR, tilesC;
+        std::tie(cs, tilesR, tilesC) = tilesOf(b, sz);
+        Value perBatch = b.mul(tilesR, tilesC);
+        return b.mulc(b.mul(sz[kBatch], perBatch), blockSize);
+      },
+      blockSize, nullptr,
+      [&](KB &b, ValueRange a, ValueRange sz, Value t, GroupTable &) {
+        auto fn = b.getInsertionBlock()
+                      ->getParent()
+                      ->getParentOfType<gpu::GPUFuncOp>();
+        auto wg = gpu::AddressSpaceAttr::get(b.getContext(),
+                                             gpu::AddressSpace::Workgroup);
+        Value red = fn.addWorkgroupAttribution(
+            MemRefType::get({blockSize / 32}, b.getF32Type(),
+                            MemRefLayoutAttrInterface{}, wg),
+            fn.getLoc());
+        Value cs, tilesR, tilesC;
+        std::tie(cs, tilesR, tilesC) = tilesOf(b, sz);
+        Tile2DThread th{b,         elem,      op.getRounding(), kind,
+                        tile,      blockSize, geo.rowwise(),    blocked,
+                        compact,   a[0],      a[1],             a[2],
+                        red,       sz[kRows], sz[kLen],         cs,
+                        tilesR,    tilesC,    sz[kScaleRows],   sz[kScaleCols],
+                        sz[kHpBatch],         sz[kHpRow],       sz[kHpAlong]};
+        th.run(t);
+      });
+  finish(op, kernel, quantizeHostArgs(op), sizes, tiles * blockSize);
+}
