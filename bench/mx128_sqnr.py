@@ -8,7 +8,11 @@ For each data kind: the tensor SQNR of the quantize-dequantize round trip
 tiles, and for weights 1x32 against 128x128 tiles; and the SQNR of a GEMM
 y = x w^T computed from the dequantized operands against the float64
 product of the unquantized ones (x rowwise, w along K), MX32 against MX128.
-RCEIL scales, e4m3 data, inputs rounded to bf16.
+Also the share of nonzero elements that quantize to zero (they fall more
+than e4m3's range below their block's or tile's amax): SQNR weights
+elements by their energy, so it hides what a coarser tile loses on the
+small elements next to a large one. RCEIL scales, e4m3 data, inputs
+rounded to bf16.
 
 Usage: python3 bench/mx128_sqnr.py [--rows 4096] [--cols 4096] [--seed 0]
          [--jsonl bench/results/mx128_sqnr_<date>.jsonl]
@@ -87,19 +91,24 @@ def main() -> int:
     wq32, wq128 = deq_tiled(w, (1, 32)), deq_tiled(w, (128, 128))
     rows = []
     print(f"| data ({m} x {k}, bf16) | tensor SQNR 1x32 dB | tensor SQNR 1x128 dB "
-          f"| 1x128 - 1x32 dB | GEMM SQNR MX32 dB | GEMM SQNR MX128 dB |")
-    print("|---|---:|---:|---:|---:|---:|")
+          f"| 1x128 - 1x32 dB | GEMM SQNR MX32 dB | GEMM SQNR MX128 dB "
+          f"| nonzeros flushed to 0, 1x32 | same, 1x128 |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for name, x in data.items():
         x32, x128 = deq_tiled(x, (1, 32)), deq_tiled(x, (1, 128))
         s32, s128 = sqnr(x, x32), sqnr(x, x128)
         exact = x.astype(np.float64) @ w.astype(np.float64).T
         g32 = sqnr(exact, x32.astype(np.float64) @ wq32.astype(np.float64).T)
         g128 = sqnr(exact, x128.astype(np.float64) @ wq128.astype(np.float64).T)
+        nz = x != 0
+        z32 = float(np.mean(x32[nz] == 0)) * 100
+        z128 = float(np.mean(x128[nz] == 0)) * 100
         print(f"| {name} | {s32:.3f} | {s128:.3f} | {s128 - s32:+.3f} | "
-              f"{g32:.3f} | {g128:.3f} |")
+              f"{g32:.3f} | {g128:.3f} | {z32:.4f} % | {z128:.4f} % |")
         rows.append({"data": name, "shape": [m, k], "tensor_sqnr_mx32_db": s32,
                      "tensor_sqnr_mx128_db": s128, "gemm_sqnr_mx32_db": g32,
-                     "gemm_sqnr_mx128_db": g128})
+                     "gemm_sqnr_mx128_db": g128, "flushed_pct_mx32": z32,
+                     "flushed_pct_mx128": z128})
     sw32, sw128 = sqnr(w, wq32), sqnr(w, wq128)
     print(f"\nweights ({args.gemm_n} x {k}, normal / sqrt(K)): tensor SQNR 1x32 "
           f"{sw32:.3f} dB, 128x128 {sw128:.3f} dB")
@@ -109,12 +118,14 @@ def main() -> int:
         with open(args.jsonl, "a") as f:
             for r in rows:
                 for metric in ("tensor_sqnr_mx32_db", "tensor_sqnr_mx128_db",
-                               "gemm_sqnr_mx32_db", "gemm_sqnr_mx128_db"):
+                               "gemm_sqnr_mx32_db", "gemm_sqnr_mx128_db",
+                               "flushed_pct_mx32", "flushed_pct_mx128"):
                     f.write(json.dumps({
                         "what": "quantization SQNR", "shape": r["shape"],
                         "impl": "numpy reference", "metric": metric,
-                        "data": r["data"], "value": round(r[metric], 3),
-                        "unit": "dB", "device": "cpu", "date": date,
+                        "data": r["data"], "value": round(r[metric], 4),
+                        "unit": "%" if "pct" in metric else "dB",
+                        "device": "cpu", "date": date,
                         "command": cmd}) + "\n")
     return 0
 

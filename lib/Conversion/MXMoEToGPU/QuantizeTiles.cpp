@@ -6,12 +6,15 @@
 // tile, from the tile's amax, written into every 1x32 slot of the tile
 // (row-major or blocked MX scales) or once (compact scales).
 //
-//  * [1, c] tiles, rowwise with blocked scales and no token groups, c = 64
-//    or 128: one thread per tile, i.e. per c/32 consecutive bytes of a
-//    blocked atom row, written as one store (partial tiles at the K tail
-//    write 0 into their padding slots);
+//  * [1, c] tiles, rowwise with blocked scales (plain, per expert or
+//    M-grouped), c = 64 or 128: one thread per blocked scale byte as in the
+//    MX kernel; a tile's c/32 bytes are consecutive, so its threads are an
+//    aligned lane group that combines the amax with shuffles (one thread
+//    per tile, 128 values in registers, ran at 53-56 % of copy bandwidth;
+//    this layout is the MX kernel's);
 //  * other [1, c] tiles (any layout, M-grouped or jagged token groups,
-//    strided input): one thread per tile; on a jagged token axis the tiles
+//    strided input): rowwise with c/32 a power of two, one thread per
+//    block in aligned lane groups as above; otherwise one thread per tile; on a jagged token axis the tiles
 //    are c-token windows restarting at every group start; blocked padding
 //    bytes as in the MX kernel;
 //  * [r, c] tiles with r > 1 (weights, no token groups): one CTA per tile,
@@ -25,8 +28,7 @@
 
 #include "mxmoe/Dialect/MXMoE/Utils/ScaleLayout.h"
 
-#include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
 using namespace mlir;
 using namespace mlir::mxmoe;
@@ -113,6 +115,25 @@ TileBlocks loadTile(KB &b, int64_t blocks, bool rowwise, Value x, Type elem,
   return t;
 }
 
+/// The maximum of fp32 `v` over the `lanes` (a power of two <= 32) lanes
+/// of the calling thread's aligned lane group; only that group need take
+/// part (shfl.sync with the group's member mask, PTX ISA section 9.7.9.6).
+Value groupMax(KB &b, Value v, int64_t lanes) {
+  Value lane = NVVM::LaneIdOp::create(b, b.getI32Type());
+  Value first = arith::AndIOp::create(b, lane, b.i32(~(lanes - 1)));
+  Value ones = b.i32((int64_t{1} << lanes) - 1);
+  Value member = arith::ShLIOp::create(b, ones, first);
+  Value clamp = b.i32(0x1f);
+  for (int64_t off = 1; off < lanes; off *= 2) {
+    Value offset = b.i32(off);
+    auto kind = NVVM::ShflKindAttr::get(b.getContext(), NVVM::ShflKind::bfly);
+    Value other = NVVM::ShflOp::create(b, b.getF32Type(), member, v, offset,
+                                       clamp, kind, UnitAttr());
+    v = maxOf(b, v, other);
+  }
+  return v;
+}
+
 /// One thread of the general tile kernel: the kernel's configuration and
 /// the values its code reads (scales `smem` are [.., sR, sC]: blocked,
 /// row-major MX or compact).
@@ -128,9 +149,13 @@ struct TileThread {
   Value x, dmem, smem;
   Value rows, len, cs, tpr, sR, sC, hpBatch, hpRow, hpAlong;
   unsigned windowUnit; ///< GroupTable unit of the jagged windows
+  bool lanes; ///< rowwise, c/32 a power of two: one thread per block
 
   /// Quantizes tile t of a non-jagged quantization.
   void rowTile(Value t);
+  /// rowTile() by the c/32 lanes of an aligned lane group, one block each
+  /// (thread t: block t % (c/32) of tile t / (c/32)).
+  void rowTileLanes(Value t);
   /// Quantizes window u of K row r (jagged), or zeroes past the groups.
   void jaggedUnit(Value t);
   void window(Value r, Value u);
@@ -168,6 +193,37 @@ void TileThread::rowTile(Value t) {
     });
   if (compact)
     storeScale(b, byte, smem, b.add(b.mul(row, tpr), j));
+}
+
+void TileThread::rowTileLanes(Value t) {
+  Value tileIdx, sub, bi, r, j;
+  std::tie(tileIdx, sub) = b.divRem(t, b.idx(tile.blocks()));
+  decomposeV(b, tileIdx, /*rowwise=*/true, rows, tpr, bi, r, j);
+  Value row = b.add(b.mul(bi, rows), r);
+  Value c = b.add(b.mulc(j, tile.blocks()), sub);
+  Value valid = b.ult(c, cs);
+  Value batchBase = b.mul(bi, hpBatch);
+  Value rowBase = b.add(batchBase, b.mul(r, hpRow));
+  Value own = b.add(rowBase, b.mulc(c, kMXBlockSize));
+  Value base = b.select(valid, own, rowBase); // block 0 of a tile exists
+  SmallVector<Value> xs = loadHPBlock(b, x, elem, base);
+  Value amax = blockAmax(b, xs);
+  amax = b.select(valid, amax, b.f32(0.0f));
+  Value tileAmax = groupMax(b, amax, tile.blocks());
+  Value byte = computeScaleByte(b, tileAmax, mode, kind);
+  Value inv = reciprocalScale(b, byte);
+  ifThen(b, valid, [&] {
+    Value rowStart = b.mul(row, len);
+    Value dIdx = b.add(rowStart, b.mulc(c, kMXBlockSize));
+    storeScaled(b, xs, inv, kind, dmem, dIdx);
+    if (!compact)
+      storeSlot(byte, bi, r, row, c);
+  });
+  if (compact)
+    ifThen(b, b.eq(sub, b.idx(0)), [&] {
+      Value rowTiles = b.mul(row, tpr);
+      storeScale(b, byte, smem, b.add(rowTiles, j));
+    });
 }
 
 void TileThread::storeSlot(Value byte, Value bi, Value r, Value row,
@@ -269,59 +325,37 @@ void TileThread::pastGroups(Value r, Value u, Value windows) {
            [&] { storeZeroScale(b, smem, b.add(b.mul(r, sC), u)); });
 }
 
-/// The rowwise blocked tile kernel's thread: one [1, c] tile (c = 64 or
-/// 128) = c/32 consecutive bytes of a blocked atom row.
-struct RowwiseBlockedTile {
+/// The rowwise blocked tile kernel's thread: one blocked scale byte, i.e.
+/// one 1x32 block; the c/32 blocks of a [1, c] tile (c = 64 or 128) are
+/// consecutive bytes of a blocked atom row, hence an aligned group of
+/// c/32 lanes, which combines its amax by shuffles.
+struct RowwiseBlockedLanes {
   KB &b;
-  GroupTable &tab;
   Type elem;
   RoundingMode mode;
   MXElementKind kind;
   TileShape tile;
-  Value x, dmem, smem;
-  Value R, L, C, sC;
+  Value x, dmem;
+  Value R, L, C;
 
-  /// The tile's scale bytes packed little-endian (0 in padding slots),
-  /// after quantizing its data (row r of batch bi, first block c0).
-  Value quantize(Value bi, Value r, Value c0, Value real);
+  /// Quantizes block c of row r of batch bi when `real` (else only joins
+  /// the group's amax with 0); returns the tile's scale byte (i32).
+  Value quantize(Value bi, Value r, Value c, Value real);
 };
 
-Value RowwiseBlockedTile::quantize(Value bi, Value r, Value c0, Value real) {
+Value RowwiseBlockedLanes::quantize(Value bi, Value r, Value c, Value real) {
   Value row = b.add(b.mul(bi, R), r);
   Value rowStart = b.mul(row, L);
-  auto blockOf = [&](int64_t i) { return b.add(c0, b.idx(i)); };
-  TileBlocks blocks = loadTile(
-      b, tile.blocks(), /*rowwise=*/true, x, elem, Value(),
-      [&](int64_t i) {
-        return b.add(rowStart, b.mulc(blockOf(i), kMXBlockSize));
-      },
-      [&](int64_t i) { return b.ult(blockOf(i), C); });
-  Value byte = computeScaleByte(b, blocks.amax, mode, kind);
+  Value own = b.add(rowStart, b.mulc(c, kMXBlockSize));
+  Value base = b.select(real, own, b.idx(0)); // element 0 always exists
+  SmallVector<Value> xs = loadHPBlock(b, x, elem, base);
+  Value amax = blockAmax(b, xs);
+  amax = b.select(real, amax, b.f32(0.0f));
+  Value byte = computeScaleByte(b, groupMax(b, amax, tile.blocks()), mode,
+                                kind);
   Value inv = reciprocalScale(b, byte);
-  Value word = b.i32(0);
-  for (int64_t i = 0; i < tile.blocks(); ++i) {
-    forValid(b, blocks, i, [&] {
-      Value dIdx = b.add(rowStart, b.mulc(blockOf(i), kMXBlockSize));
-      storeScaled(b, blocks.xs[i], inv, kind, dmem, dIdx);
-    });
-    Value slot = b.shli(byte, 8 * i);
-    Value keep = blocks.valid[i] ? b.andi(real, blocks.valid[i]) : real;
-    word = b.ori(word, b.select(keep, slot, b.i32(0)));
-  }
-  return word;
-}
-
-/// Stores the low `bytes` (2 or 4) bytes of i32 `word` at byte `offset`
-/// (a multiple of `bytes`) of the e8m0 buffer `mem`.
-void storeScaleWord(KB &b, Value word, int64_t bytes, Value mem,
-                    Value offset) {
-  Type wordType = b.getIntegerType(8 * bytes);
-  Value w = bytes == 4 ? word : arith::TruncIOp::create(b, wordType, word);
-  Value v = vector::BitCastOp::create(
-      b, VectorType::get({bytes}, Float8E8M0FNUType::get(b.getContext())),
-      vector::BroadcastOp::create(b, VectorType::get({1}, wordType), w));
-  vector::StoreOp::create(b, v, mem, ValueRange{offset}, false,
-                          llvm::MaybeAlign(bytes));
+  ifThen(b, real, [&] { storeScaled(b, xs, inv, kind, dmem, own); });
+  return byte;
 }
 
 } // namespace
@@ -380,7 +414,9 @@ void KernelGen::genQuantizeGeneralTiles(QuantizeOp op, const MXGeometry &geo,
   int64_t tpr = ::mxmoe::ceilDiv(cs, tile.blocks());
   // One thread per tile (jagged: per unit, one per data block of the
   // padded token axis), then (blocked) one per scale byte for padding.
-  int64_t dataWork = geo.batch * geo.rows * (jagged ? cs : tpr);
+  int64_t bpt = tile.blocks();
+  bool lanes = !jagged && geo.rowwise() && bpt <= 32 && (bpt & (bpt - 1)) == 0;
+  int64_t dataWork = geo.batch * geo.rows * (jagged ? cs : tpr * (lanes ? bpt : 1));
   int64_t padWork = blocked ? scales.getNumElements() : 0;
   // Sizes as the MX general kernel's (genQuantizeGeneral).
   enum {
@@ -424,7 +460,8 @@ void KernelGen::genQuantizeGeneralTiles(QuantizeOp op, const MXGeometry &geo,
       return b.mul(batchRows, blocks);
     Value tiles = b.div(b.add(blocks, b.idx(tile.blocks() - 1)),
                         tile.blocks());
-    return b.mul(batchRows, tiles);
+    Value rowTiles = b.mul(batchRows, tiles);
+    return lanes ? b.mulc(rowTiles, bpt) : rowTiles;
   };
   auto kernel = createKernel(
       module, name("quantize", op), rspec,
@@ -447,12 +484,12 @@ void KernelGen::genQuantizeGeneralTiles(QuantizeOp op, const MXGeometry &geo,
                       a[aIn], a[aData],  a[aScales], sz[kRows],
                       len,    csv,       tprv,     sz[kScaleRows],
                       sz[kScaleCols],    sz[kHpBatch], sz[kHpRow],
-                      sz[kHpAlong],      windowUnit};
+                      sz[kHpAlong],      windowUnit, lanes};
         auto dataPart = [&] {
           if (jagged)
             th.jaggedUnit(t);
           else
-            th.rowTile(t);
+            lanes ? th.rowTileLanes(t) : th.rowTile(t);
         };
         if (!blocked) {
           dataPart();
@@ -479,15 +516,17 @@ void KernelGen::genQuantizeRowwiseBlockedTiles(QuantizeOp op,
   RankedTensorType scales = op.getScales().getType();
   std::array<int64_t, 2> ts = op.getScaleTileOrDefault();
   TileShape tile{ts[0], ts[1]};
-  int64_t bytes = tile.blocks(); // scale bytes per tile, 2 or 4
+  int64_t lanes = tile.blocks(); // 2 or 4 bytes of one blocked atom row
   Type elem = in.getElementType();
   Value offsets = op.getOffsets();
-  // Sizes as the MX rowwise blocked kernel's (genQuantizeRowwiseBlocked);
-  // one thread per `bytes`-byte word of the blocked scales.
+  // Sizes and threads as the MX rowwise blocked kernel's
+  // (genQuantizeRowwiseBlocked): one thread per blocked scale byte. A
+  // batch's blocked bytes are a multiple of 512, so whole warps run the
+  // body together and byte o's lane group is o's tile.
   int64_t sRows = scales.getShape()[scales.getRank() - 2];
   int64_t sCols = scales.getShape().back();
   SmallVector<int64_t> sizes{geo.batch, geo.rows, geo.len, sRows, sCols};
-  int64_t work = geo.batch * sRows * sCols / bytes;
+  int64_t work = geo.batch * sRows * sCols;
   enum { kBatch, kRows, kLen, kScaleRows, kScaleCols };
   RuntimeShapeSpec spec{{elem, flatMemRef(data).getElementType(),
                          scales.getElementType()},
@@ -504,22 +543,18 @@ void KernelGen::genQuantizeRowwiseBlockedTiles(QuantizeOp op,
   auto kernel = createKernel(
       module, name("quantize", op), spec,
       [&](KB &b, ValueRange sz) {
-        Value perBatch = b.mul(sz[kScaleRows], sz[kScaleCols]);
-        return b.div(b.mul(sz[kBatch], perBatch), bytes);
+        return b.mul(sz[kBatch], b.mul(sz[kScaleRows], sz[kScaleCols]));
       },
       blockSize, groups ? &*groups : nullptr,
       [&](KB &b, ValueRange a, ValueRange sz, Value t, GroupTable &tab) {
         Value R = sz[kRows], L = sz[kLen], C = b.div(L, kMXBlockSize);
-        RowwiseBlockedTile th{b,       tab,      elem,  op.getRounding(),
-                              kind,    tile,     a[0],  a[aData],
-                              a[aScales], R,     L,     C,
-                              sz[kScaleCols]};
+        RowwiseBlockedLanes th{b,    elem,     op.getRounding(), kind, tile,
+                               a[0], a[aData], R,                L,    C};
         Value perBatch = b.mul(sz[kScaleRows], sz[kScaleCols]);
-        Value o = b.mulc(t, bytes);
-        Value bi, within, pr, c0;
-        std::tie(bi, within) = b.divRem(o, perBatch);
-        std::tie(pr, c0) = b.blockedCoord(within, sz[kScaleCols]);
-        Value colOk = b.ult(c0, C);
+        Value bi, within, pr, c;
+        std::tie(bi, within) = b.divRem(t, perBatch);
+        std::tie(pr, c) = b.blockedCoord(within, sz[kScaleCols]);
+        Value colOk = b.ult(c, C);
         Value real, r;
         if (!offsets) {
           real = b.andi(b.ult(pr, R), colOk);
@@ -535,35 +570,31 @@ void KernelGen::genQuantizeRowwiseBlockedTiles(QuantizeOp op,
           Value local = b.sub(pr, first);
           Value begin = tab.groupBegin(b, g);
           Value size = b.sub(b.load(tab.ends, g), begin);
-          real = b.andi(inGroups, b.andi(b.ult(local, size), colOk));
-          r = b.add(begin, local);
+          Value inGroup = b.ult(local, size);
+          real = b.andi(inGroups, b.andi(inGroup, colOk));
+          Value row = b.add(begin, local);
+          r = b.select(real, row, b.idx(0));
         }
-        Value word = b.i32(0);
-        auto scfIf = scf::IfOp::create(b, TypeRange{b.getI32Type()}, real,
-                                       /*withElseRegion=*/true);
-        {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(&scfIf.getThenRegion().front());
-          Value w = th.quantize(bi, r, c0, real);
-          scf::YieldOp::create(b, w);
-          b.setInsertionPointToStart(&scfIf.getElseRegion().front());
-          scf::YieldOp::create(b, word);
-        }
-        storeScaleWord(b, scfIf.getResult(0), bytes, a[aScales], o);
+        Value byte = th.quantize(bi, r, c, real);
+        Value zero = b.i32(0);
+        storeScale(b, b.select(real, byte, zero), a[aScales], t);
         if (!offsets)
           return;
         // Rows past the last offset have no scale but their data is
-        // quantized all the same (thread d handles data tile d).
+        // quantized all the same: thread d takes block d % lanes of tile
+        // d / lanes (tiles row by row), so a tile is again a lane group;
+        // only tail rows' groups take part.
         Value lastEnd = b.load(tab.ends, b.idx(tab.numGroups - 1));
-        Value tpr = b.div(b.add(C, b.idx(bytes - 1)), bytes);
-        Value rowB, jB;
-        std::tie(rowB, jB) = b.divRem(t, tpr);
-        Value isTile = b.ult(t, b.mul(R, tpr));
+        Value tpr = b.div(b.add(C, b.idx(lanes - 1)), lanes);
+        Value tileIdx, sub, rowB, jB;
+        std::tie(tileIdx, sub) = b.divRem(t, b.idx(lanes));
+        std::tie(rowB, jB) = b.divRem(tileIdx, tpr);
+        Value isTile = b.ult(tileIdx, b.mul(R, tpr));
         Value tail = b.andi(isTile, b.ule(lastEnd, rowB));
         ifThen(b, tail, [&] {
           Value batch0 = b.idx(0);
-          Value c0 = b.mulc(jB, bytes);
-          th.quantize(batch0, rowB, c0, tail);
+          Value cB = b.add(b.mulc(jB, lanes), sub);
+          th.quantize(batch0, rowB, cB, b.ult(cB, C));
         });
       });
   finish(op, kernel, quantizeHostArgs(op), sizes, work);

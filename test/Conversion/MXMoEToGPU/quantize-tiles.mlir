@@ -6,8 +6,9 @@
 // RUN: %if ptxas %{ %ptxas -arch=sm_100a -v %t.sm100a.ptx -o %t.sm100a.cubin 2>&1 | FileCheck %s --check-prefix=SPILLS %}
 
 // Quantize kernels with scale tiles (MX128, QuantizeTiles.cpp): [1, 128]
-// rowwise with row-major, compact and blocked scales (one 4-byte store of
-// the tile's four blocked slots), M-grouped, 128x128 weight tiles (one CTA
+// rowwise with row-major, compact and blocked scales (one thread per
+// blocked byte; the four threads of a tile combine their amax with
+// shfl.sync.bfly in their 4-lane group), M-grouped, 128x128 weight tiles (one CTA
 // per tile, the amax reduced by warp shuffles and shared memory; blocked
 // scales written as whole 512-byte atoms), and 128-token windows on a
 // jagged token axis. The GPU test (test/Integration/mx_kernels_gpu.py)
@@ -16,9 +17,12 @@
 // CHECK-LABEL: gpu.func @rowwise_mx__quantize_0(
 // CHECK-SAME:    mxmoe.scalar = "batch"
 // CHECK-LABEL: gpu.func @rowwise_blocked__quantize_0(
-// CHECK:         vector.store %{{.*}} {alignment = 4 : i64} : memref<?xf8E8M0FNU>, vector<4xf8E8M0FNU>
+// CHECK:         %[[LANE:.*]] = nvvm.read.ptx.sreg.laneid
+// CHECK-COUNT-2: nvvm.shfl.sync  bfly
 // CHECK-LABEL: gpu.func @m_grouped__quantize_0(
-// CHECK:         vector.store %{{.*}} {alignment = 4 : i64} : memref<?xf8E8M0FNU>, vector<4xf8E8M0FNU>
+// CHECK-COUNT-2: nvvm.shfl.sync  bfly
+// CHECK:         scf.if
+// CHECK-COUNT-2: nvvm.shfl.sync  bfly
 // CHECK-LABEL: gpu.func @weight_compact__quantize_0(
 // CHECK-COUNT-5: gpu.shuffle  xor
 // CHECK:         gpu.barrier
@@ -29,7 +33,7 @@
 // CHECK-LABEL: gpu.func @jagged__quantize_1(
 
 // PTX-LABEL: .visible .entry rowwise_blocked__quantize_0(
-// PTX:         st.global.b32
+// PTX:         shfl.sync.bfly.b32
 // PTX-LABEL: .visible .entry weight_compact__quantize_0(
 // PTX:         shfl.sync.bfly.b32
 // PTX:         bar.sync
