@@ -28,6 +28,9 @@ Value KB::i32(int64_t v) {
 Value KB::i8(int64_t v) {
   return arith::ConstantIntOp::create(*this, getI8Type(), v);
 }
+Value KB::i1(bool v) {
+  return arith::ConstantIntOp::create(*this, getI1Type(), v ? 1 : 0);
+}
 Value KB::f32(float v) {
   return arith::ConstantFloatOp::create(*this, getF32Type(), APFloat(v));
 }
@@ -45,14 +48,29 @@ std::pair<Value, Value> KB::divRem(Value a, Value d) {
   Value q = divv(a, d);
   return {q, sub(a, mul(q, d))};
 }
+std::pair<Value, Value> KB::divRem32(Value a, Value d) {
+  Value a32 = toI32(a), d32 = toI32(d);
+  Value q = arith::DivUIOp::create(*this, a32, d32);
+  Value r = arith::RemUIOp::create(*this, a32, d32);
+  return {arith::IndexCastUIOp::create(*this, getIndexType(), q),
+          arith::IndexCastUIOp::create(*this, getIndexType(), r)};
+}
 Value KB::rem(Value a, int64_t c) {
   return arith::RemUIOp::create(*this, a, idx(c));
 }
+Value KB::ceilDivc(Value a, int64_t c) { return div(add(a, idx(c - 1)), c); }
+Value KB::roundUpc(Value a, int64_t c) { return mulc(ceilDivc(a, c), c); }
 Value KB::ult(Value a, Value b) {
   return arith::CmpIOp::create(*this, arith::CmpIPredicate::ult, a, b);
 }
 Value KB::ule(Value a, Value b) {
   return arith::CmpIOp::create(*this, arith::CmpIPredicate::ule, a, b);
+}
+Value KB::slt(Value a, Value b) {
+  return arith::CmpIOp::create(*this, arith::CmpIPredicate::slt, a, b);
+}
+Value KB::sge(Value a, Value b) {
+  return arith::CmpIOp::create(*this, arith::CmpIPredicate::sge, a, b);
 }
 Value KB::eq(Value a, Value b) {
   return arith::CmpIOp::create(*this, arith::CmpIPredicate::eq, a, b);
@@ -64,11 +82,9 @@ Value KB::select(Value c, Value a, Value b) {
   return arith::SelectOp::create(*this, c, a, b);
 }
 Value KB::andi(Value a, Value b) { return arith::AndIOp::create(*this, a, b); }
-Value KB::lnot(Value a) {
-  return arith::XOrIOp::create(*this, a,
-                               arith::ConstantIntOp::create(*this, getI1Type(), 1));
-}
 Value KB::ori(Value a, Value b) { return arith::OrIOp::create(*this, a, b); }
+Value KB::xori(Value a, Value b) { return arith::XOrIOp::create(*this, a, b); }
+Value KB::lnot(Value a) { return xori(a, i1(true)); }
 Value KB::shrui(Value a, int64_t s) {
   return arith::ShRUIOp::create(
       *this, a,
@@ -85,11 +101,49 @@ Value KB::minui(Value a, Value b) { return arith::MinUIOp::create(*this, a, b); 
 Value KB::bitcast(Type t, Value v) {
   return arith::BitcastOp::create(*this, t, v);
 }
+Value KB::toI64(Value idx) {
+  return arith::IndexCastOp::create(*this, getI64Type(), idx);
+}
+Value KB::toI32(Value idx) {
+  return arith::IndexCastOp::create(*this, getI32Type(), idx);
+}
+Value KB::fromI32(Value v) {
+  return arith::IndexCastOp::create(*this, getIndexType(), v);
+}
 Value KB::load(Value mem, Value index) {
   return memref::LoadOp::create(*this, mem, ValueRange{index});
 }
 void KB::store(Value v, Value mem, Value index) {
   memref::StoreOp::create(*this, v, mem, ValueRange{index});
+}
+
+Type KB::ptr(unsigned as) {
+  return LLVM::LLVMPointerType::get(getContext(), as);
+}
+Value KB::sptr(Value addr) {
+  return LLVM::IntToPtrOp::create(*this, ptr(3), toI64(addr));
+}
+Value KB::genericPtr(Value global) {
+  return LLVM::AddrSpaceCastOp::create(*this, ptr(0), global);
+}
+Value KB::elemPtr(Type t, Value base, Value i) {
+  return LLVM::GEPOp::create(*this, base.getType(), t, base,
+                             ArrayRef<LLVM::GEPArg>{LLVM::GEPArg(toI64(i))});
+}
+Value KB::gep8(Value base, Value offset) {
+  return elemPtr(getI8Type(), base, offset);
+}
+Value KB::ldg(Type t, Value base, Value i) {
+  return LLVM::LoadOp::create(*this, t, elemPtr(t, base, i));
+}
+void KB::stg(Value v, Value base, Value i) {
+  LLVM::StoreOp::create(*this, v, elemPtr(v.getType(), base, i));
+}
+Value KB::lds(Type t, Value addr) {
+  return LLVM::LoadOp::create(*this, t, sptr(addr));
+}
+void KB::sts(Value v, Value addr) {
+  LLVM::StoreOp::create(*this, v, sptr(addr));
 }
 
 Value KB::blockedOffset(Value r, Value c, Value cp) {

@@ -21,41 +21,100 @@
 
 namespace mlir::mxmoe::kernels {
 
-/// ImplicitLocOpBuilder with the integer/index helpers the kernels use.
-/// Index values are 64-bit after lowering (sizes above 2^31 are safe).
+/// The one builder of the kernel generators: an ImplicitLocOpBuilder with
+/// the integer/index, cast, memory and LLVM-pointer helpers the SIMT
+/// kernels (quantize, dequantize, swizzle) and the grouped-GEMM kernels
+/// use. Index values are 64-bit after lowering (sizes above 2^31 are safe).
+/// Naming: a `c` suffix takes a compile-time constant operand (mulc,
+/// ceilDivc, roundUpc; div and rem too), a `v` suffix a Value (divv);
+/// division, remainder and the ult/ule/min compares are unsigned.
 struct KB : ImplicitLocOpBuilder {
   using ImplicitLocOpBuilder::ImplicitLocOpBuilder;
+
+  // Constants.
   Value idx(int64_t v);
   Value i32(int64_t v);
   Value i8(int64_t v);
+  /// i1 constant.
+  Value i1(bool v);
   Value f32(float v);
+
+  // Integer arithmetic (index or iN operands of one type).
   Value add(Value a, Value b);
   Value sub(Value a, Value b);
   Value mul(Value a, Value b);
+  /// a * c; a itself for c == 1.
   Value mulc(Value a, int64_t c);
+  /// a / c (unsigned); a itself for c == 1.
   Value div(Value a, int64_t c);
+  /// a / b (unsigned).
   Value divv(Value a, Value b);
   /// Unsigned quotient and remainder (a - q * d) of index values.
   std::pair<Value, Value> divRem(Value a, Value d);
+  /// Quotient and remainder of index values (non-negative, < 2^31) by a
+  /// run-time divisor, in 32-bit arithmetic: a 64-bit division is a long
+  /// instruction sequence (the grouped-GEMM loader's 40 registers cannot
+  /// hold it).
+  std::pair<Value, Value> divRem32(Value a, Value d);
+  /// a % c (unsigned).
   Value rem(Value a, int64_t c);
+  /// ceil(a / c) and roundUp(a, c) of a non-negative index value.
+  Value ceilDivc(Value a, int64_t c);
+  Value roundUpc(Value a, int64_t c);
+  Value maxsi(Value a, Value b);
+  Value minsi(Value a, Value b);
+  Value minui(Value a, Value b);
+
+  // Compares (i1 results) and selection.
   Value ult(Value a, Value b);
   Value ule(Value a, Value b);
+  Value slt(Value a, Value b);
+  Value sge(Value a, Value b);
   Value eq(Value a, Value b);
   Value ne(Value a, Value b);
   Value select(Value c, Value a, Value b);
+
+  // Bitwise operations; on i1 values andi / ori / xori are the logical and
+  // / or / xor.
   Value andi(Value a, Value b);
   Value ori(Value a, Value b);
+  Value xori(Value a, Value b);
   /// Logical not of an i1.
   Value lnot(Value a);
   Value shrui(Value a, int64_t s);
   Value shli(Value a, int64_t s);
-  Value maxsi(Value a, Value b);
-  Value minsi(Value a, Value b);
-  Value minui(Value a, Value b);
+
+  // Casts.
   Value bitcast(Type t, Value v);
+  /// index -> i64, index -> i32 and i32 -> index (signed casts).
+  Value toI64(Value idx);
+  Value toI32(Value idx);
+  Value fromI32(Value v);
+
+  // memref element access.
   Value load(Value mem, Value index);
   void store(Value v, Value mem, Value index);
 
+  // LLVM pointers (the grouped-GEMM kernels address memory through them).
+  /// !llvm.ptr in address space `as` (0 generic, 1 global, 3 shared, 6
+  /// tensor memory).
+  Type ptr(unsigned as);
+  /// Shared-window address (index) -> !llvm.ptr<3>.
+  Value sptr(Value addr);
+  /// Generic pointer of a global (`!llvm.ptr<1>`) kernel argument.
+  Value genericPtr(Value global);
+  /// Address of element `i` (index) of type `t` at global pointer `base`.
+  Value elemPtr(Type t, Value base, Value i);
+  /// Address of byte `offset` (index) at global pointer `base`.
+  Value gep8(Value base, Value offset);
+  /// Load / store of element `i` of type `t` at global pointer `base`.
+  Value ldg(Type t, Value base, Value i);
+  void stg(Value v, Value base, Value i);
+  /// Load / store at shared-window address `addr` (index).
+  Value lds(Type t, Value addr);
+  void sts(Value v, Value addr);
+
+  // Blocked scale layout.
   /// Byte offset of scale (r, c) in the blocked 128x4 layout with `cp`
   /// padded columns: ((r/128)*(cp/4) + c/4)*512 + (r%32)*16 +
   /// ((r%128)/32)*4 + c%4 (scale-layout.md section 1). `cp` may be a value.

@@ -18,18 +18,18 @@ using namespace mlir::mxmoe::kernels;
 
 namespace mlir::mxmoe::kernels::gemm {
 
-void waitParity(GB &b, Value bar, Value phase) {
+void waitParity(KB &b, Value bar, Value phase) {
   Value parity = b.toI32(phase);
   NVVM::MBarrierTryWaitParityOp::create(b, bar, parity, b.i32(0x989680));
 }
 
-void fenceAsyncShared(GB &b) {
+void fenceAsyncShared(KB &b) {
   NVVM::FenceProxyOp::create(
       b, NVVM::ProxyKind::async_shared,
       NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
 }
 
-SmallVector<Value> ifYield(GB &b, Value cond, ValueRange otherwise,
+SmallVector<Value> ifYield(KB &b, Value cond, ValueRange otherwise,
                            function_ref<SmallVector<Value>()> then) {
   auto op = scf::IfOp::create(b, otherwise.getTypes(), cond, true);
   {
@@ -46,7 +46,7 @@ SmallVector<Value> ifYield(GB &b, Value cond, ValueRange otherwise,
 // Pipeline ring
 //===----------------------------------------------------------------------===//
 
-RingSlot ringSlot(GB &b, Value base, Value it, int64_t stages,
+RingSlot ringSlot(KB &b, Value base, Value it, int64_t stages,
                   int64_t stageBytes) {
   Value wrapped = b.sge(it, b.idx(stages));
   Value st = b.select(wrapped, b.sub(it, b.idx(stages)), it);
@@ -56,14 +56,14 @@ RingSlot ringSlot(GB &b, Value base, Value it, int64_t stages,
   return {st, phase, stage};
 }
 
-Value ringNext(GB &b, Value it, int64_t stages) {
+Value ringNext(KB &b, Value it, int64_t stages) {
   Value n = b.add(it, b.idx(1));
   Value wraps = b.eq(n, b.idx(2 * stages));
   return b.select(wraps, b.idx(0), n);
 }
 
 std::pair<SmallVector<Value>, Value>
-ringLoop(GB &b, Value kStages, ValueRange carried, Value it0, int64_t stages,
+ringLoop(KB &b, Value kStages, ValueRange carried, Value it0, int64_t stages,
          function_ref<SmallVector<Value>(Value, Value, SmallVector<Value>)>
              body) {
   SmallVector<Value> init(carried);
@@ -84,7 +84,7 @@ ringLoop(GB &b, Value kStages, ValueRange carried, Value it0, int64_t stages,
           loop.getResults().back()};
 }
 
-Value forEachRingSlot(GB &b, Value base, Value kStages, Value it0,
+Value forEachRingSlot(KB &b, Value base, Value kStages, Value it0,
                       int64_t stages, int64_t stageBytes,
                       function_ref<void(Value, const RingSlot &)> body) {
   return ringLoop(b, kStages, ValueRange{}, it0, stages,
@@ -100,7 +100,7 @@ Value forEachRingSlot(GB &b, Value base, Value kStages, Value it0,
 // Tile scheduler
 //===----------------------------------------------------------------------===//
 
-Generator::Generator(GB &b, const GemmKind &p, const GemmConfig &cfg,
+Generator::Generator(KB &b, const GemmKind &p, const GemmConfig &cfg,
                      const GemmSizes &s, Value offsets)
     : b(b), p(p), cfg(cfg), s(s), offsets(offsets) {
   nTiles = b.ceilDivc(s.n, cfg.tileN);
@@ -130,7 +130,7 @@ Walk Generator::advance(Walk w) {
     Value inGroups = b.ult(w.g, s.groups);
     Value size = b.sub(offsetAt(w.g), w.gStart);
     Value past = b.ule(b.add(w.gBase, groupTiles(size)), w.t);
-    scf::ConditionOp::create(b, b.land(inGroups, past),
+    scf::ConditionOp::create(b, b.andi(inGroups, past),
                              before->getArguments());
     Block *after = b.createBlock(&loop.getAfter(), {}, types,
                                  SmallVector<Location>(types.size(), b.getLoc()));
@@ -158,7 +158,7 @@ Value Generator::exists(const Walk &w) {
     return inGroups;
   Value tail = b.sub(s.m, w.gStart);
   Value tailTiles = b.mul(b.ceilDivc(tail, kBM), nTiles);
-  return b.lor(inGroups, b.ult(b.sub(w.t, w.gBase), tailTiles));
+  return b.ori(inGroups, b.ult(b.sub(w.t, w.gBase), tailTiles));
 }
 
 Tile Generator::tile(const Walk &w) {
@@ -363,8 +363,8 @@ KernelFrame createGemmKernel(gpu::GPUModuleOp module, StringRef name,
   fn.setArgAttr(0, "mxmoe.tensor_map", tmapAttr("lhs", p.aE2M1));
   fn.setArgAttr(2, "mxmoe.tensor_map", tmapAttr("rhs", p.bE2M1));
 
-  f.b = std::make_unique<GB>(loc, ob);
-  GB &b = *f.b;
+  f.b = std::make_unique<KB>(loc, ob);
+  KB &b = *f.b;
   b.setInsertionPointToStart(&fn.getBody().front());
   f.tmapA = fn.getArgument(0);
   f.aScales = fn.getArgument(1);
@@ -395,7 +395,7 @@ KernelFrame createGemmKernel(gpu::GPUModuleOp module, StringRef name,
 // Loader steps
 //===----------------------------------------------------------------------===//
 
-void loadTiles(GB &b, Value stage, Value full, Value empty, Value phase,
+void loadTiles(KB &b, Value stage, Value full, Value empty, Value phase,
                int64_t txBytes, Value kc, int64_t aOff, int64_t bOff,
                Value descA, Value descB, const Tile &T) {
   waitParity(b, empty, b.xori(phase, b.idx(1)));
@@ -416,7 +416,7 @@ void loadTiles(GB &b, Value stage, Value full, Value empty, Value phase,
   tma(bOff, descB, T.bRow);
 }
 
-void loadAtom(GB &b, Value dstAddr, Value src, Value full) {
+void loadAtom(KB &b, Value dstAddr, Value src, Value full) {
   Value dst = LLVM::AddrSpaceCastOp::create(b, b.ptr(7), b.sptr(dstAddr));
   NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(b, dst, src, full,
                                                    b.i32(kAtom), Value(),
@@ -427,9 +427,9 @@ void loadAtom(GB &b, Value dstAddr, Value src, Value full) {
 // Prologue: size and offsets validation
 //===----------------------------------------------------------------------===//
 
-Value validateOffsets(GB &b, const GemmKind &p, const GemmSizes &s,
+Value validateOffsets(KB &b, const GemmKind &p, const GemmSizes &s,
                       Value offsets) {
-  SmallVector<Value> init{b.idx(0), b.boolc(true), b.idx(0), b.idx(0)};
+  SmallVector<Value> init{b.idx(0), b.i1(true), b.idx(0), b.idx(0)};
   Value zero = b.idx(0);
   auto loop = scf::ForOp::create(b, zero, s.groups, b.idx(1), init);
   {
@@ -441,7 +441,7 @@ Value validateOffsets(GB &b, const GemmKind &p, const GemmSizes &s,
     Value o = b.fromI32(b.ldg(b.getI32Type(), offsets, g));
     Value total = p.kGrouped ? s.k : s.m; // token axis (padded for 2Dx2D)
     Value ordered = b.sge(o, prev);
-    ok = b.land(ok, b.land(ordered, b.ule(o, total)));
+    ok = b.andi(ok, b.andi(ordered, b.ule(o, total)));
     Value diff = b.sub(o, prev);
     Value size = b.maxsi(diff, b.idx(0));
     if (p.kGrouped) {
@@ -455,51 +455,51 @@ Value validateOffsets(GB &b, const GemmKind &p, const GemmSizes &s,
   Value ok = loop.getResult(1), pad = loop.getResult(2), scol = loop.getResult(3);
   if (p.kGrouped) {
     // Padded token columns and K-group scale columns must fit.
-    ok = b.land(ok, b.ule(pad, s.k));
-    ok = b.land(ok, b.ule(scol, b.minsi(s.aScaleCols, s.bScaleCols)));
+    ok = b.andi(ok, b.ule(pad, s.k));
+    ok = b.andi(ok, b.ule(scol, b.minsi(s.aScaleCols, s.bScaleCols)));
   } else {
-    ok = b.land(ok, b.ule(pad, s.aScaleRows));
+    ok = b.andi(ok, b.ule(pad, s.aScaleRows));
   }
   return ok;
 }
 
-Value validateSizes(GB &b, const GemmKind &p, const GemmSizes &s) {
+Value validateSizes(KB &b, const GemmKind &p, const GemmSizes &s) {
   Value zero = b.idx(0), one = b.idx(1), lim = b.idx(int64_t{1} << 31);
   auto inRange = [&](Value v, Value lo) {
     Value atLeast = b.sge(v, lo);
-    return b.land(atLeast, b.slt(v, lim));
+    return b.andi(atLeast, b.slt(v, lim));
   };
   int64_t kQuantum = (p.kMultipleOf128 || p.aE2M1 || p.bE2M1) ? 128 : 32;
   Value groupsOk = inRange(s.groups, one);
-  Value ok = b.land(groupsOk, inRange(s.k, one));
+  Value ok = b.andi(groupsOk, inRange(s.k, one));
   Value mOk = inRange(s.m, zero);
-  ok = b.land(ok, b.land(mOk, inRange(s.n, zero)));
-  ok = b.land(ok, b.eq(b.rem(s.k, kQuantum), zero));
+  ok = b.andi(ok, b.andi(mOk, inRange(s.n, zero)));
+  ok = b.andi(ok, b.eq(b.rem(s.k, kQuantum), zero));
   // Tiles of one group: at most ceil(M/128) x ceil(N/tileN) (each < 2^24
   // and < 2^25 here, so the product does not overflow).
   Value mTiles = b.ceilDivc(s.m, kBM);
   Value tiles = b.mul(mTiles, b.ceilDivc(s.n, 64));
-  ok = b.land(ok, b.slt(tiles, lim));
+  ok = b.andi(ok, b.slt(tiles, lim));
   if (!p.kGrouped)
-    ok = b.land(ok, b.slt(b.mul(s.groups, s.n), lim));
+    ok = b.andi(ok, b.slt(b.mul(s.groups, s.n), lim));
   for (Value extent : {s.aScaleRows, s.aScaleCols, s.bScaleRows, s.bScaleCols})
-    ok = b.land(ok, b.sge(extent, zero));
-  ok = b.land(ok, b.eq(s.bScaleRows, b.roundUpc(s.n, kBM)));
+    ok = b.andi(ok, b.sge(extent, zero));
+  ok = b.andi(ok, b.eq(s.bScaleRows, b.roundUpc(s.n, kBM)));
   if (p.kGrouped)
-    return b.land(ok, b.eq(s.aScaleRows, b.roundUpc(s.m, kBM)));
+    return b.andi(ok, b.eq(s.aScaleRows, b.roundUpc(s.m, kBM)));
   Value cols = b.roundUpc(b.div(s.k, 32), 4);
   Value aColsOk = b.eq(s.aScaleCols, cols);
-  ok = b.land(ok, b.land(aColsOk, b.eq(s.bScaleCols, cols)));
-  return b.land(ok, b.eq(b.rem(s.aScaleRows, kBM), zero));
+  ok = b.andi(ok, b.andi(aColsOk, b.eq(s.bScaleCols, cols)));
+  return b.andi(ok, b.eq(b.rem(s.aScaleRows, kBM), zero));
 }
 
-Value emitPrologue(GB &b, KernelFrame &f, const GemmKind &p, Value flagAddr,
+Value emitPrologue(KB &b, KernelFrame &f, const GemmKind &p, Value flagAddr,
                    ArrayRef<std::pair<Value, int64_t>> barriers) {
   ifThen(b, b.eq(f.tid, b.idx(0)), [&] {
     // Offsets are read only for valid sizes (G bounds the loop).
     Value sizesOk = validateSizes(b, p, f.sizes);
     Value offsetsOk =
-        ifYield(b, sizesOk, ValueRange{b.boolc(false)}, [&] {
+        ifYield(b, sizesOk, ValueRange{b.i1(false)}, [&] {
           return SmallVector<Value>{validateOffsets(b, p, f.sizes, f.offsets)};
         })[0];
     Value zero32 = b.i32(0);
@@ -516,7 +516,7 @@ Value emitPrologue(GB &b, KernelFrame &f, const GemmKind &p, Value flagAddr,
   gpu::BarrierOp::create(b);
   Value flag = b.lds(b.getI32Type(), flagAddr);
   Value firstCta = b.eq(f.bid, b.idx(0));
-  Value publisher = b.land(firstCta, b.eq(f.tid, b.idx(0)));
+  Value publisher = b.andi(firstCta, b.eq(f.tid, b.idx(0)));
   ifThen(b, publisher, [&] { b.stg(flag, f.status, b.idx(0)); });
   return b.eq(flag, b.i32(0));
 }

@@ -1,12 +1,13 @@
 //===- Common.h - shared parts of the MX grouped-GEMM kernels ---*- C++ -*-===//
 //
 // What the sm_90a (Sm90.cpp) and sm_100a (Sm100.cpp) generators of the
-// persistent grouped-GEMM kernels share: the builder (GB), the shared-memory
-// maps, the pipeline ring (ringSlot / ringNext / ringLoop), the tile
-// scheduler (Generator: the persistent tile walk over the groups read from
-// the device offsets), the kernel frame (createGemmKernel), the loader steps
-// and the prologue with its size and offsets validation. See
-// ../GroupedMatmul.h for the strategies.
+// persistent grouped-GEMM kernels share (all built with KB, the builder of
+// ../KernelBuilder.h): the shared-memory maps, the synchronization helpers,
+// the pipeline ring (ringSlot / ringNext / ringLoop), the tile scheduler
+// (Generator: the persistent tile walk over the groups read from the device
+// offsets), the kernel frame (createGemmKernel), the loader steps and the
+// prologue with its size and offsets validation. See ../GroupedMatmul.h for
+// the strategies.
 //
 // PTX references: wgmma (PTX ISA 9.7.15: m64nNk32 e4m3/e5m2 -> f32,
 // shared-memory matrix descriptor 9.7.15.5.1, D fragment layout
@@ -122,85 +123,19 @@ struct Sm100SmemMap {
 };
 
 //===----------------------------------------------------------------------===//
-// Builder
+// Synchronization helpers
 //===----------------------------------------------------------------------===//
-
-/// KB plus the LLVM-pointer and shared-memory helpers of these kernels.
-struct GB : KB {
-  using KB::KB;
-  Type ptr(unsigned as) { return LLVM::LLVMPointerType::get(getContext(), as); }
-  Value i64(Value idx) {
-    return arith::IndexCastOp::create(*this, getI64Type(), idx);
-  }
-  Value toI32(Value idx) {
-    return arith::IndexCastOp::create(*this, getI32Type(), idx);
-  }
-  Value fromI32(Value v) {
-    return arith::IndexCastOp::create(*this, getIndexType(), v);
-  }
-  /// Shared-window address (index) -> !llvm.ptr<3>.
-  Value sptr(Value addr) {
-    return LLVM::IntToPtrOp::create(*this, ptr(3), i64(addr));
-  }
-  /// Generic pointer of a global (`!llvm.ptr<1>`) kernel argument.
-  Value genericPtr(Value global) {
-    return LLVM::AddrSpaceCastOp::create(*this, ptr(0), global);
-  }
-  /// Address of element `i` (index) of type `t` at global pointer `base`.
-  Value elemPtr(Type t, Value base, Value i) {
-    return LLVM::GEPOp::create(*this, base.getType(), t, base,
-                               ArrayRef<LLVM::GEPArg>{LLVM::GEPArg(i64(i))});
-  }
-  Value ldg(Type t, Value base, Value i) {
-    return LLVM::LoadOp::create(*this, t, elemPtr(t, base, i));
-  }
-  void stg(Value v, Value base, Value i) {
-    LLVM::StoreOp::create(*this, v, elemPtr(v.getType(), base, i));
-  }
-  /// Quotient and remainder of tile indices (non-negative, < 2^31) by a
-  /// run-time tile count, in 32-bit arithmetic: a 64-bit division is a
-  /// long instruction sequence that the loader's 40 registers cannot hold.
-  std::pair<Value, Value> divRem32(Value a, Value c) {
-    Value a32 = toI32(a), c32 = toI32(c);
-    Value q = arith::DivUIOp::create(*this, a32, c32);
-    Value r = arith::RemUIOp::create(*this, a32, c32);
-    return {arith::IndexCastUIOp::create(*this, getIndexType(), q),
-            arith::IndexCastUIOp::create(*this, getIndexType(), r)};
-  }
-  Value gep8(Value base, Value offIdx) {
-    return LLVM::GEPOp::create(*this, base.getType(), getI8Type(), base,
-                               ArrayRef<LLVM::GEPArg>{LLVM::GEPArg(i64(offIdx))});
-  }
-  Value lds(Type t, Value addr) { return LLVM::LoadOp::create(*this, t, sptr(addr)); }
-  void sts(Value v, Value addr) { LLVM::StoreOp::create(*this, v, sptr(addr)); }
-  Value ceilDivc(Value a, int64_t c) { return div(add(a, idx(c - 1)), c); }
-  Value roundUpc(Value a, int64_t c) { return mulc(ceilDivc(a, c), c); }
-  Value sge(Value a, Value b) {
-    return arith::CmpIOp::create(*this, arith::CmpIPredicate::sge, a, b);
-  }
-  Value slt(Value a, Value b) {
-    return arith::CmpIOp::create(*this, arith::CmpIPredicate::slt, a, b);
-  }
-  Value land(Value a, Value b) { return arith::AndIOp::create(*this, a, b); }
-  Value lor(Value a, Value b) { return arith::OrIOp::create(*this, a, b); }
-  Value remui(Value a, Value c) { return arith::RemUIOp::create(*this, a, c); }
-  Value divui(Value a, Value c) { return arith::DivUIOp::create(*this, a, c); }
-  Value xori(Value a, Value c) { return arith::XOrIOp::create(*this, a, c); }
-  Value boolc(bool v) {
-    return arith::ConstantIntOp::create(*this, getI1Type(), v ? 1 : 0);
-  }
-};
 
 /// Waits (mbarrier.try_wait.parity, 10 ms suspend hint per try) until the
 /// phase of parity `phase` (index) of the mbarrier at `bar` completed.
-void waitParity(GB &b, Value bar, Value phase);
+void waitParity(KB &b, Value bar, Value phase);
 
 /// fence.proxy.async.shared::cta: this thread's generic-proxy shared-memory
 /// writes become visible to later async-proxy reads (TMA, wgmma, tcgen05).
-void fenceAsyncShared(GB &b);
+void fenceAsyncShared(KB &b);
 
 /// scf.if yielding `then()` or `otherwise` values.
-SmallVector<Value> ifYield(GB &b, Value cond, ValueRange otherwise,
+SmallVector<Value> ifYield(KB &b, Value cond, ValueRange otherwise,
                            function_ref<SmallVector<Value>()> then);
 
 //===----------------------------------------------------------------------===//
@@ -216,10 +151,10 @@ struct RingSlot {
 /// are a compare and two selects for any stage count (a 64-bit division by
 /// a non-power-of-two stage count cost the loader warpgroup registers it
 /// does not have); counter % 2 is the running stage's parity.
-RingSlot ringSlot(GB &b, Value base, Value it, int64_t stages,
+RingSlot ringSlot(KB &b, Value base, Value it, int64_t stages,
                   int64_t stageBytes);
 /// The ring counter after `it` (modulo 2 x stages).
-Value ringNext(GB &b, Value it, int64_t stages);
+Value ringNext(KB &b, Value it, int64_t stages);
 
 /// The loop over one tile's `kStages` pipeline stages (scf.for s in [0,
 /// kStages)) every role runs: carries `carried` and then the CTA's running
@@ -227,13 +162,13 @@ Value ringNext(GB &b, Value it, int64_t stages);
 /// carried values and the counter advances by ringNext after it. Returns
 /// (carried results, counter after the tile).
 std::pair<SmallVector<Value>, Value>
-ringLoop(GB &b, Value kStages, ValueRange carried, Value it0, int64_t stages,
+ringLoop(KB &b, Value kStages, ValueRange carried, Value it0, int64_t stages,
          function_ref<SmallVector<Value>(Value, Value, SmallVector<Value>)>
              body);
 /// ringLoop without carried values, `body(s, slot)` seeing the ring slot
 /// of the running stage (its ringSlot is emitted first). Returns the
 /// counter after the tile.
-Value forEachRingSlot(GB &b, Value base, Value kStages, Value it0,
+Value forEachRingSlot(KB &b, Value base, Value kStages, Value it0,
                       int64_t stages, int64_t stageBytes,
                       function_ref<void(Value, const RingSlot &)> body);
 
@@ -277,7 +212,7 @@ struct GemmSizes {
 /// The persistent tile scheduler: tile t of the CTA's walk (t = first,
 /// first + step, ...) over the groups of the device end offsets.
 struct Generator {
-  GB &b;
+  KB &b;
   const GemmKind &p;
   const GemmConfig &cfg;
   const GemmSizes &s;
@@ -285,7 +220,7 @@ struct Generator {
   Value nTiles; ///< tiles along N (2D x 3D) or N' (2D x 2D)
   Value mTiles; ///< tiles along M' (2D x 2D only)
 
-  Generator(GB &b, const GemmKind &p, const GemmConfig &cfg,
+  Generator(KB &b, const GemmKind &p, const GemmConfig &cfg,
             const GemmSizes &s, Value offsets);
 
   /// End offset of group g (clamped to the last group).
@@ -338,7 +273,7 @@ private:
 struct KernelFrame {
   gpu::GPUFuncOp fn;
   std::unique_ptr<OpBuilder> ob;
-  std::unique_ptr<GB> b;
+  std::unique_ptr<KB> b;
   Value tmapA, aScales, tmapB, bScales, offsets, out, status;
   GemmSizes sizes;
   Value tid, bid, grid;
@@ -365,18 +300,18 @@ KernelFrame createGemmKernel(gpu::GPUModuleOp module, StringRef name,
 /// slot `st` (parity trick: the first pass waits on the "previous" phase,
 /// which counts as complete), announce `txBytes` on its full barrier, and
 /// issue the TMA tile loads of A and B at K coordinate `kc`.
-void loadTiles(GB &b, Value stage, Value full, Value empty, Value phase,
+void loadTiles(KB &b, Value stage, Value full, Value empty, Value phase,
                int64_t txBytes, Value kc, int64_t aOff, int64_t bOff,
                Value descA, Value descB, const Tile &T);
 
 /// cp.async.bulk of one 512-byte scale atom into shared memory.
-void loadAtom(GB &b, Value dstAddr, Value src, Value full);
+void loadAtom(KB &b, Value dstAddr, Value src, Value full);
 
 /// Thread-local check of the i32 end offsets (run by one thread): every
 /// offset within [previous, token extent], and the padded extents the
 /// layouts need (rows of M-grouped scales; padded token columns and
 /// K-group scale columns) within the buffers. Returns an i1.
-Value validateOffsets(GB &b, const GemmKind &p, const GemmSizes &s,
+Value validateOffsets(KB &b, const GemmKind &p, const GemmSizes &s,
                       Value offsets);
 
 /// The size parameters a kernel of kind `p` accepts (i1), compared as
@@ -388,7 +323,7 @@ Value validateOffsets(GB &b, const GemmKind &p, const GemmSizes &s,
 /// non-negative multiple of 128, roundUp(K/32, 4)], rhs per expert
 /// [roundUp(N, 128), roundUp(K/32, 4)]; 2D x 2D lhs rows roundUp(M, 128),
 /// rhs rows roundUp(N, 128), columns >= 0 (checked against the offsets).
-Value validateSizes(GB &b, const GemmKind &p, const GemmSizes &s);
+Value validateSizes(KB &b, const GemmKind &p, const GemmSizes &s);
 
 /// The prologue both kernels share: thread 0 validates the sizes and then
 /// the offsets, writes the verdict (0 valid, 1 offsets rejected, 2 sizes
@@ -396,7 +331,7 @@ Value validateSizes(GB &b, const GemmKind &p, const GemmSizes &s);
 /// (address, expected arrivals), fenced for the async (TMA / tcgen05)
 /// proxy; after a CTA barrier every thread reads the verdict and CTA 0
 /// publishes it as the kernel's status. Returns the i1 "input valid".
-Value emitPrologue(GB &b, KernelFrame &f, const GemmKind &p, Value flagAddr,
+Value emitPrologue(KB &b, KernelFrame &f, const GemmKind &p, Value flagAddr,
                    ArrayRef<std::pair<Value, int64_t>> barriers);
 
 } // namespace mlir::mxmoe::kernels::gemm

@@ -72,7 +72,7 @@ public:
 
 private:
   KernelFrame &f;
-  GB &b;
+  KB &b;
   const GemmKind &p;
   const GemmConfig &cfg;
   const Sm100SmemMap map;
@@ -96,7 +96,7 @@ private:
   /// `addr` with the given constant part.
   Value desc(int64_t constant, Value addr) {
     Value enc = b.shrui(b.andi(addr, b.idx(0x3FFFF)), 4);
-    return b.i64(b.ori(enc, b.idx(constant)));
+    return b.toI64(b.ori(enc, b.idx(constant)));
   }
 
   void emitTmemAlloc();
@@ -303,7 +303,7 @@ void Sm100Kernel::emitTmemEpilogue() {
         });
     // Tiles without K work (rows past the last offset, empty groups'
     // weight gradients): zeros, no TMEM round trip.
-    ifThen(b, b.eq(has, b.boolc(false)), [&] {
+    ifThen(b, b.eq(has, b.i1(false)), [&] {
       Value zero =
           p.outF32 ? b.f32(0.0f)
                    : arith::ConstantOp::create(b, b.getFloatAttr(outTy, 0.0))

@@ -36,7 +36,7 @@ constexpr int64_t kConsumerArrivals = 256;
 /// One wgmma.mma_async m64nNkK with both operands K-major in shared memory
 /// (descriptors `aDesc`, `bDesc`) and an fp32 accumulator struct `acc` of
 /// type `accTy`; `accumulate` false writes D = A*B (scale-d 0).
-Value wgmmaKMajor(GB &b, Type accTy, Value acc, Value aDesc, Value bDesc,
+Value wgmmaKMajor(KB &b, Type accTy, Value acc, Value aDesc, Value bDesc,
                   int64_t n, int64_t k, NVVM::WGMMATypes aType,
                   NVVM::WGMMATypes bType, bool accumulate) {
   MLIRContext *ctx = b.getContext();
@@ -59,7 +59,7 @@ NVVM::WGMMATypes wgmmaFp8Type(bool e5m2) {
 
 /// fp32 2^(byte - 127) from an i32 byte: byte 0 -> 2^-127 (subnormal
 /// 0x00400000, never 0), 255 -> NaN (OCP MX v1.0 E8M0).
-Value decodeE8M0(GB &b, Value byte) {
+Value decodeE8M0(KB &b, Value byte) {
   Value bits = b.shli(byte, 23);
   Value isZero = b.eq(byte, b.i32(0));
   bits = b.select(isZero, b.i32(0x00400000), bits);
@@ -71,10 +71,10 @@ Value decodeE8M0(GB &b, Value byte) {
 /// Shared-memory descriptor of a no-swizzle K-major operand at `addr`
 /// (index) with leading byte offset `lbo` and SBO 128 B (PTX ISA
 /// 9.7.15.5.1).
-Value descNoSwizzle(GB &b, Value addr, Value lbo) {
+Value descNoSwizzle(KB &b, Value addr, Value lbo) {
   Value enc = b.shrui(b.andi(addr, b.idx(0x3FFFF)), 4);
   enc = b.ori(enc, b.shli(b.shrui(lbo, 4), 16));
-  return b.i64(b.ori(enc, b.idx(int64_t(128 >> 4) << 32)));
+  return b.toI64(b.ori(enc, b.idx(int64_t(128 >> 4) << 32)));
 }
 
 /// The sm_90a kernel under construction: frame, builder, configuration,
@@ -91,7 +91,7 @@ public:
   void build();
 
   KernelFrame &f;
-  GB &b;
+  KB &b;
   const GemmKind &p;
   const GemmConfig &cfg;
   const Sm90SmemMap map;
@@ -141,7 +141,7 @@ public:
 
 private:
   Sm90Kernel &k;
-  GB &b;
+  KB &b;
   const GemmKind &p;
   const GemmConfig &cfg;
   const Sm90SmemMap &map;
@@ -320,7 +320,7 @@ void Sm90Kernel::publishRecord(Value tc, Value kBlocks, Value bAtomRow,
     Value field = b.toI32(fields[i]);
     b.sts(field, b.add(rec, b.idx(4 * i)));
   }
-  Value outBase64 = b.i64(outBase);
+  Value outBase64 = b.toI64(outBase);
   b.sts(outBase64, b.add(rec, b.idx(16)));
   NVVM::MBarrierArriveOp::create(b, Type(), f.bar(map.tileFullBar(0), slot),
                                  Value(), NVVM::MemScopeKind::CTA, false);
@@ -416,7 +416,7 @@ Sm90Consumer::Sm90Consumer(Sm90Kernel &k, Value wg)
 
 Value Sm90Consumer::descOf(Value addr) {
   Value enc = b.shrui(b.andi(addr, b.idx(0x3FFFF)), 4);
-  return b.i64(b.ori(enc, b.idx(descConst)));
+  return b.toI64(b.ori(enc, b.idx(descConst)));
 }
 
 /// A consumer's view of the CTA's it-th stage: waits on the stage's
@@ -515,7 +515,7 @@ void Sm90Consumer::emitFragmentEpilogue(const Tile &T, ArrayRef<Value> accv) {
     Value c1 = b.add(c, b.idx(1));
     Value rowOk = b.ult(r, rowsValid);
     Value at0 = b.add(outBase, b.add(b.mul(r, T.outStride), c));
-    Value pairOk = b.land(b.land(rowOk, b.ult(c1, colsValid)), evenN);
+    Value pairOk = b.andi(b.andi(rowOk, b.ult(c1, colsValid)), evenN);
     auto pair = scf::IfOp::create(b, pairOk, /*withElseRegion=*/true);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&pair.getThenRegion().front());
@@ -527,9 +527,9 @@ void Sm90Consumer::emitFragmentEpilogue(const Tile &T, ArrayRef<Value> accv) {
     v = LLVM::InsertElementOp::create(b, v, hi, b.i32(1));
     LLVM::StoreOp::create(b, v, b.elemPtr(outTy, out, at0), p.outF32 ? 8 : 4);
     b.setInsertionPointToStart(&pair.getElseRegion().front());
-    ifThen(b, b.land(rowOk, b.ult(c, colsValid)),
+    ifThen(b, b.andi(rowOk, b.ult(c, colsValid)),
            [&] { b.stg(cvt(accv[i]), out, at0); });
-    ifThen(b, b.land(rowOk, b.ult(c1, colsValid)), [&] {
+    ifThen(b, b.andi(rowOk, b.ult(c1, colsValid)), [&] {
       Value second = cvt(accv[i + 1]);
       b.stg(second, out, b.add(at0, b.idx(1)));
     });
