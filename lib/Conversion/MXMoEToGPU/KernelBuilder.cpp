@@ -568,10 +568,14 @@ Value mlir::mxmoe::kernels::reciprocalScale(KB &b, Value byte) {
   return b.bitcast(b.getF32Type(), bits);
 }
 
-Value mlir::mxmoe::kernels::decodeScale(KB &b, Value byte) {
+Value mlir::mxmoe::kernels::decodeScale(KB &b, Value byte, bool shiftFirst) {
+  // Normal bytes are the fp32 exponent field: byte << 23.
+  Value normal = shiftFirst ? b.shli(byte, 23) : Value();
   Value isMin = b.eq(byte, b.i32(0));
   Value minBits = b.i32(0x00400000);
-  Value bits = b.select(isMin, minBits, b.shli(byte, 23));
+  if (!shiftFirst)
+    normal = b.shli(byte, 23);
+  Value bits = b.select(isMin, minBits, normal);
   Value isNaN = b.eq(byte, b.i32(255));
   bits = b.select(isNaN, b.i32(0x7FC00000), bits);
   return b.bitcast(b.getF32Type(), bits);

@@ -214,8 +214,13 @@ Value computeScaleByte(KB &b, Value amax, RoundingMode mode,
                        ::mxmoe::MXElementKind kind);
 /// fp32 2^(127 - byte); byte 254 -> 2^-127, 255 -> NaN.
 Value reciprocalScale(KB &b, Value byte);
-/// fp32 2^(byte - 127); byte 0 -> 2^-127 (never 0), 255 -> NaN.
-Value decodeScale(KB &b, Value byte);
+/// fp32 2^(byte - 127) of an i32 E8M0 byte (OCP MX v1.0, section 5; the
+/// scalar reference is e8m0ToFloat): byte 0 -> 2^-127 (the subnormal
+/// 0x00400000, never 0), 255 -> NaN. The one E8M0 decoder of the SIMT and
+/// grouped-GEMM kernels. `shiftFirst` only orders the emitted ops (the
+/// grouped-GEMM kernels emit the shift before the byte-0 test, and keep
+/// their generated code), never the values.
+Value decodeScale(KB &b, Value byte, bool shiftFirst = false);
 /// |x| by clearing the sign bit (NaN stays NaN).
 Value absf(KB &b, Value x);
 /// amax of 32 fp32 values with NaN propagation (maximumf tree).

@@ -57,17 +57,6 @@ NVVM::WGMMATypes wgmmaFp8Type(bool e5m2) {
   return e5m2 ? NVVM::WGMMATypes::e5m2 : NVVM::WGMMATypes::e4m3;
 }
 
-/// fp32 2^(byte - 127) from an i32 byte: byte 0 -> 2^-127 (subnormal
-/// 0x00400000, never 0), 255 -> NaN (OCP MX v1.0 E8M0).
-Value decodeE8M0(KB &b, Value byte) {
-  Value bits = b.shli(byte, 23);
-  Value isZero = b.eq(byte, b.i32(0));
-  bits = b.select(isZero, b.i32(0x00400000), bits);
-  Value isNaN = b.eq(byte, b.i32(255));
-  bits = b.select(isNaN, b.i32(0x7fc00000), bits);
-  return b.bitcast(b.getF32Type(), bits);
-}
-
 /// Shared-memory descriptor of a no-swizzle K-major operand at `addr`
 /// (index) with leading byte offset `lbo` and SBO 128 B (PTX ISA
 /// 9.7.15.5.1).
@@ -326,7 +315,7 @@ void Sm90Kernel::publishRecord(Value tc, Value kBlocks, Value bAtomRow,
                                  Value(), NVVM::MemScopeKind::CTA, false);
 }
 
-/// fp8 path: threads 64-127 decode each stage's e8m0 scales (decodeE8M0)
+/// fp8 path: threads 64-127 decode each stage's e8m0 scales (decodeScale)
 /// into the stage's tf32 tables (Sm90SmemMap::tableBytes) as soon as its
 /// TMA data lands: A rows r and r + 64 (one per consumer warpgroup: sa of
 /// block kb in slot kb of A table kb) and the sbT rows of tile columns c,
@@ -352,7 +341,7 @@ Value Sm90Kernel::atomWord(const RingSlot &slot, int64_t atomOff, Value row) {
 
 Value Sm90Kernel::decodeByte(Value word, int64_t kb) {
   Value shifted = b.shrui(word, 8 * kb);
-  return decodeE8M0(b, b.andi(shifted, b.i32(0xff)));
+  return decodeScale(b, b.andi(shifted, b.i32(0xff)), /*shiftFirst=*/true);
 }
 
 /// Decoder thread `d` (0-63) of stage `s` of tile T in ring slot `slot`.
@@ -768,7 +757,7 @@ void Sm90Consumer::convertChunk(const Tile &T, Value s, Value src, Value dst,
   Value byte = arith::ExtUIOp::create(
       b, b.getI32Type(),
       b.lds(b.getI8Type(), b.add(atom, b.add(b.atomRowOffset(scaleRow), kb))));
-  Value scale = decodeE8M0(b, byte);
+  Value scale = decodeScale(b, byte, /*shiftFirst=*/true);
   Value s2 = vector::BroadcastOp::create(b, VectorType::get({2}, f32), scale);
   SmallVector<Value> words;
   for (int64_t i = 0; i < 4; ++i) {
