@@ -50,7 +50,7 @@ def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
     zero-fill.
 
     Semantics are bit-exact with the OCP MX v1.0 spec as TorchAO implements
-    it (shared/reference/mx-formats.md): element conversion by PTX
+    it (OCP MX v1.0 section 6.3; torchao `torchao/prototype/mx_formats/mx_tensor.py`): element conversion by PTX
     `cvt.rn.satfinite.{e4m3,e5m2}x2.f32` (`nvvm.convert.f32x2.to.f8x2`),
     scale bytes computed from the fp32 bits of amax with integer ops (FLOOR,
     RCEIL, CEIL, EVEN), NaN/Inf blocks get scale 0xFF, dequantization by
@@ -64,6 +64,18 @@ def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
     swizzles in both directions (2-D, 3-D, M-groups, K-groups). FP6 data and
     dynamic shapes fail the pass with a diagnostic naming what is
     unsupported.
+
+    Scale tiles (`mxmoe.quantize` `scale_tile = [r, c]`, the MX128 recipe):
+    [1, c] tiles in every layout above and in the compact one (one byte per
+    tile), rowwise with one thread per 1x32 block whose tile's c/32 threads
+    form a lane group that combines the amax with `shfl.sync.bfly` (c/32 a
+    power of two), else one thread per tile; on a jagged token axis c-token
+    windows restarting at every group start. [r, c] tiles with r > 1
+    (weights, no token groups): one CTA per tile (at most 4 x block-size
+    blocks of 32), the amax reduced by warp shuffles and shared memory;
+    blocked scales need r = c = 128 (one 512-byte atom per tile), other
+    multi-row tiles write row-major or compact scales (a diagnostic
+    otherwise). `mxmoe.dequantize` reads compact scales.
 
     `mxmoe.grouped_matmul` with MXFP8 operands (f8E4M3FN/f8E5M2 data,
     blocked_128x4 scales as mxmoe-pack-scales leaves them) becomes, for

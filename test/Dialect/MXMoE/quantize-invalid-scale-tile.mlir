@@ -103,6 +103,15 @@ func.func @compact_jagged_too_few_windows(%x: tensor<1000x64xbf16>, %offs: tenso
 
 // -----
 
+func.func @compact_jagged_too_many_windows(%x: tensor<100x64xbf16>, %offs: tensor<2xi32>) {
+  // expected-error @+1 {{'mxmoe.quantize' op per_k_group compact scales have 6 window columns, more than the 5 32-token blocks of the padded token axis (every window holds at least one)}}
+  %q, %s = mxmoe.quantize %x offsets(%offs : tensor<2xi32>) {axis = 0 : i64, scale_tile = array<i64: 1, 128>}
+      : tensor<100x64xbf16> -> tensor<64x160xf8E4M3FN>, tensor<64x6xf8E8M0FNU, #mxmoe.scale_layout<compact, tile = [1, 128], per_k_group>>
+  return
+}
+
+// -----
+
 func.func @compact_m_grouped(%x: tensor<1000x256xbf16>, %offs: tensor<8xi32>) {
   // expected-error @+1 {{'mxmoe.quantize' op offsets have no effect on rowwise MX data with row-major or compact scales; remove them, or use blocked_128x4 scales for the M-grouped layout}}
   %q, %s = mxmoe.quantize %x offsets(%offs : tensor<8xi32>) {axis = 1 : i64, scale_tile = array<i64: 1, 128>}

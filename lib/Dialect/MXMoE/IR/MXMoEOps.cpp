@@ -288,6 +288,15 @@ LogicalResult verifyCompactScaleShape(Operation *op, RankedTensorType data,
            << "per_k_group compact scales need at least ceil(T / " << tile[1]
            << ") = " << minCols << " window columns for T = " << tokens
            << " tokens, got " << cols;
+  // Every window holds at least one 32-token block of the padded axis.
+  int64_t maxCols = divBlock(data.getShape().back());
+  if (jagged && !ShapedType::isDynamic(cols) &&
+      !ShapedType::isDynamic(maxCols) && cols > maxCols)
+    return op->emitOpError()
+           << "per_k_group compact scales have " << cols
+           << " window columns, more than the " << maxCols
+           << " 32-token blocks of the padded token axis (every window "
+              "holds at least one)";
   return success();
 }
 
