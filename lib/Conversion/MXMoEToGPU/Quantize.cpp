@@ -507,48 +507,82 @@ void KernelGen::genQuantizeGeneral(QuantizeOp op, const MXGeometry &geo,
 // scales a thread also quantizes (data only) the data block with its own
 // index if that block's row lies past the last offset, so those rows are
 // written too.
-void KernelGen::genQuantizeRowwiseBlocked(QuantizeOp op, const MXGeometry &geo,
-                                          MXElementKind kind) {
+RowwiseBlockedABI mlir::mxmoe::kernels::getRowwiseBlockedABI(
+    QuantizeOp op, const MXGeometry &geo) {
   RankedTensorType in = op.getInput().getType();
   RankedTensorType data = op.getData().getType();
   RankedTensorType scales = op.getScales().getType();
-  Type elem = in.getElementType();
-  RoundingMode mode = op.getRounding();
-  Value offsets = op.getOffsets();
   // Sizes are run-time parameters (one kernel per element types, rounding
   // and group count): batch, rows R and length L of each row (the input is
   // [batch, R, L], L contiguous), rows and columns of one blocked scale
   // matrix.
   int64_t sRows = scales.getShape()[scales.getRank() - 2];
   int64_t sCols = scales.getShape().back();
-  SmallVector<int64_t> sizes{geo.batch, geo.rows, geo.len, sRows, sCols};
-  int64_t work = geo.batch * sRows * sCols;
-  enum { kBatch, kRows, kLen, kScaleRows, kScaleCols };
-
-  RuntimeShapeSpec spec{{elem, flatMemRef(data).getElementType(),
-                         scales.getElementType()},
-                        {"batch", "rows", "len", "scale_rows", "scale_cols"}};
-  std::optional<GroupSpec> groups;
-  if (offsets) {
+  RowwiseBlockedABI abi{
+      {geo.batch, geo.rows, geo.len, sRows, sCols},
+      geo.batch * sRows * sCols,
+      {{in.getElementType(), flatMemRef(data).getElementType(),
+        scales.getElementType()},
+       {"batch", "rows", "len", "scale_rows", "scale_cols"}},
+      std::nullopt, 1, 2};
+  if (Value offsets = op.getOffsets()) {
     int64_t G = cast<RankedTensorType>(offsets.getType()).getDimSize(0);
-    spec.views.insert(spec.views.begin() + 1,
-                      IntegerType::get(op.getContext(), 32));
-    spec.views.push_back(IntegerType::get(op.getContext(), 32));
+    abi.spec.views.insert(abi.spec.views.begin() + 1,
+                          IntegerType::get(op.getContext(), 32));
+    abi.spec.views.push_back(IntegerType::get(op.getContext(), 32));
     // capacity: scale rows / 128 tiles of 128 rows.
-    groups = GroupSpec{1, 4, G, 0, {{128, 1, 128, kScaleRows}}, kRows};
+    abi.groups = GroupSpec{1, 4, G, 0, {{128, 1, 128, kRBScaleRows}}, kRBRows};
+    abi.aData = 2;
+    abi.aScales = 3;
   }
-  unsigned aData = offsets ? 2 : 1, aScales = offsets ? 3 : 2;
+  return abi;
+}
 
+BlockedByte mlir::mxmoe::kernels::getRowwiseBlockedByte(KB &b, GroupTable &tab,
+                                                        ValueRange sz, Value t,
+                                                        Value C, bool grouped) {
+  Value R = sz[kRBRows];
+  Value perBatch = b.mul(sz[kRBScaleRows], sz[kRBScaleCols]);
+  BlockedByte o;
+  Value within;
+  std::tie(o.bi, within) = b.divRem(t, perBatch);
+  auto prc = b.blockedCoord(within, sz[kRBScaleCols]);
+  Value pr = prc.first;
+  o.c = prc.second;
+  Value colOk = b.ult(o.c, C);
+  if (!grouped) {
+    o.real = b.andi(b.ult(pr, R), colOk);
+    o.r = pr;
+    return o;
+  }
+  int64_t G = tab.numGroups;
+  Value tile = b.div(pr, 128);
+  Value inGroups = b.ult(tile, b.load(tab.starts[0], b.idx(G)));
+  Value found = largestStartLE(b, tab, 0, tile);
+  Value g = b.minui(found, b.idx(G - 1));
+  Value local = b.sub(pr, b.mulc(b.load(tab.starts[0], g), 128));
+  Value begin = tab.groupBegin(b, g);
+  Value size = b.sub(b.load(tab.ends, g), begin);
+  o.real = b.andi(inGroups, b.andi(b.ult(local, size), colOk));
+  o.r = b.add(begin, local);
+  return o;
+}
+
+void KernelGen::genQuantizeRowwiseBlocked(QuantizeOp op, const MXGeometry &geo,
+                                          MXElementKind kind) {
+  Type elem = op.getInput().getType().getElementType();
+  RoundingMode mode = op.getRounding();
+  Value offsets = op.getOffsets();
+  RowwiseBlockedABI abi = getRowwiseBlockedABI(op, geo);
   auto kernel = createKernel(
-      module, name("quantize", op), spec,
+      module, name("quantize", op), abi.spec,
       [&](KB &b, ValueRange sz) {
-        return b.mul(sz[kBatch], b.mul(sz[kScaleRows], sz[kScaleCols]));
+        return b.mul(sz[kRBBatch], b.mul(sz[kRBScaleRows], sz[kRBScaleCols]));
       },
-      blockSize, groups ? &*groups : nullptr,
+      blockSize, abi.groups ? &*abi.groups : nullptr,
       [&](KB &b, ValueRange a, ValueRange sz, Value t, GroupTable &tab) {
-        Value x = a[0], dmem = a[aData], smem = a[aScales];
-        Value R = sz[kRows], L = sz[kLen], C = b.div(L, kMXBlockSize);
-        Value perBatch = b.mul(sz[kScaleRows], sz[kScaleCols]);
+        Value x = a[0], dmem = a[abi.aData], smem = a[abi.aScales];
+        Value R = sz[kRBRows], L = sz[kRBLen], C = b.div(L, kMXBlockSize);
         auto quantizeRow = [&](Value bi, Value r, Value c) {
           Value row = b.add(b.mul(bi, R), r);
           Value rowStart = b.mul(row, L);
@@ -556,30 +590,10 @@ void KernelGen::genQuantizeRowwiseBlocked(QuantizeOp op, const MXGeometry &geo,
           SmallVector<Value> xs = loadHPBlock(b, x, elem, base);
           return quantizeBlock(b, xs, mode, kind, dmem, base);
         };
-        Value bi, o;
-        std::tie(bi, o) = b.divRem(t, perBatch);
-        auto prc = b.blockedCoord(o, sz[kScaleCols]);
-        Value pr = prc.first, c = prc.second;
-        Value colOk = b.ult(c, C);
-        Value real, r;
-        if (!offsets) {
-          real = b.andi(b.ult(pr, R), colOk);
-          r = pr;
-        } else {
-          int64_t G = tab.numGroups;
-          Value tile = b.div(pr, 128);
-          Value inGroups = b.ult(tile, b.load(tab.starts[0], b.idx(G)));
-          Value found = largestStartLE(b, tab, 0, tile);
-          Value g = b.minui(found, b.idx(G - 1));
-          Value local = b.sub(pr, b.mulc(b.load(tab.starts[0], g), 128));
-          Value begin = tab.groupBegin(b, g);
-          Value size = b.sub(b.load(tab.ends, g), begin);
-          real = b.andi(inGroups, b.andi(b.ult(local, size), colOk));
-          r = b.add(begin, local);
-        }
+        BlockedByte o = getRowwiseBlockedByte(b, tab, sz, t, C, bool(offsets));
         ifThenElse(
-            b, real,
-            [&] { storeScale(b, quantizeRow(bi, r, c), smem, t); },
+            b, o.real,
+            [&] { storeScale(b, quantizeRow(o.bi, o.r, o.c), smem, t); },
             [&] { storeZeroScale(b, smem, t); });
         if (!offsets)
           return;
@@ -592,7 +606,7 @@ void KernelGen::genQuantizeRowwiseBlocked(QuantizeOp op, const MXGeometry &geo,
         Value tail = b.andi(isBlock, b.ule(lastEnd, rowB));
         ifThen(b, tail, [&] { quantizeRow(b.idx(0), rowB, cB); });
       });
-  finish(op, kernel, quantizeHostArgs(op), sizes, work);
+  finish(op, kernel, quantizeHostArgs(op), abi.sizes, abi.work);
 }
 
 //===----------------------------------------------------------------------===//

@@ -42,6 +42,32 @@ Value quantizeBlock(KB &b, ArrayRef<Value> xs, RoundingMode mode,
 /// scales, (status).
 SmallVector<HostArg> quantizeHostArgs(QuantizeOp op);
 
+/// The interface of the rowwise blocked quantize kernels (one thread per
+/// blocked scale byte, genQuantizeRowwiseBlocked and its scale-tile
+/// variant): the sizes bound at launch (kRB* order), the threads, the
+/// run-time parameters and the M-group table of grouped ones.
+enum RowwiseBlockedScalar {
+  kRBBatch, kRBRows, kRBLen, kRBScaleRows, kRBScaleCols
+};
+struct RowwiseBlockedABI {
+  SmallVector<int64_t> sizes;
+  int64_t work;
+  RuntimeShapeSpec spec;
+  std::optional<GroupSpec> groups;
+  unsigned aData, aScales; ///< argument positions of data and scales
+};
+RowwiseBlockedABI getRowwiseBlockedABI(QuantizeOp op, const MXGeometry &geo);
+
+/// Blocked scale byte `t` of a rowwise quantization with `C` scale columns
+/// (sizes `sz` in kRB* order): its batch, data row (within the batch; for
+/// M-grouped scales the token row of the padded row), scale column, and
+/// whether a real scale lands there (else padding).
+struct BlockedByte {
+  Value bi, r, c, real;
+};
+BlockedByte getRowwiseBlockedByte(KB &b, GroupTable &tab, ValueRange sz,
+                                  Value t, Value C, bool grouped);
+
 /// One thread of the general quantize kernel (genQuantizeGeneral): the
 /// kernel's configuration and the values its code reads.
 struct QuantizeThread {

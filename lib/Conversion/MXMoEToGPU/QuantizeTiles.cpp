@@ -511,73 +511,31 @@ void KernelGen::genQuantizeGeneralTiles(QuantizeOp op, const MXGeometry &geo,
 void KernelGen::genQuantizeRowwiseBlockedTiles(QuantizeOp op,
                                                const MXGeometry &geo,
                                                MXElementKind kind) {
-  RankedTensorType in = op.getInput().getType();
-  RankedTensorType data = op.getData().getType();
-  RankedTensorType scales = op.getScales().getType();
   std::array<int64_t, 2> ts = op.getScaleTileOrDefault();
   TileShape tile{ts[0], ts[1]};
   int64_t lanes = tile.blocks(); // 2 or 4 bytes of one blocked atom row
-  Type elem = in.getElementType();
+  Type elem = op.getInput().getType().getElementType();
   Value offsets = op.getOffsets();
-  // Sizes and threads as the MX rowwise blocked kernel's
-  // (genQuantizeRowwiseBlocked): one thread per blocked scale byte. A
-  // batch's blocked bytes are a multiple of 512, so whole warps run the
-  // body together and byte o's lane group is o's tile.
-  int64_t sRows = scales.getShape()[scales.getRank() - 2];
-  int64_t sCols = scales.getShape().back();
-  SmallVector<int64_t> sizes{geo.batch, geo.rows, geo.len, sRows, sCols};
-  int64_t work = geo.batch * sRows * sCols;
-  enum { kBatch, kRows, kLen, kScaleRows, kScaleCols };
-  RuntimeShapeSpec spec{{elem, flatMemRef(data).getElementType(),
-                         scales.getElementType()},
-                        {"batch", "rows", "len", "scale_rows", "scale_cols"}};
-  std::optional<GroupSpec> groups;
-  if (offsets) {
-    int64_t G = cast<RankedTensorType>(offsets.getType()).getDimSize(0);
-    spec.views.insert(spec.views.begin() + 1,
-                      IntegerType::get(op.getContext(), 32));
-    spec.views.push_back(IntegerType::get(op.getContext(), 32));
-    groups = GroupSpec{1, 4, G, 0, {{128, 1, 128, kScaleRows}}, kRows};
-  }
-  unsigned aData = offsets ? 2 : 1, aScales = offsets ? 3 : 2;
+  // The MX rowwise blocked kernel's interface and threads: one thread per
+  // blocked scale byte. A batch's blocked bytes are a multiple of 512, so
+  // whole warps run the body together and byte o's lane group is o's tile.
+  RowwiseBlockedABI abi = getRowwiseBlockedABI(op, geo);
   auto kernel = createKernel(
-      module, name("quantize", op), spec,
+      module, name("quantize", op), abi.spec,
       [&](KB &b, ValueRange sz) {
-        return b.mul(sz[kBatch], b.mul(sz[kScaleRows], sz[kScaleCols]));
+        return b.mul(sz[kRBBatch], b.mul(sz[kRBScaleRows], sz[kRBScaleCols]));
       },
-      blockSize, groups ? &*groups : nullptr,
+      blockSize, abi.groups ? &*abi.groups : nullptr,
       [&](KB &b, ValueRange a, ValueRange sz, Value t, GroupTable &tab) {
-        Value R = sz[kRows], L = sz[kLen], C = b.div(L, kMXBlockSize);
-        RowwiseBlockedLanes th{b,    elem,     op.getRounding(), kind, tile,
-                               a[0], a[aData], R,                L,    C};
-        Value perBatch = b.mul(sz[kScaleRows], sz[kScaleCols]);
-        Value bi, within, pr, c;
-        std::tie(bi, within) = b.divRem(t, perBatch);
-        std::tie(pr, c) = b.blockedCoord(within, sz[kScaleCols]);
-        Value colOk = b.ult(c, C);
-        Value real, r;
-        if (!offsets) {
-          real = b.andi(b.ult(pr, R), colOk);
-          r = pr;
-        } else {
-          int64_t G = tab.numGroups;
-          Value tileRow = b.div(pr, 128);
-          Value tiles = b.load(tab.starts[0], b.idx(G));
-          Value inGroups = b.ult(tileRow, tiles);
-          Value found = largestStartLE(b, tab, 0, tileRow);
-          Value g = b.minui(found, b.idx(G - 1));
-          Value first = b.mulc(b.load(tab.starts[0], g), 128);
-          Value local = b.sub(pr, first);
-          Value begin = tab.groupBegin(b, g);
-          Value size = b.sub(b.load(tab.ends, g), begin);
-          Value inGroup = b.ult(local, size);
-          real = b.andi(inGroups, b.andi(inGroup, colOk));
-          Value row = b.add(begin, local);
-          r = b.select(real, row, b.idx(0));
-        }
-        Value byte = th.quantize(bi, r, c, real);
+        Value R = sz[kRBRows], L = sz[kRBLen], C = b.div(L, kMXBlockSize);
+        RowwiseBlockedLanes th{b,    elem,         op.getRounding(), kind, tile,
+                               a[0], a[abi.aData], R,                L,    C};
+        BlockedByte o = getRowwiseBlockedByte(b, tab, sz, t, C, bool(offsets));
+        // Rows of other lanes may be padding: they load element 0.
+        Value r = offsets ? b.select(o.real, o.r, b.idx(0)) : o.r;
+        Value byte = th.quantize(o.bi, r, o.c, o.real);
         Value zero = b.i32(0);
-        storeScale(b, b.select(real, byte, zero), a[aScales], t);
+        storeScale(b, b.select(o.real, byte, zero), a[abi.aScales], t);
         if (!offsets)
           return;
         // Rows past the last offset have no scale but their data is
@@ -597,7 +555,7 @@ void KernelGen::genQuantizeRowwiseBlockedTiles(QuantizeOp op,
           th.quantize(batch0, rowB, cB, b.ult(cB, C));
         });
       });
-  finish(op, kernel, quantizeHostArgs(op), sizes, work);
+  finish(op, kernel, quantizeHostArgs(op), abi.sizes, abi.work);
 }
 
 namespace {
