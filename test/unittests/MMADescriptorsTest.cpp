@@ -616,6 +616,23 @@ TEST(MMADescriptors, WgmmaSmemDescGolden) {
             0x4000004000010202ull);
 }
 
+// What the sm_90a kernel's scale-product wgmma ORs together at run time
+// (GroupedMatmul smemDescriptor): the no-swizzle table constant (SBO 128 B),
+// the start-address field and a run-time LBO at kSmemDescLboShift.
+TEST(MMADescriptors, WgmmaRunTimeLboComposition) {
+  constexpr uint64_t table =
+      wgmmaSmemDescConstantPart(0, 128, WgmmaSwizzle::None);
+  EXPECT_EQ(table, 0x0000000800000000ull);
+  EXPECT_EQ(kSmemDescLboShift, 16u);
+  for (uint32_t addr : {0x0u, 0x400u, 0x2030u, 0x3FFF0u})
+    for (uint32_t lbo : {0u, 16u, 1024u, 0x3FFF0u})
+      EXPECT_EQ(table | smemDescStartAddressField(addr) |
+                    (uint64_t{lbo >> 4} << kSmemDescLboShift),
+                encodeWgmmaSmemDesc(addr, lbo, 128, WgmmaSwizzle::None, 0))
+          << std::hex << addr << " " << lbo;
+  EXPECT_EQ(smemDescStartAddressField(kSmemDescAddressMask + 1), 0ull);
+}
+
 TEST(MMADescriptors, WgmmaVersusTcgen05Swizzle) {
   // Same geometry: the two formats differ only by the tcgen05 version bit 46
   // (the 2-bit wgmma code at 62 equals the 3-bit tcgen05 code at 61).

@@ -8,6 +8,8 @@
 
 #include "Common.h"
 
+#include "mxmoe/Dialect/MXMoE/Utils/MMADescriptors.h"
+
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/SymbolTable.h"
@@ -27,6 +29,18 @@ void fenceAsyncShared(KB &b) {
   NVVM::FenceProxyOp::create(
       b, NVVM::ProxyKind::async_shared,
       NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
+}
+
+Value smemDescriptor(KB &b, Value addr, uint64_t constantPart,
+                     Value lboBytes) {
+  Value window = b.andi(addr, b.idx(::mxmoe::kSmemDescAddressMask));
+  Value desc = b.shrui(window, 4);
+  if (lboBytes) {
+    Value lbo = b.shrui(lboBytes, 4);
+    desc = b.ori(desc, b.shli(lbo, ::mxmoe::kSmemDescLboShift));
+  }
+  desc = b.ori(desc, b.idx(static_cast<int64_t>(constantPart)));
+  return b.toI64(desc);
 }
 
 SmallVector<Value> ifYield(KB &b, Value cond, ValueRange otherwise,

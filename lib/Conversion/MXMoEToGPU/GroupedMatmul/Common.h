@@ -134,6 +134,17 @@ void waitParity(KB &b, Value bar, Value phase);
 /// writes become visible to later async-proxy reads (TMA, wgmma, tcgen05).
 void fenceAsyncShared(KB &b);
 
+/// The 64-bit shared-memory matrix descriptor (i64) of the operand at
+/// shared-window address `addr` (index), for wgmma (PTX ISA 9.7.15.5.1) and
+/// tcgen05 (9.7.16.4.1): the run-time start-address field (addr & 0x3FFFF)
+/// >> 4 (smemDescStartAddressField) ORed into `constantPart`, the
+/// compile-time fields from MMADescriptors.h (wgmmaSmemDescConstantPart,
+/// tcgen05SmemDescConstantPart, kTcgen05ScaleFactorSrcDescConstant). When
+/// given, the run-time leading byte offset `lboBytes` (index, a multiple of
+/// 16) is ORed into the LBO field, which is then 0 in `constantPart`.
+Value smemDescriptor(KB &b, Value addr, uint64_t constantPart,
+                     Value lboBytes = Value());
+
 /// scf.if yielding `then()` or `otherwise` values.
 SmallVector<Value> ifYield(KB &b, Value cond, ValueRange otherwise,
                            function_ref<SmallVector<Value>()> then);

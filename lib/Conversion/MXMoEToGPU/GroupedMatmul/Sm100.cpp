@@ -92,13 +92,6 @@ private:
   Value taddr(Value v) {
     return LLVM::IntToPtrOp::create(b, tptr, b.toI32(v)).getResult();
   }
-  /// Shared-memory descriptor (tcgen05 matrix or scale-factor source) of
-  /// `addr` with the given constant part.
-  Value desc(int64_t constant, Value addr) {
-    Value enc = b.shrui(b.andi(addr, b.idx(0x3FFFF)), 4);
-    return b.toI64(b.ori(enc, b.idx(constant)));
-  }
-
   void emitTmemAlloc();
   void emitTmaWarp();
   void emitMmaWarp();
@@ -229,21 +222,21 @@ SmallVector<Value> Sm100Kernel::emitMmaTile(const Tile &T, Value it0,
 /// Scales of the stage: one 512-byte smem atom -> 4 TMEM columns from `col`
 /// (tcgen05.cp 32x128b.warpx4).
 void Sm100Kernel::copyScales(Value col, Value smemAddr) {
-  int64_t sfDescConst =
-      static_cast<int64_t>(::mxmoe::kTcgen05ScaleFactorSrcDescConstant);
   Value dst = taddr(col);
+  Value src =
+      smemDescriptor(b, smemAddr, ::mxmoe::kTcgen05ScaleFactorSrcDescConstant);
   NVVM::Tcgen05CpOp::create(
       b, NVVM::Tcgen05CpShapeAttr::get(ctx, NVVM::Tcgen05CpShape::SHAPE_32x128b),
       cta1,
       NVVM::Tcgen05CpMulticastAttr::get(ctx, NVVM::Tcgen05CpMulticast::WARPX4),
-      nullptr, dst, desc(sfDescConst, smemAddr));
+      nullptr, dst, src);
 }
 
 /// One stage: wait for its data, copy its scales to TMEM, issue one
 /// block-scaled MMA per live MX block and free the slot on completion.
 void Sm100Kernel::emitMmaStage(const Tile &T, Value s, const RingSlot &slot) {
-  int64_t smemDescConst = static_cast<int64_t>(::mxmoe::tcgen05SmemDescConstantPart(
-      /*lboBytes=*/16, /*sboBytes=*/1024, ::mxmoe::Tcgen05Swizzle::Swizzle128B));
+  uint64_t smemDescConst = ::mxmoe::tcgen05SmemDescConstantPart(
+      /*lboBytes=*/16, /*sboBytes=*/1024, ::mxmoe::Tcgen05Swizzle::Swizzle128B);
   Value st = slot.st, phase = slot.phase, stage = slot.stage;
   waitParity(b, f.bar(map.fullBar(), st), phase);
   fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
@@ -269,9 +262,10 @@ void Sm100Kernel::emitMmaStage(const Tile &T, Value s, const RingSlot &slot) {
           idescBase, static_cast<unsigned>(kb), static_cast<unsigned>(kb));
       Value accumulate = b.ne(blk, b.idx(0));
       Value dAddr = taddr(tbase);
-      Value aDesc = desc(smemDescConst, b.add(stage, b.idx(32 * kb)));
-      Value bDesc =
-          desc(smemDescConst, b.add(stage, b.idx(map.aBytes() + 32 * kb)));
+      Value aAddr = b.add(stage, b.idx(32 * kb));
+      Value aDesc = smemDescriptor(b, aAddr, smemDescConst);
+      Value bAddr = b.add(stage, b.idx(map.aBytes() + 32 * kb));
+      Value bDesc = smemDescriptor(b, bAddr, smemDescConst);
       Value idescV = b.i32(static_cast<int64_t>(idesc));
       Value sfaAddr = taddr(sfCol);
       Value sfbAddr = taddr(sfbCol);

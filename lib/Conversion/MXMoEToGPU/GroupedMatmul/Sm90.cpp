@@ -57,15 +57,6 @@ NVVM::WGMMATypes wgmmaFp8Type(bool e5m2) {
   return e5m2 ? NVVM::WGMMATypes::e5m2 : NVVM::WGMMATypes::e4m3;
 }
 
-/// Shared-memory descriptor of a no-swizzle K-major operand at `addr`
-/// (index) with leading byte offset `lbo` and SBO 128 B (PTX ISA
-/// 9.7.15.5.1).
-Value descNoSwizzle(KB &b, Value addr, Value lbo) {
-  Value enc = b.shrui(b.andi(addr, b.idx(0x3FFFF)), 4);
-  enc = b.ori(enc, b.shli(b.shrui(lbo, 4), 16));
-  return b.toI64(b.ori(enc, b.idx(int64_t(128 >> 4) << 32)));
-}
-
 /// The sm_90a kernel under construction: frame, builder, configuration,
 /// shared-memory map and tile scheduler; its methods emit the roles.
 class Sm90Kernel {
@@ -137,7 +128,7 @@ private:
   MLIRContext *ctx;
   Type f32;
   int64_t nFrag;         ///< f32 registers per thread
-  int64_t descConst;     ///< constant part of descOf's descriptors
+  uint64_t descConst;    ///< constant part of descOf's descriptors
   Value w, t;            ///< w 0 or 1 (rows 64w..64w+63); t in [0, 128)
   Value fragRow, fragCol; ///< fragment row (+ 8 for i%4>=2) and column
 
@@ -399,13 +390,12 @@ Sm90Consumer::Sm90Consumer(Sm90Kernel &k, Value wg)
   // Hopper smem descriptor, K-major SWIZZLE_128B: layout 1 at bits
   // 62-63, SBO = 1024 B (8 rows x 128 B) >> 4 at 32-45, LBO 16 B >> 4
   // (unused for swizzled K-major) at 16-29 (PTX ISA 9.7.15.5.1).
-  descConst = static_cast<int64_t>(::mxmoe::wgmmaSmemDescConstantPart(
-      /*lboBytes=*/16, /*sboBytes=*/1024, ::mxmoe::WgmmaSwizzle::Swizzle128B));
+  descConst = ::mxmoe::wgmmaSmemDescConstantPart(
+      /*lboBytes=*/16, /*sboBytes=*/1024, ::mxmoe::WgmmaSwizzle::Swizzle128B);
 }
 
 Value Sm90Consumer::descOf(Value addr) {
-  Value enc = b.shrui(b.andi(addr, b.idx(0x3FFFF)), 4);
-  return b.toI64(b.ori(enc, b.idx(descConst)));
+  return smemDescriptor(b, addr, descConst);
 }
 
 /// A consumer's view of the CTA's it-th stage: waits on the stage's
@@ -594,8 +584,12 @@ Value Sm90Consumer::scaleProduct(const Fp8Operands &ops, int64_t kb,
                                  int64_t n) {
   auto ty = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(n / 2, f32));
   Value aAddr = b.add(ops.saTab, b.idx(kb * map.saTableBytes()));
-  Value aDesc = descNoSwizzle(b, aAddr, b.sub(ops.zeroBlock, aAddr));
-  Value bDesc = descNoSwizzle(b, ops.sbTab, b.idx(0));
+  // No-swizzle K-major tables: SBO 128 B, the A table's LBO run-time.
+  uint64_t tableDesc = ::mxmoe::wgmmaSmemDescConstantPart(
+      /*lboBytes=*/0, /*sboBytes=*/128, ::mxmoe::WgmmaSwizzle::None);
+  Value aLbo = b.sub(ops.zeroBlock, aAddr);
+  Value aDesc = smemDescriptor(b, aAddr, tableDesc, aLbo);
+  Value bDesc = smemDescriptor(b, ops.sbTab, tableDesc, b.idx(0));
   return wgmmaKMajor(b, ty, LLVM::UndefOp::create(b, ty), aDesc, bDesc, n, 8,
                      NVVM::WGMMATypes::tf32, NVVM::WGMMATypes::tf32,
                      /*accumulate=*/false);

@@ -404,13 +404,22 @@ inline constexpr uint32_t kSmemDescMaxAddress = 0x3FFF0;
 /// Largest LBO / SBO in bytes: (value >> 4) must fit in 14 bits.
 inline constexpr uint32_t kSmemDescMaxOffset = 0x3FFFu << 4; // 262128
 
+/// The shared::cta window the start-address field encodes (18 bits).
+inline constexpr uint32_t kSmemDescAddressMask = 0x3FFFF;
+
 /// The start-address field (bits 0-13) of a tcgen05 or wgmma smem descriptor:
 /// (addrBytes & 0x3FFFF) >> 4 (PTX ISA 9.7.16.4.1 / 9.7.15.5.1, "matrix
 /// descriptor encode"). This is what a kernel ORs into a constant part at run
 /// time; for an in-window, 16-byte aligned address it loses nothing.
 inline constexpr uint64_t smemDescStartAddressField(uint32_t addrBytes) {
-  return (addrBytes & 0x3FFFFu) >> 4;
+  return (addrBytes & kSmemDescAddressMask) >> 4;
 }
+
+/// First bit of the LBO field (bits 16-29, lboBytes >> 4) of a tcgen05 or
+/// wgmma smem descriptor (PTX ISA 9.7.16.4.1 / 9.7.15.5.1). A kernel with a
+/// run-time LBO ORs (lbo >> 4) << kSmemDescLboShift into a constant part
+/// whose LBO is 0.
+inline constexpr unsigned kSmemDescLboShift = 16;
 
 /// Decoded fields of a shared-memory matrix descriptor. All sizes in bytes.
 /// `swizzleCode` is the raw swizzle field (3 bits at 61-63 for tcgen05, 2 bits
@@ -456,7 +465,7 @@ inline std::string checkSmemCommon(uint32_t addr, uint32_t lbo, uint32_t sbo,
 inline constexpr uint64_t packSmemCommon(uint32_t addr, uint32_t lbo,
                                          uint32_t sbo, unsigned baseOffset) {
   return smemDescStartAddressField(addr) |
-         (static_cast<uint64_t>((lbo >> 4) & 0x3FFFu) << 16) |
+         (static_cast<uint64_t>((lbo >> 4) & 0x3FFFu) << kSmemDescLboShift) |
          (static_cast<uint64_t>((sbo >> 4) & 0x3FFFu) << 32) |
          (static_cast<uint64_t>(baseOffset & 0x7u) << 49);
 }
