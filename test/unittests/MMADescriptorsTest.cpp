@@ -27,7 +27,7 @@ using namespace mxmoe;
 
 namespace {
 
-using K = MXElemKind;
+using K = Tcgen05TypeCode;
 
 Tcgen05BlockScaledConfig bs(K a, K b, unsigned n, unsigned sfa = 0,
                             unsigned sfb = 0) {
@@ -73,27 +73,27 @@ static_assert(wgmmaSmemDescConstantPart(16, 1024, WgmmaSwizzle::Swizzle128B) ==
 // Element kinds
 //===----------------------------------------------------------------------===//
 
-TEST(MMADescriptors, ElemKindCodes) {
+TEST(MMADescriptors, Tcgen05TypeCodes) {
   EXPECT_EQ(static_cast<uint32_t>(K::E4M3), 0u);
   EXPECT_EQ(static_cast<uint32_t>(K::E5M2), 1u);
   EXPECT_EQ(static_cast<uint32_t>(K::E2M3), 3u);
   EXPECT_EQ(static_cast<uint32_t>(K::E3M2), 4u);
   EXPECT_EQ(static_cast<uint32_t>(K::E2M1), 5u);
   for (uint32_t c : {2u, 6u, 7u, 8u})
-    EXPECT_FALSE(isValidMXElemKindCode(c)) << c;
-  EXPECT_TRUE(isMXElemKind8Bit(K::E4M3));
-  EXPECT_TRUE(isMXElemKind8Bit(K::E5M2));
-  EXPECT_FALSE(isMXElemKind8Bit(K::E2M3));
-  EXPECT_FALSE(isMXElemKind8Bit(K::E3M2));
-  EXPECT_FALSE(isMXElemKind8Bit(K::E2M1));
+    EXPECT_FALSE(isValidTcgen05TypeCode(c)) << c;
+  EXPECT_TRUE(isTcgen05TypeCode8Bit(K::E4M3));
+  EXPECT_TRUE(isTcgen05TypeCode8Bit(K::E5M2));
+  EXPECT_FALSE(isTcgen05TypeCode8Bit(K::E2M3));
+  EXPECT_FALSE(isTcgen05TypeCode8Bit(K::E3M2));
+  EXPECT_FALSE(isTcgen05TypeCode8Bit(K::E2M1));
 }
 
-TEST(MMADescriptors, ElemKindAgreesWithFormatTable) {
+TEST(MMADescriptors, Tcgen05TypeCodeAgreesWithFormatTable) {
   // MXFormats.cpp carries its own copy of the PTX type codes.
   for (MXElementKind k :
        {MXElementKind::E4M3, MXElementKind::E5M2, MXElementKind::E2M3,
         MXElementKind::E3M2, MXElementKind::E2M1})
-    EXPECT_EQ(static_cast<uint32_t>(toMXElemKind(k)),
+    EXPECT_EQ(static_cast<uint32_t>(toTcgen05TypeCode(k)),
               getMXElementFormat(k).tcgen05TypeCode)
         << getMXElementFormat(k).mxName;
 }

@@ -43,9 +43,9 @@ struct TmemMap {
 uint32_t instrDescBase(const GemmKind &p, const GemmConfig &cfg) {
   ::mxmoe::Tcgen05BlockScaledConfig icfg;
   auto elemKind = [](bool e5m2, bool e2m1) {
-    return e2m1   ? ::mxmoe::MXElemKind::E2M1
-           : e5m2 ? ::mxmoe::MXElemKind::E5M2
-                  : ::mxmoe::MXElemKind::E4M3;
+    return e2m1   ? ::mxmoe::Tcgen05TypeCode::E2M1
+           : e5m2 ? ::mxmoe::Tcgen05TypeCode::E5M2
+                  : ::mxmoe::Tcgen05TypeCode::E4M3;
   };
   icfg.aType = elemKind(p.aE5M2, p.aE2M1);
   icfg.bType = elemKind(p.bE5M2, p.bE2M1);

@@ -54,14 +54,14 @@ namespace mxmoe {
 // Common types
 //===----------------------------------------------------------------------===//
 
-/// Element type of an A or B operand of tcgen05 kind::mxf8f6f4 (and of the
-/// non-scaled kind::f8f6f4). The enumerator values ARE the 3-bit PTX type
-/// codes of the atype (bits 7-9) / btype (bits 10-12) fields (PTX ISA
-/// 9.7.16.4.2): E4M3 0, E5M2 1, E2M3 3, E3M2 4, E2M1 5; codes 2, 6 and 7 are
-/// not element types of these kinds. mxmoe::MXElementKind (MXFormats.h) is the
-/// format-table enum with different (dense) values; convert with
-/// toMXElemKind.
-enum class MXElemKind : uint32_t {
+/// The PTX type code of an A or B operand of tcgen05 kind::mxf8f6f4 (and of
+/// the non-scaled kind::f8f6f4): the enumerator values ARE the 3-bit codes
+/// of the atype (bits 7-9) / btype (bits 10-12) instruction-descriptor
+/// fields (PTX ISA 9.7.16.4.2): E4M3 0, E5M2 1, E2M3 3, E3M2 4, E2M1 5;
+/// codes 2, 6 and 7 are not element types of these kinds. Not to be
+/// confused with mxmoe::MXElementKind (MXFormats.h), the element-format
+/// enum with different (dense) values; convert with toTcgen05TypeCode.
+enum class Tcgen05TypeCode : uint32_t {
   E4M3 = 0,
   E5M2 = 1,
   E2M3 = 3,
@@ -70,36 +70,36 @@ enum class MXElemKind : uint32_t {
 };
 
 /// True when `code` is one of the five kind::mxf8f6f4 type codes.
-inline constexpr bool isValidMXElemKindCode(uint32_t code) {
+inline constexpr bool isValidTcgen05TypeCode(uint32_t code) {
   return code == 0 || code == 1 || code == 3 || code == 4 || code == 5;
 }
 
 /// True for the 8-bit element types (E4M3, E5M2), the only ones that may be
 /// MN-major in a tcgen05 MMA (PTX ISA 9.7.16.4.2; CUTLASS
 /// mma_sm100_desc.hpp).
-inline constexpr bool isMXElemKind8Bit(MXElemKind k) {
-  return k == MXElemKind::E4M3 || k == MXElemKind::E5M2;
+inline constexpr bool isTcgen05TypeCode8Bit(Tcgen05TypeCode k) {
+  return k == Tcgen05TypeCode::E4M3 || k == Tcgen05TypeCode::E5M2;
 }
 
-/// The PTX-coded kind of an MXFormats.h element kind.
-inline constexpr MXElemKind toMXElemKind(MXElementKind k) {
+/// The PTX type code of an MXFormats.h element kind.
+inline constexpr Tcgen05TypeCode toTcgen05TypeCode(MXElementKind k) {
   switch (k) {
   case MXElementKind::E4M3:
-    return MXElemKind::E4M3;
+    return Tcgen05TypeCode::E4M3;
   case MXElementKind::E5M2:
-    return MXElemKind::E5M2;
+    return Tcgen05TypeCode::E5M2;
   case MXElementKind::E2M3:
-    return MXElemKind::E2M3;
+    return Tcgen05TypeCode::E2M3;
   case MXElementKind::E3M2:
-    return MXElemKind::E3M2;
+    return Tcgen05TypeCode::E3M2;
   case MXElementKind::E2M1:
-    return MXElemKind::E2M1;
+    return Tcgen05TypeCode::E2M1;
   }
-  return MXElemKind::E4M3; // unreachable for valid enumerators
+  return Tcgen05TypeCode::E4M3; // unreachable for valid enumerators
 }
 
-/// Name of a kind ("E4M3", ...), or "code N" for an invalid value.
-inline std::string mxElemKindName(MXElemKind k) {
+/// Name of a type code ("E4M3", ...), or "code N" for an invalid value.
+inline std::string tcgen05TypeCodeName(Tcgen05TypeCode k) {
   switch (static_cast<uint32_t>(k)) {
   case 0:
     return "E4M3";
@@ -144,7 +144,7 @@ inline std::string hex(uint64_t v) {
 ///   bits 0-3  : 0 (sparsity selector / sparsity / reserved: dense)
 ///   bits 4-5  : sfbId, byte of the TMEM scale cell used for B (0..3)
 ///   bit  6    : 0 (reserved)
-///   bits 7-9  : aType code;  bits 10-12: bType code (MXElemKind values)
+///   bits 7-9  : aType code;  bits 10-12: bType code (Tcgen05TypeCode)
 ///   bit  13/14: negate A / negate B
 ///   bit  15/16: A / B major (MMAMajor: 0 K-major, 1 MN-major)
 ///   bits 17-22: N >> 3
@@ -155,8 +155,8 @@ inline std::string hex(uint64_t v) {
 /// There is no D-type field (D is always f32). Do not confuse with the
 /// non-scaled descriptor (Tcgen05F8F6F4Config), whose bits 4-5 are the D type.
 struct Tcgen05BlockScaledConfig {
-  MXElemKind aType = MXElemKind::E4M3;
-  MXElemKind bType = MXElemKind::E4M3;
+  Tcgen05TypeCode aType = Tcgen05TypeCode::E4M3;
+  Tcgen05TypeCode bType = Tcgen05TypeCode::E4M3;
   unsigned m = 128;   ///< rows of A / D; must be 128 for cta_group::1
   unsigned n = 128;   ///< columns of B / D; N % 16 == 0, 16 <= N <= 256
   unsigned sfaId = 0; ///< 0..3
@@ -182,10 +182,11 @@ inline constexpr uint32_t kTcgen05SfaIdMask = 0x3u << 29;
 /// Returns "" when valid, otherwise a message naming the violated rule.
 inline std::string
 checkTcgen05BlockScaledConfig(const Tcgen05BlockScaledConfig &c) {
-  for (auto [name, k] : {std::pair<const char *, MXElemKind>{"aType", c.aType},
-                         {"bType", c.bType}}) {
-    if (!isValidMXElemKindCode(static_cast<uint32_t>(k)))
-      return std::string(name) + " = " + mxElemKindName(k) +
+  for (auto [name, k] :
+       {std::pair<const char *, Tcgen05TypeCode>{"aType", c.aType},
+        {"bType", c.bType}}) {
+    if (!isValidTcgen05TypeCode(static_cast<uint32_t>(k)))
+      return std::string(name) + " = " + tcgen05TypeCodeName(k) +
              " is not a kind::mxf8f6f4 element type (valid codes: E4M3 0, "
              "E5M2 1, E2M3 3, E3M2 4, E2M1 5)";
   }
@@ -208,12 +209,12 @@ checkTcgen05BlockScaledConfig(const Tcgen05BlockScaledConfig &c) {
   if (static_cast<uint32_t>(c.aMajor) > 1 ||
       static_cast<uint32_t>(c.bMajor) > 1)
     return "aMajor/bMajor must be MMAMajor::K (0) or MMAMajor::MN (1)";
-  if (c.aMajor == MMAMajor::MN && !isMXElemKind8Bit(c.aType))
-    return "aMajor = MN with aType " + mxElemKindName(c.aType) +
+  if (c.aMajor == MMAMajor::MN && !isTcgen05TypeCode8Bit(c.aType))
+    return "aMajor = MN with aType " + tcgen05TypeCodeName(c.aType) +
            ": MN-major operands are only supported for 8-bit types (E4M3, "
            "E5M2)";
-  if (c.bMajor == MMAMajor::MN && !isMXElemKind8Bit(c.bType))
-    return "bMajor = MN with bType " + mxElemKindName(c.bType) +
+  if (c.bMajor == MMAMajor::MN && !isTcgen05TypeCode8Bit(c.bType))
+    return "bMajor = MN with bType " + tcgen05TypeCodeName(c.bType) +
            ": MN-major operands are only supported for 8-bit types (E4M3, "
            "E5M2)";
   return "";
@@ -238,7 +239,7 @@ encodeTcgen05BlockScaledInstrDesc(const Tcgen05BlockScaledConfig &c) {
 
 /// Inverse of encodeTcgen05BlockScaledInstrDesc. Returns std::nullopt when
 /// `desc` cannot come from the encoder: a reserved bit (0-3, 6, 31) is set,
-/// the UE8M0 bit 23 is clear, or a type code is not an MXElemKind. The
+/// the UE8M0 bit 23 is clear, or a type code is not an Tcgen05TypeCode. The
 /// decoded config is not re-validated (use checkTcgen05BlockScaledConfig).
 inline constexpr std::optional<Tcgen05BlockScaledConfig>
 decodeTcgen05BlockScaledInstrDesc(uint32_t desc) {
@@ -246,12 +247,12 @@ decodeTcgen05BlockScaledInstrDesc(uint32_t desc) {
   if ((desc & reserved) != 0 || (desc & kTcgen05ScaleTypeUE8M0Bit) == 0)
     return std::nullopt;
   uint32_t a = (desc >> 7) & 0x7u, b = (desc >> 10) & 0x7u;
-  if (!isValidMXElemKindCode(a) || !isValidMXElemKindCode(b))
+  if (!isValidTcgen05TypeCode(a) || !isValidTcgen05TypeCode(b))
     return std::nullopt;
   Tcgen05BlockScaledConfig c;
   c.sfbId = (desc >> 4) & 0x3u;
-  c.aType = static_cast<MXElemKind>(a);
-  c.bType = static_cast<MXElemKind>(b);
+  c.aType = static_cast<Tcgen05TypeCode>(a);
+  c.bType = static_cast<Tcgen05TypeCode>(b);
   c.negateA = (desc >> 13) & 1u;
   c.negateB = (desc >> 14) & 1u;
   c.aMajor = static_cast<MMAMajor>((desc >> 15) & 1u);
@@ -295,15 +296,15 @@ enum class Tcgen05DType : uint32_t { F16 = 0, F32 = 1 };
 /// kind::tf32/f16/f8f6f4/i8 table). Layout:
 ///   bits 0-3  : 0 (sparsity selector / sparsity / saturate: dense, no sat.)
 ///   bits 4-5  : D type (F16 0, F32 1)   <-- the SFB id in the scaled table
-///   bits 7-9 / 10-12: A / B type codes (MXElemKind values)
+///   bits 7-9 / 10-12: A / B type codes (Tcgen05TypeCode values)
 ///   bit  13/14: negate A / B;  bit 15/16: A / B major
 ///   bits 17-22: N >> 3;  bit 23: 0 (reserved)  <-- UE8M0 in the scaled table
 ///   bits 24-28: M >> 4;  bit 29: 0 (reserved)
 ///   bits 30-31: maximum shift (.ws only): 0
 struct Tcgen05F8F6F4Config {
   Tcgen05DType dType = Tcgen05DType::F32;
-  MXElemKind aType = MXElemKind::E4M3;
-  MXElemKind bType = MXElemKind::E4M3;
+  Tcgen05TypeCode aType = Tcgen05TypeCode::E4M3;
+  Tcgen05TypeCode bType = Tcgen05TypeCode::E4M3;
   unsigned m = 128; ///< 64 or 128 for cta_group::1
   unsigned n = 128; ///< M 64: N % 8 == 0, 8..256; M 128: N % 16 == 0, 16..256
   bool negateA = false;
@@ -318,10 +319,11 @@ struct Tcgen05F8F6F4Config {
 /// 16 <= N <= 256); aMajor/bMajor are K or MN; MN-major only for 8-bit
 /// operands. Returns "" or the violated rule.
 inline std::string checkTcgen05F8F6F4Config(const Tcgen05F8F6F4Config &c) {
-  for (auto [name, k] : {std::pair<const char *, MXElemKind>{"aType", c.aType},
-                         {"bType", c.bType}}) {
-    if (!isValidMXElemKindCode(static_cast<uint32_t>(k)))
-      return std::string(name) + " = " + mxElemKindName(k) +
+  for (auto [name, k] :
+       {std::pair<const char *, Tcgen05TypeCode>{"aType", c.aType},
+        {"bType", c.bType}}) {
+    if (!isValidTcgen05TypeCode(static_cast<uint32_t>(k)))
+      return std::string(name) + " = " + tcgen05TypeCodeName(k) +
              " is not a kind::f8f6f4 element type (valid codes: E4M3 0, "
              "E5M2 1, E2M3 3, E3M2 4, E2M1 5)";
   }
@@ -341,12 +343,12 @@ inline std::string checkTcgen05F8F6F4Config(const Tcgen05F8F6F4Config &c) {
   if (static_cast<uint32_t>(c.aMajor) > 1 ||
       static_cast<uint32_t>(c.bMajor) > 1)
     return "aMajor/bMajor must be MMAMajor::K (0) or MMAMajor::MN (1)";
-  if (c.aMajor == MMAMajor::MN && !isMXElemKind8Bit(c.aType))
-    return "aMajor = MN with aType " + mxElemKindName(c.aType) +
+  if (c.aMajor == MMAMajor::MN && !isTcgen05TypeCode8Bit(c.aType))
+    return "aMajor = MN with aType " + tcgen05TypeCodeName(c.aType) +
            ": MN-major operands are only supported for 8-bit types (E4M3, "
            "E5M2)";
-  if (c.bMajor == MMAMajor::MN && !isMXElemKind8Bit(c.bType))
-    return "bMajor = MN with bType " + mxElemKindName(c.bType) +
+  if (c.bMajor == MMAMajor::MN && !isTcgen05TypeCode8Bit(c.bType))
+    return "bMajor = MN with bType " + tcgen05TypeCodeName(c.bType) +
            ": MN-major operands are only supported for 8-bit types (E4M3, "
            "E5M2)";
   return "";
@@ -379,12 +381,12 @@ decodeTcgen05F8F6F4InstrDesc(uint32_t desc) {
     return std::nullopt;
   uint32_t d = (desc >> 4) & 0x3u, a = (desc >> 7) & 0x7u,
            b = (desc >> 10) & 0x7u;
-  if (d > 1 || !isValidMXElemKindCode(a) || !isValidMXElemKindCode(b))
+  if (d > 1 || !isValidTcgen05TypeCode(a) || !isValidTcgen05TypeCode(b))
     return std::nullopt;
   Tcgen05F8F6F4Config c;
   c.dType = static_cast<Tcgen05DType>(d);
-  c.aType = static_cast<MXElemKind>(a);
-  c.bType = static_cast<MXElemKind>(b);
+  c.aType = static_cast<Tcgen05TypeCode>(a);
+  c.bType = static_cast<Tcgen05TypeCode>(b);
   c.negateA = (desc >> 13) & 1u;
   c.negateB = (desc >> 14) & 1u;
   c.aMajor = static_cast<MMAMajor>((desc >> 15) & 1u);
