@@ -41,6 +41,8 @@
 #ifndef MXMOE_LIB_CONVERSION_MXMOETOGPU_GROUPEDMATMUL_H
 #define MXMOE_LIB_CONVERSION_MXMOETOGPU_GROUPEDMATMUL_H
 
+#include "mxmoe/Dialect/MXMoE/Utils/MXFormats.h"
+
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
 namespace mlir::mxmoe::kernels {
@@ -56,17 +58,24 @@ namespace mlir::mxmoe::kernels {
 ///    [*ScaleRows, *ScaleCols].
 struct GemmKind {
   bool kGrouped = false;
-  bool aE5M2 = false, bE5M2 = false; ///< else e4m3
-  /// fp4 e2m1 data (two per byte, element 2i in the low nibble; tcgen05
-  /// only, K % 128 == 0): loaded with the unpacking TMA type 16U4_ALIGN16B
-  /// into the 8-bit-container shared-memory layout of kind::mxf8f6f4 (PTX
-  /// ISA §9.7.16.10.4.4), so tiles, descriptors and scales are the fp8 ones.
-  bool aE2M1 = false, bE2M1 = false;
+  /// Element kinds of the A and B data: E4M3 or E5M2, or (tcgen05 only, K
+  /// % 128 == 0) fp4 E2M1, two per byte with element 2i in the low nibble,
+  /// loaded with the unpacking TMA type 16U4_ALIGN16B into the
+  /// 8-bit-container shared-memory layout of kind::mxf8f6f4 (PTX ISA
+  /// §9.7.16.10.4.4), so tiles, descriptors and scales are the fp8 ones.
+  ::mxmoe::MXElementKind aType = ::mxmoe::MXElementKind::E4M3;
+  ::mxmoe::MXElementKind bType = ::mxmoe::MXElementKind::E4M3;
   bool outF32 = false;               ///< else bf16
   /// K is a multiple of 128 (whole pipeline stages; 2D x 3D only): the
   /// sm_90a consumers skip the per-block liveness test. The kernel rejects
   /// another K through its status (2).
   bool kMultipleOf128 = false;
+
+  /// True when A or B holds fp4 (E2M1) data.
+  bool hasE2M1() const {
+    return aType == ::mxmoe::MXElementKind::E2M1 ||
+           bType == ::mxmoe::MXElementKind::E2M1;
+  }
 };
 
 /// The run-time scalar parameters of a grouped-GEMM kernel (i64, after the

@@ -59,10 +59,8 @@ LogicalResult KernelGen::genGroupedMatmul(GroupedMatmulOp op) {
   sz.bScaleRows = bs.getDimSize(bs.getRank() - 2);
   sz.bScaleCols = bs.getDimSize(bs.getRank() - 1);
   p.kMultipleOf128 = !p.kGrouped && sz.k % 128 == 0;
-  p.aE5M2 = isa<Float8E5M2Type>(lhs.getElementType());
-  p.bE5M2 = isa<Float8E5M2Type>(rhs.getElementType());
-  p.aE2M1 = isa<Float4E2M1FNType>(lhs.getElementType());
-  p.bE2M1 = isa<Float4E2M1FNType>(rhs.getElementType());
+  p.aType = *getMXElementKind(lhs.getElementType());
+  p.bType = *getMXElementKind(rhs.getElementType());
   p.outF32 = res.getElementType().isF32();
   if (sz.groups < 1)
     return op.emitOpError("needs at least one group");
@@ -74,12 +72,12 @@ LogicalResult KernelGen::genGroupedMatmul(GroupedMatmulOp op) {
   // The unpacking copy of 4-bit data (CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B)
   // needs rows of a multiple of 128 elements (CUDA driver API,
   // cuTensorMapEncodeTiled).
-  if ((p.aE2M1 || p.bE2M1) && p.kGrouped)
+  if (p.hasE2M1() && p.kGrouped)
     return op.emitOpError("f4E2M1FN operands are lowered for 2D x 3D grouped "
                           "matmuls only (a 2D x 2D weight gradient's K groups "
                           "start at multiples of 32 tokens; the unpacking "
                           "16U4_ALIGN16B copy is used at multiples of 128)");
-  if ((p.aE2M1 || p.bE2M1) && sz.k % 128)
+  if (p.hasE2M1() && sz.k % 128)
     return op.emitOpError("f4E2M1FN operands need a contraction extent that "
                           "is a multiple of 128 (TMA 16U4_ALIGN16B rows), got ")
            << sz.k;
@@ -109,9 +107,9 @@ LogicalResult KernelGen::genGroupedMatmul(GroupedMatmulOp op) {
            << (useUpcast ? " or choose gemm-sm90-mma=fp8" : "");
   std::string kernelName = name("grouped_matmul", op);
   std::string key = llvm::formatv(
-      "{0}{1}{2}{3}{4}{5}{6}{7}/{8}/{9}/{10}", p.kGrouped, p.aE5M2, p.bE5M2,
-      p.aE2M1, p.bE2M1, p.outF32, p.kMultipleOf128, useUpcast, cfg.tileN,
-      cfg.stages, cfg.numCTAs);
+      "{0}{1}{2}{3}{4}{5}/{6}/{7}/{8}", p.kGrouped, static_cast<int>(p.aType),
+      static_cast<int>(p.bType), p.outF32, p.kMultipleOf128, useUpcast,
+      cfg.tileN, cfg.stages, cfg.numCTAs);
   gpu::GPUFuncOp &kernel = gemmKernels[key];
   if (kernel) {
     annotateGemm(op, kernel, {sz.m, sz.n, sz.k, sz.groups, sz.aScaleRows,

@@ -600,12 +600,6 @@ Value mlir::mxmoe::kernels::blockAmax(KB &b, ArrayRef<Value> xs) {
 }
 
 namespace {
-Type fp8Type(KB &b, MXElementKind kind) {
-  if (kind == MXElementKind::E4M3)
-    return Float8E4M3FNType::get(b.getContext());
-  return Float8E5M2Type::get(b.getContext());
-}
-
 /// E2M1 code (i8 in the low 4 bits) of an fp32 value, RNE with saturation
 /// to +-6; NaN -> 0 (the block's NaN is its 0xFF scale). The magnitude code
 /// counts the rounding thresholds passed; ties go to the even code.
@@ -649,7 +643,7 @@ Value e2m1Value(KB &b, Value code) {
 std::pair<Value, Value> fp8PairToF32(KB &b, MXElementKind kind, Value pair) {
   Value h2 = NVVM::ConvertF8x2ToF16x2Op::create(
       b, VectorType::get({2}, b.getF16Type()), pair, b.getBoolAttr(false),
-      TypeAttr::get(fp8Type(b, kind)));
+      TypeAttr::get(getMXElementType(b.getContext(), kind)));
   Type f32 = b.getF32Type();
   Value lo = vector::ExtractOp::create(b, h2, 0);
   Value hi = vector::ExtractOp::create(b, h2, 1);
@@ -674,7 +668,7 @@ void mlir::mxmoe::kernels::storeElements(KB &b, ArrayRef<Value> scaled,
                             false, llvm::MaybeAlign(n / 2));
     return;
   }
-  Type elem = fp8Type(b, kind);
+  Type elem = getMXElementType(b.getContext(), kind);
   SmallVector<Value> packed;
   for (int64_t i = 0; i < n; i += 2) {
     // cvt.rn.satfinite.{e4m3,e5m2}x2.f32 d, a, b puts `a` in the upper
@@ -704,7 +698,7 @@ void mlir::mxmoe::kernels::storeZeroElements(KB &b, MXElementKind kind,
   Value z = arith::ConstantOp::create(
       b, i8t, DenseElementsAttr::get(i8t, b.getI8IntegerAttr(0)));
   Value v = vector::BitCastOp::create(
-      b, VectorType::get({32}, fp8Type(b, kind)), z);
+      b, VectorType::get({32}, getMXElementType(b.getContext(), kind)), z);
   vector::StoreOp::create(b, v, data, ValueRange{elemIndex}, false,
                           llvm::MaybeAlign(32));
 }
@@ -726,9 +720,9 @@ SmallVector<Value> mlir::mxmoe::kernels::loadElements(KB &b,
     }
     return out;
   }
-  Value q = vector::LoadOp::create(b, VectorType::get({32}, fp8Type(b, kind)),
-                                   data, ValueRange{elemIndex}, false,
-                                   llvm::MaybeAlign(32));
+  auto codes = VectorType::get({32}, getMXElementType(b.getContext(), kind));
+  Value q = vector::LoadOp::create(b, codes, data, ValueRange{elemIndex},
+                                   false, llvm::MaybeAlign(32));
   Value qi8 =
       vector::BitCastOp::create(b, VectorType::get({32}, b.getI8Type()), q);
   for (int64_t i = 0; i < 32; i += 2) {

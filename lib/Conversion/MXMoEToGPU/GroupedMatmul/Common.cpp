@@ -344,13 +344,9 @@ KernelFrame createGemmKernel(gpu::GPUModuleOp module, StringRef name,
   fn->setAttr("mxmoe.dynamic_smem", ob.getI64IntegerAttr(smemBytes));
   SymbolTable(module).insert(fn);
   // Pointers: noalias, with the element type a launcher must bind.
-  auto elem = [&](bool e5m2, bool e2m1) -> Type {
-    if (e2m1)
-      return Float4E2M1FNType::get(ctx);
-    return e5m2 ? Type(Float8E5M2Type::get(ctx)) : Float8E4M3FNType::get(ctx);
-  };
   Type e8m0 = Float8E8M0FNUType::get(ctx);
-  Type elems[7] = {elem(p.aE5M2, p.aE2M1), e8m0, elem(p.bE5M2, p.bE2M1), e8m0,
+  Type elems[7] = {getMXElementType(ctx, p.aType), e8m0,
+                   getMXElementType(ctx, p.bType), e8m0,
                    ob.getI32Type(),
                    p.outF32 ? ob.getF32Type() : Type(ob.getBF16Type()),
                    ob.getI32Type()};
@@ -374,8 +370,11 @@ KernelFrame createGemmKernel(gpu::GPUModuleOp module, StringRef name,
         ob.getNamedAttr("swizzle", ob.getStringAttr("128B")),
         ob.getNamedAttr("oob_fill", ob.getStringAttr("zero"))});
   };
-  fn.setArgAttr(0, "mxmoe.tensor_map", tmapAttr("lhs", p.aE2M1));
-  fn.setArgAttr(2, "mxmoe.tensor_map", tmapAttr("rhs", p.bE2M1));
+  using ::mxmoe::MXElementKind;
+  fn.setArgAttr(0, "mxmoe.tensor_map",
+                tmapAttr("lhs", p.aType == MXElementKind::E2M1));
+  fn.setArgAttr(2, "mxmoe.tensor_map",
+                tmapAttr("rhs", p.bType == MXElementKind::E2M1));
 
   f.b = std::make_unique<KB>(loc, ob);
   KB &b = *f.b;
@@ -483,7 +482,7 @@ Value validateSizes(KB &b, const GemmKind &p, const GemmSizes &s) {
     Value atLeast = b.sge(v, lo);
     return b.andi(atLeast, b.slt(v, lim));
   };
-  int64_t kQuantum = (p.kMultipleOf128 || p.aE2M1 || p.bE2M1) ? 128 : 32;
+  int64_t kQuantum = (p.kMultipleOf128 || p.hasE2M1()) ? 128 : 32;
   Value groupsOk = inRange(s.groups, one);
   Value ok = b.andi(groupsOk, inRange(s.k, one));
   Value mOk = inRange(s.m, zero);

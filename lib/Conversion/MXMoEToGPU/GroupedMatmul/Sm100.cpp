@@ -42,13 +42,8 @@ struct TmemMap {
 /// 0; tcgen05InstrDescWithScaleIds sets them per MX block).
 uint32_t instrDescBase(const GemmKind &p, const GemmConfig &cfg) {
   ::mxmoe::Tcgen05BlockScaledConfig icfg;
-  auto elemKind = [](bool e5m2, bool e2m1) {
-    return e2m1   ? ::mxmoe::Tcgen05TypeCode::E2M1
-           : e5m2 ? ::mxmoe::Tcgen05TypeCode::E5M2
-                  : ::mxmoe::Tcgen05TypeCode::E4M3;
-  };
-  icfg.aType = elemKind(p.aE5M2, p.aE2M1);
-  icfg.bType = elemKind(p.bE5M2, p.bE2M1);
+  icfg.aType = ::mxmoe::toTcgen05TypeCode(p.aType);
+  icfg.bType = ::mxmoe::toTcgen05TypeCode(p.bType);
   icfg.m = kBM;
   icfg.n = static_cast<unsigned>(cfg.tileN);
   return ::mxmoe::encodeTcgen05BlockScaledInstrDesc(icfg);

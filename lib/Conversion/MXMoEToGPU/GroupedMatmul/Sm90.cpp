@@ -52,9 +52,10 @@ Value wgmmaKMajor(KB &b, Type accTy, Value acc, Value aDesc, Value bDesc,
       NVVM::MMALayoutAttr::get(ctx, NVVM::MMALayout::col), nullptr);
 }
 
-/// The wgmma element type of an fp8 operand.
-NVVM::WGMMATypes wgmmaFp8Type(bool e5m2) {
-  return e5m2 ? NVVM::WGMMATypes::e5m2 : NVVM::WGMMATypes::e4m3;
+/// The wgmma element type of an fp8 (E4M3 or E5M2) operand.
+NVVM::WGMMATypes wgmmaFp8Type(::mxmoe::MXElementKind kind) {
+  return kind == ::mxmoe::MXElementKind::E5M2 ? NVVM::WGMMATypes::e5m2
+                                              : NVVM::WGMMATypes::e4m3;
 }
 
 /// The sm_90a kernel under construction: frame, builder, configuration,
@@ -618,7 +619,7 @@ void Sm90Consumer::fp8Block(const Fp8Operands &ops, int64_t kb,
   Value aDesc = descOf(b.add(ops.aTile, b.idx(32 * kb)));
   Value bDesc = descOf(b.add(ops.bTile, b.idx(32 * kb)));
   Value P = wgmmaKMajor(b, ty, pInit, aDesc, bDesc, n, 32,
-                        wgmmaFp8Type(p.aE5M2), wgmmaFp8Type(p.bE5M2),
+                        wgmmaFp8Type(p.aType), wgmmaFp8Type(p.bType),
                         /*accumulate=*/false);
   NVVM::WgmmaGroupSyncAlignedOp::create(b);
   NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
@@ -704,8 +705,8 @@ SmallVector<Value> Sm90Consumer::upcastStage(const Tile &T, Value s, Value it,
 
 /// Converts stage s (running counter it) and releases its ring slot.
 void Sm90Consumer::convertStage(const Tile &T, Value s, Value it) {
-  Type f8a = p.aE5M2 ? Type(Float8E5M2Type::get(ctx)) : Type(Float8E4M3FNType::get(ctx));
-  Type f8b = p.bE5M2 ? Type(Float8E5M2Type::get(ctx)) : Type(Float8E4M3FNType::get(ctx));
+  Type f8a = getMXElementType(ctx, p.aType);
+  Type f8b = getMXElementType(ctx, p.bType);
   auto [slot, empty] = acquireStage(it, map.barOff());
   Value stage = slot.stage;
   Value bfA = upcastBuffer(it), bfB = b.add(bfA, b.idx(map.bfBOff()));

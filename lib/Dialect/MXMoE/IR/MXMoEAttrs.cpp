@@ -185,6 +185,24 @@ mlir::mxmoe::getMXElementKind(Type type) {
       .Default([](Type) { return std::nullopt; });
 }
 
+Type mlir::mxmoe::getMXElementType(MLIRContext *ctx,
+                                   ::mxmoe::MXElementKind kind) {
+  using ::mxmoe::MXElementKind;
+  switch (kind) {
+  case MXElementKind::E4M3:
+    return Float8E4M3FNType::get(ctx);
+  case MXElementKind::E5M2:
+    return Float8E5M2Type::get(ctx);
+  case MXElementKind::E2M3:
+    return Float6E2M3FNType::get(ctx);
+  case MXElementKind::E3M2:
+    return Float6E3M2FNType::get(ctx);
+  case MXElementKind::E2M1:
+    return Float4E2M1FNType::get(ctx);
+  }
+  llvm_unreachable("unknown MX element kind");
+}
+
 bool mlir::mxmoe::isMXElementType(Type type) {
   return getMXElementKind(type).has_value();
 }

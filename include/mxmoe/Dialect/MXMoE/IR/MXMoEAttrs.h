@@ -43,6 +43,8 @@ bool isPerKGroupScales(RankedTensorType type);
 bool isMXElementType(Type type);
 /// The MX element kind of an MX element type; std::nullopt otherwise.
 std::optional<::mxmoe::MXElementKind> getMXElementKind(Type type);
+/// Inverse of getMXElementKind: the builtin element type of `kind`.
+Type getMXElementType(MLIRContext *ctx, ::mxmoe::MXElementKind kind);
 
 /// The scalar-reference rounding enum matching an attribute rounding mode.
 ::mxmoe::ScaleRounding toScaleRounding(RoundingMode mode);
