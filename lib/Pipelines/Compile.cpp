@@ -61,7 +61,7 @@ llvm::json::Array describeKernels(ModuleOp module, StringRef chip) {
       return;
     llvm::json::Object row{{"name", fn.getName()}, {"chip", chip}};
     // Grouped GEMMs: the MMA strategy (wgmma_fp8_promote,
-    // wgmma_bf16_upcast or tcgen05_mxf8f6f4).
+    // wgmma_fp8_promote_k128, wgmma_bf16_upcast or tcgen05_mxf8f6f4).
     if (auto mma = fn->getAttrOfType<StringAttr>("mxmoe.mma"))
       row["mma"] = mma.getValue();
     // The first op it serves at top level, every op under "uses".

@@ -30,25 +30,41 @@ def ru(x, m):
     return -(-x // m) * m
 
 
+def blk(tile=None, kgrp=False):
+    """The blocked_128x4 encoding, recording an MX128 tile when given."""
+    mods = ([f"tile = [{tile[0]}, {tile[1]}]"] if tile else []) + (["per_k_group"] if kgrp else [])
+    return ", #mxmoe.scale_layout<" + ", ".join(["blocked_128x4"] + mods) + ">"
+
+
 def fwd_case(name, G, M, N, K, out="bf16", a="f8E4M3FN", b="f8E4M3FN",
-             routing="balanced", **extra):
+             routing="balanced", mx128=False, **extra):
+    """2D x 3D case; mx128: 1x128 lhs / 128x128 rhs scale tiles (the
+    kernel promotes once per 128 K)."""
     Mp = (M + 127 * G) // 128 * 128
     Cp = ru(K // 32, 4)
     Np = ru(N, 128)
-    types = [t([M, K], a), t([Mp, Cp], "f8E8M0FNU", BLK), t([G, N, K], b),
-             t([G, Np, Cp], "f8E8M0FNU", BLK), t([G], "i32")]
+    ea, eb = (blk((1, 128)), blk((128, 128))) if mx128 else (BLK, BLK)
+    types = [t([M, K], a), t([Mp, Cp], "f8E8M0FNU", ea), t([G, N, K], b),
+             t([G, Np, Cp], "f8E8M0FNU", eb), t([G], "i32")]
+    if mx128:
+        extra["mx128"] = True
     return dict(name=name, kind="2Dx3D", G=G, M=M, N=N, K=K, out=out, a=a, b=b,
                 routing=routing, Mp=Mp, Cp=Cp, Np=Np, types=types,
                 result=t([M, N], out), **extra)
 
 
 def wgrad_case(name, G, T, M, N, out="f32", a="f8E4M3FN", b="f8E4M3FN",
-               routing="balanced", **extra):
+               routing="balanced", mx128=False, **extra):
+    """2D x 2D case; mx128: 1x128 token windows restarting at every
+    group's padded start on both operands."""
     Tp = (T + 31 * G) // 32 * 32
     Qp = ru(Tp // 32 + 3 * G, 4)
-    types = [t([M, Tp], a), t([ru(M, 128), Qp], "f8E8M0FNU", KGRP),
-             t([N, Tp], b), t([ru(N, 128), Qp], "f8E8M0FNU", KGRP),
+    enc = blk((1, 128), kgrp=True) if mx128 else KGRP
+    types = [t([M, Tp], a), t([ru(M, 128), Qp], "f8E8M0FNU", enc),
+             t([N, Tp], b), t([ru(N, 128), Qp], "f8E8M0FNU", enc),
              t([G], "i32")]
+    if mx128:
+        extra["mx128"] = True
     return dict(name=name, kind="2Dx2D", G=G, T=T, M=M, N=N, K=Tp, Tp=Tp,
                 Qp=Qp, out=out, a=a, b=b, routing=routing, types=types,
                 result=t([G, M, N], out), **extra)
@@ -80,6 +96,35 @@ def correctness_cases():
         # single elements instead of column pairs.
         fwd_case("fwd_odd_n", 3, 333, 135, 256, routing="zipf"),
         wgrad_case("wgrad_odd_n", 3, 500, 130, 135, out="bf16"),
+    ] + mx128_cases()
+
+
+def mx128_cases():
+    """MX128 (one promotion per 128 K): 1 to 256 experts, balanced, Zipf,
+    empty and short routings, K tails (2880 = 22.5 x 128, 1408 = 11 x 128,
+    96), M and N not multiples of 128, group sizes 1, 127, 129 (the
+    "sizes" routing), bf16 and f32 outputs, e5m2, extreme scales."""
+    f, w = fwd_case, wgrad_case
+    return [
+        f("mx128_fwd_g1", 1, 200, 256, 256, mx128=True),
+        f("mx128_fwd_k2880", 4, 1000, 320, 2880, mx128=True),
+        f("mx128_fwd_k1408_f32", 8, 777, 256, 1408, out="f32", routing="empty", mx128=True),
+        f("mx128_fwd_zipf_e256", 256, 4096, 128, 256, routing="zipf", mx128=True),
+        f("mx128_fwd_sizes", 6, 1 + 127 + 129 + 255 + 0 + 300, 192, 384, routing="sizes",
+          sizes=[1, 127, 129, 255, 0, 300], mx128=True),
+        f("mx128_fwd_k96_f32", 3, 300, 136, 96, out="f32", a="f8E5M2", mx128=True),
+        f("mx128_fwd_short", 5, 650, 135, 512, routing="short", mx128=True),
+        f("mx128_fwd_tiny_scales", 4, 700, 256, 512, routing="zipf", scales=(60, 67), mx128=True),
+        f("mx128_fwd_huge_scales", 3, 400, 128, 384, scales=(170, 178), mx128=True),
+        f("mx128_fwd_bench_like", 16, 8192, 1024, 2048, mx128=True),
+        w("mx128_wgrad_f32", 4, 1000, 256, 384, routing="empty", mx128=True),
+        w("mx128_wgrad_zipf_bf16", 16, 3000, 320, 2880, out="bf16", routing="zipf", mx128=True),
+        w("mx128_wgrad_sizes", 6, 1 + 127 + 129 + 255 + 0 + 300, 192, 256, routing="sizes",
+          sizes=[1, 127, 129, 255, 0, 300], mx128=True),
+        w("mx128_wgrad_g1_ragged", 1, 77, 130, 200, mx128=True),
+        w("mx128_wgrad_e5m2_odd_n", 6, 500, 128, 135, b="f8E5M2", out="bf16",
+          routing="empty", mx128=True),
+        w("mx128_wgrad_e128", 128, 8192, 256, 128, routing="zipf", mx128=True),
     ]
 
 
@@ -98,6 +143,13 @@ def bench_cases():
             cases.append(fwd_case(f"bench_{tag}_dgrad", E, T, H, I, bench=(model, T, "dgrad")))
             cases.append(wgrad_case(f"bench_{tag}_wgrad", E, T, I, H, out="bf16",
                                     bench=(model, T, "wgrad")))
+            # The MX128 kernels of the same GEMMs (a column of the same row).
+            cases.append(fwd_case(f"bench_{tag}_fwd_mx128", E, T, I, H,
+                                  bench=(model, T, "fwd"), mx128=True))
+            cases.append(fwd_case(f"bench_{tag}_dgrad_mx128", E, T, H, I,
+                                  bench=(model, T, "dgrad"), mx128=True))
+            cases.append(wgrad_case(f"bench_{tag}_wgrad_mx128", E, T, I, H, out="bf16",
+                                    bench=(model, T, "wgrad"), mx128=True))
     return cases
 
 

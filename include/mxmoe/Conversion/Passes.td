@@ -90,7 +90,16 @@ def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
     memory (two buffers) and accumulates the whole K with bf16 wgmma
     m64nNk16 in fp32; `auto` (default) takes `bf16` for f32 outputs (whose
     1e-4 accuracy the fp8 MMA's internal block accumulation misses) and
-    `fp8` otherwise. The kernel's sizes are run-time parameters, so one
+    `fp8` otherwise. MX128 operands (both scale types record a tile,
+    `#mxmoe.scale_layout<blocked_128x4, tile = [r, c]>`, c a multiple of
+    128: DeepSeek-V3's 1x128 / 128x128 recipe, arXiv 2412.19437 section
+    3.3.2) make the `fp8` strategy chain a stage's four k32 wgmmas into one
+    fp32 partial and promote it once per 128 K with the stage's scale
+    product (`mxmoe.mma` = `wgmma_fp8_promote_k128`); on a jagged token
+    axis the 128-token windows restart at every group's padded start, and
+    a group's last window runs only its live 32-blocks. With f32 outputs
+    this path's normwise error is about 2e-4 (the fp8 wgmma's internal
+    accumulation), so `auto` keeps `bf16` for them. The kernel's sizes are run-time parameters, so one
     kernel serves every grouped GEMM of its kind (2D x 3D or 2D x 2D,
     element types, output type, K % 128 == 0, strategy, tile config): ops
     of that kind reuse it. Kernel ABI: seven `!llvm.ptr<1>` (tensor map of

@@ -70,6 +70,13 @@ struct GemmKind {
   /// sm_90a consumers skip the per-block liveness test. The kernel rejects
   /// another K through its status (2).
   bool kMultipleOf128 = false;
+  /// MX128 operands (sm_90a fp8 strategy): both scale tensors record tiles
+  /// (#mxmoe.scale_layout tile = [r, c]) with c a multiple of 128, so the
+  /// four MX blocks of a pipeline stage share one scale per row of A and
+  /// of B. The consumers then chain the stage's four k32 wgmmas into one
+  /// fp32 partial and promote it once per stage (DeepSeek-V3 report, arXiv
+  /// 2412.19437 section 3.3.2) instead of once per block.
+  bool mx128 = false;
 
   /// True when A or B holds fp4 (E2M1) data.
   bool hasE2M1() const {

@@ -78,35 +78,43 @@ func.func @missing_comma() attributes {l = #mxmoe.scale_layout<blocked_128x4 per
 
 // -----
 
-// expected-error @+1 {{the compact scale layout needs tile = [r, c] with r >= 1 rows and c a multiple of 32 along the contraction axis (one E8M0 scale per r x c tile of the data), got []}}
+// expected-error @+1 {{the compact scale layout needs tile = [r, c] (one E8M0 scale per r x c tile of the data)}}
 func.func @compact_without_tile() attributes {l = #mxmoe.scale_layout<compact>} {
   return
 }
 
 // -----
 
-// expected-error @+1 {{the compact scale layout needs tile = [r, c] with r >= 1 rows and c a multiple of 32 along the contraction axis (one E8M0 scale per r x c tile of the data), got [1, 100]}}
+// expected-error @+1 {{tile = [r, c] needs r >= 1 rows and c a multiple of 32 along the contraction axis (one E8M0 scale per r x c tile of the data), got [1, 100]}}
 func.func @compact_tile_not_32() attributes {l = #mxmoe.scale_layout<compact, tile = [1, 100]>} {
   return
 }
 
 // -----
 
-// expected-error @+1 {{the compact scale layout needs tile = [r, c] with r >= 1 rows and c a multiple of 32 along the contraction axis (one E8M0 scale per r x c tile of the data), got [1, 128, 1]}}
+// expected-error @+1 {{tile = [r, c] needs r >= 1 rows and c a multiple of 32 along the contraction axis (one E8M0 scale per r x c tile of the data), got [1, 128, 1]}}
 func.func @compact_tile_rank() attributes {l = #mxmoe.scale_layout<compact, tile = [1, 128, 1]>} {
   return
 }
 
 // -----
 
-// expected-error @+1 {{a per_k_group compact layout (windows along a jagged token axis) needs tile rows 1, got [128, 128]}}
+// expected-error @+1 {{a per_k_group layout with a tile (windows along a jagged token axis) needs tile rows 1, got [128, 128]}}
 func.func @compact_per_k_group_rows() attributes {l = #mxmoe.scale_layout<compact, tile = [128, 128], per_k_group>} {
   return
 }
 
 // -----
 
-// expected-error @+1 {{tile = [...] applies only to the compact scale layout (the other layouts hold one scale per 32-element block)}}
-func.func @tile_on_blocked() attributes {l = #mxmoe.scale_layout<blocked_128x4, tile = [1, 128]>} {
+// A tile on a blocked layout follows the same rules as on the compact one.
+// expected-error @+1 {{tile = [r, c] needs r >= 1 rows and c a multiple of 32 along the contraction axis (one E8M0 scale per r x c tile of the data), got [1, 48]}}
+func.func @tile_on_blocked_not_32() attributes {l = #mxmoe.scale_layout<blocked_128x4, tile = [1, 48]>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{a per_k_group layout with a tile (windows along a jagged token axis) needs tile rows 1, got [128, 128]}}
+func.func @blocked_per_k_group_rows() attributes {l = #mxmoe.scale_layout<blocked_128x4, tile = [128, 128], per_k_group>} {
   return
 }

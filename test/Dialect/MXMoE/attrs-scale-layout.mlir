@@ -45,3 +45,12 @@ func.func @scale_layout_through_tensor_cast(%b: tensor<256x12xf8E8M0FNU, #mxmoe.
 func.func @scale_layout_compact() attributes {l0 = #mxmoe.scale_layout<compact, tile = [1, 128]>, l1 = #mxmoe.scale_layout<compact, tile = [128, 128]>, l2 = #mxmoe.scale_layout<compact, per_k_group, tile = [1, 128]>} {
   return
 }
+
+// Tile-uniform MX scales (MX128): the row-major and blocked layouts keep one
+// byte per 1x32 block, and `tile` records that every r x c tile's bytes are
+// equal (grouped_matmul promotes once per tile column on sm_90a).
+// CHECK-LABEL: func.func @scale_layout_uniform_tiles()
+// CHECK-SAME:    attributes {l0 = #mxmoe.scale_layout<row_major, tile = [1, 128]>, l1 = #mxmoe.scale_layout<blocked_128x4, tile = [128, 128]>, l2 = #mxmoe.scale_layout<blocked_128x4, tile = [1, 128], per_k_group>}
+func.func @scale_layout_uniform_tiles() attributes {l0 = #mxmoe.scale_layout<row_major, tile = [1, 128]>, l1 = #mxmoe.scale_layout<blocked_128x4, tile = [128, 128]>, l2 = #mxmoe.scale_layout<blocked_128x4, per_k_group, tile = [1, 128]>} {
+  return
+}

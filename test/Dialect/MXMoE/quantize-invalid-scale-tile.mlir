@@ -129,3 +129,25 @@ func.func @swizzle_compact(%s: tensor<64x2xf8E8M0FNU, #mxmoe.scale_layout<compac
       : tensor<64x2xf8E8M0FNU, #mxmoe.scale_layout<compact, tile = [1, 128]>> -> tensor<128x4xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>
   return
 }
+
+// -----
+
+// Row-major and blocked scales may record the tile their 1x32 slots share;
+// it must be the quantization's.
+func.func @blocked_tile_mismatch(%x: tensor<128x256xbf16>) {
+  // expected-error @+1 {{'mxmoe.quantize' op scales record tile = [1, 64] but the quantization's scale_tile is [1, 128]; they must be equal (or drop the scales' tile)}}
+  %d, %s = mxmoe.quantize %x {axis = 1 : i64, scale_tile = array<i64: 1, 128>}
+      : tensor<128x256xbf16> -> tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 64]>>
+  return
+}
+
+// -----
+
+// Without scale_tile the quantization is MX32 ([1, 32]): a recorded [1, 128]
+// tile would be a false promise.
+func.func @row_major_tile_without_scale_tile(%x: tensor<128x256xbf16>) {
+  // expected-error @+1 {{'mxmoe.quantize' op scales record tile = [1, 128] but the quantization's scale_tile is [1, 32]; they must be equal (or drop the scales' tile)}}
+  %d, %s = mxmoe.quantize %x {axis = 1 : i64}
+      : tensor<128x256xbf16> -> tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU, #mxmoe.scale_layout<row_major, tile = [1, 128]>>
+  return
+}

@@ -50,3 +50,20 @@ func.func @per_k_group_source_without_offsets(%b: tensor<256x40xf8E8M0FNU, #mxmo
   %s = mxmoe.swizzle_scales %b : tensor<256x40xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, per_k_group>> -> tensor<256x39xf8E8M0FNU>
   return
 }
+
+// -----
+
+// A swizzle keeps the tile its source records (MX128); it cannot add one.
+func.func @tile_added(%s: tensor<256x40xf8E8M0FNU>) {
+  // expected-error @+1 {{'mxmoe.swizzle_scales' op result scales record tile = [1, 128] but the source scales record none; a swizzle keeps the source's tile}}
+  %b = mxmoe.swizzle_scales %s : tensor<256x40xf8E8M0FNU> -> tensor<256x40xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128]>>
+  return
+}
+
+// -----
+
+func.func @tile_changed(%s: tensor<256x40xf8E8M0FNU, #mxmoe.scale_layout<row_major, tile = [1, 64]>>) {
+  // expected-error @+1 {{'mxmoe.swizzle_scales' op result scales record tile = [1, 128] but the source scales record another; a swizzle keeps the source's tile}}
+  %b = mxmoe.swizzle_scales %s : tensor<256x40xf8E8M0FNU, #mxmoe.scale_layout<row_major, tile = [1, 64]>> -> tensor<256x40xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128]>>
+  return
+}

@@ -75,3 +75,13 @@ func.func @quantize_then_swizzle(%x: tensor<200x320xbf16>) -> tensor<256x12xf8E8
   %b = mxmoe.swizzle_scales %s : tensor<200x10xf8E8M0FNU> -> tensor<256x12xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>
   return %b : tensor<256x12xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>
 }
+
+// MX128 scales keep their recorded tile through the swizzle (or drop it).
+// CHECK-LABEL: func.func @swizzle_keeps_tile(
+// CHECK: mxmoe.swizzle_scales %{{.*}} : tensor<256x40xf8E8M0FNU, #mxmoe.scale_layout<row_major, tile = [1, 128]>> -> tensor<256x40xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128]>>
+// CHECK: mxmoe.swizzle_scales %{{.*}} : tensor<256x40xf8E8M0FNU, #mxmoe.scale_layout<row_major, tile = [1, 128]>> -> tensor<256x40xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>
+func.func @swizzle_keeps_tile(%s: tensor<256x40xf8E8M0FNU, #mxmoe.scale_layout<row_major, tile = [1, 128]>>) {
+  %b = mxmoe.swizzle_scales %s : tensor<256x40xf8E8M0FNU, #mxmoe.scale_layout<row_major, tile = [1, 128]>> -> tensor<256x40xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128]>>
+  %c = mxmoe.swizzle_scales %s : tensor<256x40xf8E8M0FNU, #mxmoe.scale_layout<row_major, tile = [1, 128]>> -> tensor<256x40xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>
+  return
+}

@@ -53,6 +53,7 @@ constexpr int64_t kDecoderThreads = 64;
 struct Sm90SmemMap {
   int64_t tileN, stages;
   bool upcast = false; ///< GemmConfig::upcastBF16
+  bool mx128 = false;  ///< GemmKind::mx128
   int64_t aBytes() const { return kBM * kBK; }
   int64_t bBytes() const { return tileN * kBK; }
   int64_t stageBytes() const {
@@ -75,9 +76,13 @@ struct Sm90SmemMap {
   /// B table sbT [tileN columns] holding sb of all four blocks.
   int64_t saTableBytes() const { return 64 * 16; }
   int64_t sbTableOff() const { return 2 * kBlocksPerStage * saTableBytes(); }
+  /// MX128: one stage's fp32 scales, 128 row scales (2D x 3D: times the
+  /// tile's rhs scale) then, 2D x 2D, tileN column scales.
   int64_t tableBytes() const {
-    return upcast ? 0 : sbTableOff() + 16 * tileN;
+    return upcast ? 0 : mx128 ? 4 * (kBM + tileN) : sbTableOff() + 16 * tileN;
   }
+  /// MX128: the column scales inside a stage's table.
+  int64_t colScaleOff() const { return 4 * kBM; }
   int64_t tablesOff() const { return bfOff() + 2 * bfBufBytes(); }
   /// 1 KB of zeros: K slots 4-7 of every A table (its LBO points here).
   int64_t zeroOff() const { return tablesOff() + stages * tableBytes(); }

@@ -220,7 +220,10 @@ void Sm90Kernel::emitScaleDecoder() {
   Value d = b.sub(f.tid, b.idx(128 - kDecoderThreads));
   gen.forEachTileStage(f.bid, f.grid, f.base, map.stageBytes(),
                        [&](const Tile &T, Value s, const RingSlot &slot) {
-                         decodeStage(T, d, s, slot);
+                         if (p.mx128)
+                           decodeStageMx128(T, d, slot);
+                         else
+                           decodeStage(T, d, s, slot);
                        });
 }
 
@@ -421,7 +424,8 @@ void Sm90Consumer::emitFragmentEpilogue(const Tile &T, ArrayRef<Value> accv) {
 Value Sm90Consumer::emitFp8Consumer(const Tile &T, Value it0) {
   auto [accOut, itOut] = stageLoop(
       T, it0, [&](Value s, Value it, SmallVector<Value> acc) {
-        return fp8Stage(T, s, it, std::move(acc));
+        return p.mx128 ? mx128Stage(T, s, it, std::move(acc))
+                       : fp8Stage(T, s, it, std::move(acc));
       });
   emitFragmentEpilogue(T, accOut);
   return itOut;
@@ -537,7 +541,7 @@ int64_t mlir::mxmoe::kernels::getSm90GemmSharedBytes(const GemmConfig &cfg) {
 gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
     gpu::GPUModuleOp module, StringRef name, const GemmKind &p,
     const GemmConfig &cfg) {
-  Sm90SmemMap map{cfg.tileN, cfg.stages, cfg.upcastBF16};
+  Sm90SmemMap map{cfg.tileN, cfg.stages, cfg.upcastBF16, p.mx128};
   KernelFrame f = createGemmKernel(module, name, p, cfg, kThreads, map.total());
   Sm90Kernel(f, p, cfg, map).build();
   return f.fn;

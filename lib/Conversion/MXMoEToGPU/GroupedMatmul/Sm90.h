@@ -3,7 +3,8 @@
 // The classes buildGroupedMatmulSm90 builds the Hopper kernel with:
 // Sm90Kernel (frame, prologue, loader warpgroup; Sm90.cpp) and Sm90Consumer
 // (consumer warpgroups: tile loop, epilogue and the fp8 strategy in
-// Sm90.cpp, the bf16 upcast strategy in Sm90Upcast.cpp). References:
+// Sm90.cpp, the bf16 upcast strategy in Sm90Upcast.cpp, the MX128
+// one-promotion-per-stage strategy in Sm90Mx128.cpp). References:
 // Common.h.
 //
 //===----------------------------------------------------------------------===//
@@ -62,6 +63,8 @@ private:
   /// Threads 64-127 (fp8 path): scale decode into the tf32 tables.
   void emitScaleDecoder();
   void decodeStage(const Tile &T, Value d, Value s, const RingSlot &slot);
+  /// MX128 (Sm90Mx128.cpp): the stage's fp32 row (and column) scales.
+  void decodeStageMx128(const Tile &T, Value d, const RingSlot &slot);
   /// The four e8m0 bytes of row `row` of the scale atom at `atomOff` of
   /// ring slot `slot` (one i32 load).
   Value atomWord(const RingSlot &slot, int64_t atomOff, Value row);
@@ -114,6 +117,12 @@ private:
                               SmallVector<Value> acc);
   Value scaleProduct(const Fp8Operands &ops, int64_t kb, int64_t n);
   void fp8Block(const Fp8Operands &ops, int64_t kb, SmallVector<Value> &acc);
+  // MX128: chained k32 wgmmas, one promotion per stage (Sm90Mx128.cpp).
+  SmallVector<Value> mx128Stage(const Tile &T, Value s, Value it,
+                                SmallVector<Value> acc);
+  SmallVector<Value> mx128Scales(Value table);
+  Value mx128Mma(Value aTile, Value bTile, int64_t blocks);
+  Value mx128LiveMma(Value aTile, Value bTile, Value live, int64_t blocks);
 
   // bf16 upcast (option A).
   Value emitUpcastConsumer(const Tile &T, Value it0);

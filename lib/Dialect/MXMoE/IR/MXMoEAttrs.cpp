@@ -96,25 +96,23 @@ LogicalResult
 ScaleLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                         ScaleLayoutKind kind, bool perKGroup,
                         ArrayRef<int64_t> tile) {
-  if (kind != ScaleLayoutKind::compact) {
-    if (!tile.empty())
-      return emitError() << "tile = [...] applies only to the compact scale "
-                            "layout (the other layouts hold one scale per "
-                            "32-element block)";
-    if (perKGroup && kind != ScaleLayoutKind::blocked_128x4)
-      return emitError() << "per_k_group applies only to the blocked_128x4 "
-                            "and compact scale layouts";
+  if (perKGroup && kind == ScaleLayoutKind::row_major)
+    return emitError() << "per_k_group applies only to the blocked_128x4 "
+                          "and compact scale layouts";
+  if (tile.empty()) {
+    if (kind == ScaleLayoutKind::compact)
+      return emitError() << "the compact scale layout needs tile = [r, c] "
+                            "(one E8M0 scale per r x c tile of the data)";
     return success();
   }
   if (tile.size() != 2 || tile[0] < 1 || tile[1] < ::mxmoe::kMXBlockSize ||
       tile[1] % ::mxmoe::kMXBlockSize != 0)
-    return emitError() << "the compact scale layout needs tile = [r, c] with "
-                          "r >= 1 rows and c a multiple of 32 along the "
-                          "contraction axis (one E8M0 scale per r x c tile "
-                          "of the data), got ["
+    return emitError() << "tile = [r, c] needs r >= 1 rows and c a multiple "
+                          "of 32 along the contraction axis (one E8M0 scale "
+                          "per r x c tile of the data), got ["
                        << tile << "]";
   if (perKGroup && tile[0] != 1)
-    return emitError() << "a per_k_group compact layout (windows along a "
+    return emitError() << "a per_k_group layout with a tile (windows along a "
                           "jagged token axis) needs tile rows 1, got ["
                        << tile << "]";
   return success();

@@ -712,10 +712,23 @@ LogicalResult QuantizeOp::verify() {
   if (std::optional<ArrayRef<int64_t>> t = getScaleTile(); t && t->size() != 2)
     return emitOpError() << "scale_tile must have two entries [r, c], got "
                          << t->size();
-  return verifyMXQuantization(*this, getInput().getType(), "input",
-                              getData().getType(), getScales().getType(),
-                              getAxis(), getBlockSize(), getOffsets(),
-                              getScaleTileOrDefault());
+  if (failed(verifyMXQuantization(*this, getInput().getType(), "input",
+                                  getData().getType(), getScales().getType(),
+                                  getAxis(), getBlockSize(), getOffsets(),
+                                  getScaleTileOrDefault())))
+    return failure();
+  // Row-major and blocked scales may record the tile their 1x32 slots
+  // share; it must be the quantization's.
+  ScaleLayoutAttr layout = getScaleLayout(getScales().getType());
+  if (!layout || layout.isCompact() || layout.getTile().empty())
+    return success();
+  std::array<int64_t, 2> tile = getScaleTileOrDefault();
+  if (layout.getTile()[0] != tile[0] || layout.getTile()[1] != tile[1])
+    return emitOpError() << "scales record tile = [" << layout.getTile()
+                         << "] but the quantization's scale_tile is ["
+                         << tile[0] << ", " << tile[1]
+                         << "]; they must be equal (or drop the scales' tile)";
+  return success();
 }
 
 LogicalResult DequantizeOp::verify() {
@@ -741,6 +754,19 @@ LogicalResult SwizzleScalesOp::verify() {
       failed(verifyNotCompact(*this, src, "source")) ||
       failed(verifyNotCompact(*this, dst, "result")))
     return failure();
+  // A tile on the result (its 1x32 slots share one scale per tile) must be
+  // one the source records.
+  ArrayRef<int64_t> srcTile, dstTile;
+  if (ScaleLayoutAttr l = getScaleLayout(src))
+    srcTile = l.getTile();
+  if (ScaleLayoutAttr l = getScaleLayout(dst))
+    dstTile = l.getTile();
+  if (!dstTile.empty() && srcTile != dstTile)
+    return emitOpError() << "result scales record tile = [" << dstTile
+                         << "] but the source scales "
+                         << (srcTile.empty() ? "record none"
+                                             : "record another")
+                         << "; a swizzle keeps the source's tile";
   bool srcBlocked = isBlockedScales(src), dstBlocked = isBlockedScales(dst);
   if (srcBlocked == dstBlocked)
     return emitOpError() << "exactly one of source and result must be in the "

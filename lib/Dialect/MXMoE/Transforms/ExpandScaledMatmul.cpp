@@ -44,9 +44,11 @@ struct Expander {
 
   MLIRContext *ctx() { return b.getContext(); }
   Type e8m0() { return Float8E8M0FNUType::get(ctx()); }
-  Attribute blocked(bool perKGroup = false) {
+  /// Blocked scales recording the tile `tile` (empty: none) their 1x32
+  /// slots share.
+  Attribute blocked(bool perKGroup, ArrayRef<int64_t> tile) {
     return ScaleLayoutAttr::get(ctx(), ScaleLayoutKind::blocked_128x4,
-                                perKGroup);
+                                perKGroup, tile);
   }
   RankedTensorType t(ArrayRef<int64_t> shape, Type elem,
                      Attribute enc = {}) {
@@ -70,20 +72,31 @@ struct Expander {
                                    Type element = {}) {
     SmallVector<int64_t> scaleShape(dataShape);
     scaleShape.back() /= kMXBlockSize;
+    // MX128 scales are row-major MX scales recording their tile.
+    DenseI64ArrayAttr tile = scaleTile(weight);
+    Attribute enc;
+    if (tile)
+      enc = ScaleLayoutAttr::get(ctx(), ScaleLayoutKind::row_major, false,
+                                 tile.asArrayRef());
     auto q = QuantizeOp::create(
         b, loc, t(dataShape, element ? element : recipe.getElement()),
-        t(scaleShape, e8m0()), x,
+        t(scaleShape, e8m0(), enc), x,
         offsets, b.getI64IntegerAttr(axis),
         b.getI64IntegerAttr(recipe.getBlockSize()),
-        RoundingModeAttr::get(ctx(), recipe.getRounding()),
-        scaleTile(weight));
+        RoundingModeAttr::get(ctx(), recipe.getRounding()), tile);
     return {q.getData(), q.getScales()};
   }
 
+  /// Blocked copy of `scales`, keeping the tile they record.
   Value swizzle(Value scales, Value offsets, ArrayRef<int64_t> blockedShape,
                 bool perKGroup = false) {
+    ArrayRef<int64_t> tile;
+    if (ScaleLayoutAttr l =
+            getScaleLayout(cast<RankedTensorType>(scales.getType())))
+      tile = l.getTile();
     return SwizzleScalesOp::create(
-        b, loc, t(blockedShape, e8m0(), blocked(perKGroup)), scales, offsets);
+        b, loc, t(blockedShape, e8m0(), blocked(perKGroup, tile)), scales,
+        offsets);
   }
 
   /// The 2D x 3D GEMM of forward and input gradient: lhs [M, C] quantized

@@ -142,6 +142,18 @@ def MXMoE_ScaleLayoutAttr : MXMoE_Attr<"ScaleLayout", "scale_layout"> {
       (floor((T + (c-1)*G) / c) always fits; a smaller Wp is checked at run
       time).
 
+    * `tile = [r, c]` on `row_major` or `blocked_128x4` (optionally with
+      `per_k_group`, then r = 1): the layout is unchanged (one byte per 1x32
+      block), and every r x c tile of the data has one scale, written into
+      each of its c/32 slots (an MX128 quantization, `mxmoe.quantize` with
+      `scale_tile = [r, c]`). Such scales are valid MX scales for any
+      consumer; `mxmoe.grouped_matmul` on sm_90a promotes its fp8 partial
+      sums once per 128 contraction elements instead of once per 32 when
+      both operands' tiles have c a multiple of 128 (DeepSeek-V3 report,
+      arXiv 2412.19437 section 3.3.2). Along a jagged token axis the c-token
+      windows restart at every group's (32-padded) start. Tiles follow the
+      rules of the compact layout's (r >= 1, c a multiple of 32).
+
     Source: pytorch/ao `torchao/prototype/mx_formats/utils.py::to_blocked`,
     `torchao/prototype/moe_training/kernels/mxfp8/quant.py`; CUTLASS
     `sm100_blockscaled_layout.hpp`; PTX ISA section 9.7.16 (tcgen05 block
@@ -151,7 +163,8 @@ def MXMoE_ScaleLayoutAttr : MXMoE_Attr<"ScaleLayout", "scale_layout"> {
     `#mxmoe.scale_layout<blocked_128x4>`,
     `#mxmoe.scale_layout<blocked_128x4, per_k_group>`,
     `#mxmoe.scale_layout<compact, tile = [128, 128]>`,
-    `#mxmoe.scale_layout<compact, tile = [1, 128], per_k_group>`.
+    `#mxmoe.scale_layout<compact, tile = [1, 128], per_k_group>`,
+    `#mxmoe.scale_layout<blocked_128x4, tile = [128, 128]>`.
   }];
   let parameters = (ins
     EnumParameter<MXMoE_ScaleLayoutKind>:$kind,

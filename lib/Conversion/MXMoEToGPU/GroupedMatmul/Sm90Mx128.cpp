@@ -1,0 +1,181 @@
+//===- Sm90Mx128.cpp - sm_90a grouped GEMM, MX128 promotion ---------------===//
+//
+// The fp8 strategy of the sm_90a kernel for MX128 operands (GemmKind::mx128:
+// both scale tensors record tiles whose c is a multiple of 128, so the four
+// MX blocks of a 128-wide pipeline stage share one scale per row of A and
+// per row of B). Per stage a consumer warpgroup chains the four k32 fp8
+// wgmmas into one fp32 partial P and folds it into the accumulator once:
+// acc += P * sa(row) * sb(column) (DeepSeek-V3 report, arXiv 2412.19437
+// section 3.3.2: one promotion per 128 K, "equivalent to 4 WGMMAs"). The
+// scale products come from the CUDA cores, not from a tf32 wgmma as in the
+// MX32 path (at one promotion per 128 K a tf32 m64nNk8 would cost half a
+// stage's fp8 tensor-core time):
+//   * 2D x 3D: the weight's 128x128 tiles give one rhs scale per tile (the
+//     tile's N columns lie in one 128-row block), so the decoder writes
+//     sa(row) * sb(tile) per row and the promotion is one FFMA per element;
+//   * 2D x 2D (weight gradient, 1x128 windows along the tokens of both
+//     operands): row scales and column scales, one FMUL and one FFMA per
+//     element.
+// Decoder: loader-warpgroup threads 64-127, one stage's fp32 table (see
+// Sm90SmemMap::tableBytes) from byte 0 (the stage's first MX block, always
+// live) of each row of the stage's blocked scale atoms. The table is read
+// with ld.shared only (no async-proxy fence), ordered by the decoded
+// mbarrier's arrive (release) and the consumers' wait (acquire).
+// References: Common.h, Sm90.h; PTX ISA 9.7.15 (wgmma, D fragment layout
+// 9.7.15.5.2).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Sm90.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::mxmoe;
+using namespace mlir::mxmoe::kernels;
+
+namespace mlir::mxmoe::kernels::gemm {
+
+/// Decoder thread `d` (0-63) of the stage in ring slot `slot` of tile T:
+/// rows d and d + 64 of the row scales; 2D x 3D multiplied by the tile's
+/// rhs scale (exact: a product of two powers of two, wherever it is an
+/// fp32 number), 2D x 2D then tile columns d, d + 64, ... of the column
+/// scales.
+void Sm90Kernel::decodeStageMx128(const Tile &T, Value d,
+                                  const RingSlot &slot) {
+  waitParity(b, f.bar(map.barOff(), slot.st), slot.phase);
+  Value tables = f.at(map.tablesOff());
+  Value tab = b.add(tables, b.mulc(slot.st, map.tableBytes()));
+  Value sbTile;
+  if (!p.kGrouped)
+    sbTile = decodeByte(atomWord(slot, map.sbOff(), T.bAtomRow), 0);
+  for (int64_t h = 0; h < 2; ++h) {
+    Value row = b.add(d, b.idx(64 * h));
+    Value sa = decodeByte(atomWord(slot, map.saOff(), row), 0);
+    if (sbTile)
+      sa = arith::MulFOp::create(b, sa, sbTile);
+    b.sts(sa, b.add(tab, b.mulc(row, 4)));
+  }
+  if (p.kGrouped) {
+    for (int64_t c = 0; c < cfg.tileN; c += kDecoderThreads) {
+      Value col = b.add(d, b.idx(c));
+      ifThen(b, b.ult(col, b.idx(cfg.tileN)), [&] {
+        Value word = atomWord(slot, map.sbOff(), b.add(T.bAtomRow, col));
+        Value sb = decodeByte(word, 0);
+        Value at = b.add(tab, b.idx(map.colScaleOff()));
+        b.sts(sb, b.add(at, b.mulc(col, 4)));
+      });
+    }
+  }
+  NVVM::MBarrierArriveOp::create(b, Type(), f.bar(map.decodedBar(0), slot.st),
+                                 Value(), NVVM::MemScopeKind::CTA, false);
+}
+
+/// The stage's scale of every fragment element (D fragment layout: element
+/// i of this thread is row fragRow + 8 * ((i / 2) % 2) of the warpgroup's
+/// 64, column fragCol + 8 * (i / 4) + i % 2, PTX ISA 9.7.15.5.2), read from
+/// the stage's table at `table`: the row scale (2D x 3D, already times the
+/// rhs scale), or the row scale times the column scale (2D x 2D).
+SmallVector<Value> Sm90Consumer::mx128Scales(Value table) {
+  Value rowTop = b.add(b.mulc(w, 64), fragRow);
+  Value top = b.lds(f32, b.add(table, b.mulc(rowTop, 4)));
+  Value bottom = b.lds(f32, b.add(table, b.mulc(b.add(rowTop, b.idx(8)), 4)));
+  SmallVector<Value> scales;
+  if (!p.kGrouped) {
+    for (int64_t i = 0; i < nFrag; ++i)
+      scales.push_back((i / 2) % 2 ? bottom : top);
+    return scales;
+  }
+  Value cols = b.add(table, b.idx(map.colScaleOff()));
+  auto v2 = VectorType::get({2}, f32);
+  SmallVector<Value> colScale; // columns fragCol + 8j, + 8j + 1
+  for (int64_t j = 0; j < cfg.tileN / 8; ++j) {
+    Value c = b.add(fragCol, b.idx(8 * j));
+    Value pair = LLVM::LoadOp::create(b, v2, b.sptr(b.add(cols, b.mulc(c, 4))),
+                                      /*alignment=*/8);
+    for (int64_t e = 0; e < 2; ++e)
+      colScale.push_back(
+          LLVM::ExtractElementOp::create(b, pair, b.i32(e)).getResult());
+  }
+  for (int64_t i = 0; i < nFrag; ++i) {
+    Value rowScale = (i / 2) % 2 ? bottom : top;
+    Value col = colScale[2 * (i / 4) + i % 2];
+    scales.push_back(arith::MulFOp::create(b, rowScale, col));
+  }
+  return scales;
+}
+
+/// One MX128 stage: wait for its decoded table, read this thread's scales,
+/// run the stage's live MX blocks (all four; in the last stage of a 2D x 2D
+/// group's tile or of a K tail the first kBlocks - 4s) into one fp32
+/// partial P, release the ring slot, then acc += P * scale.
+SmallVector<Value> Sm90Consumer::mx128Stage(const Tile &T, Value s, Value it,
+                                            SmallVector<Value> acc) {
+  auto [slot, empty] = acquireStage(it, map.decodedBar(0));
+  Value tables = k.f.at(map.tablesOff());
+  Value table = b.add(tables, b.mulc(slot.st, map.tableBytes()));
+  SmallVector<Value> scales = mx128Scales(table);
+  Value aSlot = b.add(slot.stage, b.idx(map.aOff()));
+  Value aTile = b.add(aSlot, b.mulc(w, 64 * 128));
+  Value bTile = b.add(slot.stage, b.idx(map.bOff()));
+  Value P;
+  if (!p.kGrouped && p.kMultipleOf128) {
+    P = mx128Mma(aTile, bTile, kBlocksPerStage);
+  } else {
+    Value live = b.sub(T.kBlocks, b.mulc(s, kBlocksPerStage));
+    P = mx128LiveMma(aTile, bTile, live, kBlocksPerStage);
+  }
+  // The wgmmas completed (wait_group 0) and the scales are in registers:
+  // every consumer thread releases the slot before the promotion.
+  NVVM::MBarrierArriveOp::create(b, Type(), empty, Value(),
+                                 NVVM::MemScopeKind::CTA, false);
+  for (int64_t i = 0; i < nFrag; ++i) {
+    Value pi = LLVM::ExtractValueOp::create(b, P, ArrayRef<int64_t>{i});
+    acc[i] = LLVM::FMAOp::create(b, pi, scales[i], acc[i]);
+  }
+  return acc;
+}
+
+/// The MMAs of the stage's `live` blocks (uniform branches, from `blocks`
+/// down to 1): P.
+Value Sm90Consumer::mx128LiveMma(Value aTile, Value bTile, Value live,
+                                 int64_t blocks) {
+  if (blocks == 1)
+    return mx128Mma(aTile, bTile, 1);
+  auto ty = LLVM::LLVMStructType::getLiteral(ctx,
+                                             SmallVector<Type>(nFrag, f32));
+  auto branch = scf::IfOp::create(b, TypeRange{ty}, b.sge(live, b.idx(blocks)),
+                                  /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(&branch.getThenRegion().front());
+  scf::YieldOp::create(b, mx128Mma(aTile, bTile, blocks));
+  b.setInsertionPointToStart(&branch.getElseRegion().front());
+  scf::YieldOp::create(b, mx128LiveMma(aTile, bTile, live, blocks - 1));
+  return branch.getResult(0);
+}
+
+/// One wgmma group: the k32 wgmmas m64nNk32 of blocks 0 .. blocks-1 of the
+/// stage (A and B K-major SWIZZLE_128B: block kb at +32 kb bytes) chained
+/// into one fp32 partial P (scale-d 0 for the first); waits for the group.
+Value Sm90Consumer::mx128Mma(Value aTile, Value bTile, int64_t blocks) {
+  auto ty = LLVM::LLVMStructType::getLiteral(ctx,
+                                             SmallVector<Type>(nFrag, f32));
+  auto fp8 = [](::mxmoe::MXElementKind kind) {
+    return kind == ::mxmoe::MXElementKind::E5M2 ? NVVM::WGMMATypes::e5m2
+                                                : NVVM::WGMMATypes::e4m3;
+  };
+  NVVM::WgmmaFenceAlignedOp::create(b);
+  Value P = LLVM::UndefOp::create(b, ty);
+  for (int64_t kb = 0; kb < blocks; ++kb) {
+    Value aDesc = descOf(b.add(aTile, b.idx(32 * kb)));
+    Value bDesc = descOf(b.add(bTile, b.idx(32 * kb)));
+    P = wgmmaKMajor(b, ty, P, aDesc, bDesc, cfg.tileN, 32, fp8(p.aType),
+                    fp8(p.bType), /*accumulate=*/kb > 0);
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(b);
+  NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
+  return P;
+}
+
+} // namespace mlir::mxmoe::kernels::gemm

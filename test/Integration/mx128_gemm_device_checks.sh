@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Device checks of the MX128 sm_90a grouped GEMM (issue 21), one call on
+# the GPU machine. Build machine first:
+#   python3 test/Integration/gen_gemm_kernels.py --chips sm_90a --bench --out .device/gemm
+#   python3 test/Integration/gen_gemm_kernels.py --chips sm_90a --out .device/gemm-fp8 \
+#       --extra=--gemm-sm90-mma=fp8
+# then run this with .device/gemm, .device/gemm-fp8 and
+# build/lib/libmxmoe_runtime.so carried (and .peers/deepgemm for the
+# DeepGEMM column, when present):
+#   test/Integration/mx128_gemm_device_checks.sh [check|sanitize|sass|bench|all]
+# check: every correctness case (MX32 and MX128) of the default build, and
+# the f32-output MX128 cases of the fp8-strategy build; sanitize:
+# compute-sanitizer memcheck, racecheck and initcheck on small MX128 cases;
+# sass: QGMMA per K block of the MX128 kernels; bench: the benchmark table.
+# Logs go to $OUT (default .).
+set -uo pipefail
+out="${OUT:-.}"
+export MXMOE_RUNTIME_LIB="${MXMOE_RUNTIME_LIB:-$PWD/build/lib/libmxmoe_runtime.so}"
+part="${1:-all}"
+T=test/Integration
+small=mx128_fwd_g1,mx128_fwd_sizes,mx128_fwd_k96_f32,mx128_wgrad_sizes,mx128_wgrad_g1_ragged
+f32=mx128_fwd_k1408_f32,mx128_fwd_k96_f32,mx128_wgrad_f32,mx128_wgrad_sizes,mx128_wgrad_g1_ragged,mx128_wgrad_e128
+if [ "$part" = check ] || [ "$part" = all ]; then
+  python3 $T/gemm_gpu.py .device/gemm > "$out/gemm_check.txt" 2>&1
+  grep -E "FAIL|Error" "$out/gemm_check.txt" | head; tail -n 1 "$out/gemm_check.txt"
+  python3 $T/gemm_gpu.py .device/gemm-fp8 --only $f32 > "$out/gemm_check_fp8.txt" 2>&1
+  grep -E "^mx128|FAIL|Error" "$out/gemm_check_fp8.txt" | head -8; tail -n 1 "$out/gemm_check_fp8.txt"
+fi
+if [ "$part" = sanitize ] || [ "$part" = all ]; then
+  for tool in memcheck racecheck initcheck; do
+    compute-sanitizer --tool $tool python3 $T/gemm_gpu.py .device/gemm --only $small \
+      > "$out/gemm_$tool.txt" 2>&1
+    echo "$tool: $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$out/gemm_$tool.txt" | tail -n 1) $(tail -n 1 "$out/gemm_$tool.txt")"
+  done
+fi
+if [ "$part" = sass ] || [ "$part" = all ]; then
+  cuobjdump -sass .device/gemm/sm_90a/kernels.cubin > "$out/gemm_sass.txt"
+  python3 - "$out/gemm_sass.txt" .device/gemm/manifest.json <<'PY'
+import json, re, sys
+sass, man = open(sys.argv[1]).read(), json.load(open(sys.argv[2]))
+mma = {k["name"]: k.get("mma") for k in man["kernels"]}
+for fn, body in re.findall(r"Function : (\S+)\n(.*?)(?=\n\s+Function : |\Z)", sass, re.S):
+    q = len(re.findall(r"\bQGMMA\.", body)); h = len(re.findall(r"\bHGMMA\.", body))
+    print(f"{fn[:60]:60s} {mma.get(fn, '?'):24s} QGMMA {q:3d} HGMMA(tf32/bf16) {h:3d}")
+PY
+fi
+if [ "$part" = bench ] || [ "$part" = all ]; then
+  python3 $T/gemm_gpu.py .device/gemm --bench --no-check 2>&1 | tee "$out/gemm_bench.txt" | tail -n 40
+fi
