@@ -264,10 +264,39 @@ def run_case(L, c, seed):
     return ok, err, bound, st, notes
 
 
+def deepgemm_peer():
+    """DeepGEMM's SM90 FP8 grouped GEMMs (1x128 / 128x128 power-of-two
+    scales in fp32 containers, 128-aligned expert segments), when a
+    snapshot with its driver bench_deepgemm.py is at $MXMOE_DEEPGEMM (a
+    benchmark peer fetched into a git-ignored folder; never committed).
+    Returns fn(c, T) -> TF/s, or None."""
+    root = os.environ.get("MXMOE_DEEPGEMM")
+    if not root:
+        return None
+    sys.path.insert(0, root)
+    import bench_deepgemm as dgb  # noqa: E402
+    errs = dgb.run_checks() if hasattr(dgb, "run_checks") else None
+    print(json.dumps({"deepgemm_check": errs}, default=str))
+
+    def tflops(c, T, timeit):
+        actual, aligned = dgb.segments(T, c["G"])
+        if c["kind"] == "2Dx3D":
+            a, b, d, m_idx, _ = dgb.make_m_grouped(actual, aligned, c["N"], c["K"])
+            fn = lambda: dgb.call_m_grouped(a, b, d, m_idx)  # noqa: E731
+            flops = 2.0 * T * c["N"] * c["K"]
+        else:
+            a, b, d, layout = dgb.make_k_grouped(aligned, c["M"], c["N"])
+            fn = lambda: dgb.call_k_grouped(a, b, d, aligned, layout)  # noqa: E731
+            flops = 2.0 * T * c["M"] * c["N"]
+        return flops / timeit(fn) / 1e12
+    return tflops
+
+
 def bench(L, cases, bf16_only=False):
     """TFLOP/s of mxmoe's kernel and its peers on `cases`; bf16_only keeps
     only the torch bf16 peer (quick comparisons of kernel variants)."""
     rows = []
+    dgp = None if bf16_only else deepgemm_peer()
     # Peer: Triton tl.dot_scaled MXFP8 grouped GEMMs (bench/triton_mx_grouped.py),
     # validated against float64 before timing.
     try:
@@ -375,6 +404,12 @@ def bench(L, cases, bf16_only=False):
         res = {"model": model, "tokens": T, "gemm": what,
                "shape": f"G={G} M={M} N={N} K={c['K'] if c['kind'] == '2Dx3D' else T}",
                "mxmoe MXFP8 sm_90a": flops / t_mx / 1e12}
+        if dgp is not None:
+            try:
+                res["DeepGEMM fp8 1x128/128x128"] = dgp(c, T, timeit)
+            except Exception as ex:  # noqa: BLE001
+                res["DeepGEMM fp8 1x128/128x128"] = f"n/a ({type(ex).__name__}: {str(ex)[:120]})"
+            torch.cuda.empty_cache()
         for name, fn in peer.items():
             if bf16_only and "bf16" not in name:
                 continue

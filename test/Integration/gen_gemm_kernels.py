@@ -175,9 +175,14 @@ def main():
     ap.add_argument("--extra", action="append", default=[],
                     help="an extra mxmoe-compile option, repeatable "
                          "(e.g. --extra=--gemm-stages=5)")
+    ap.add_argument("--mx128-only", action="store_true",
+                    help="only the bf16-output MX128 cases (the fp8 MX128 kernels, e.g. "
+                         "for stage counts only they fit)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     cases = correctness_cases() + (bench_cases() if args.bench else [])
+    if args.mx128_only:
+        cases = [c for c in cases if c.get("mx128") and c["out"] == "bf16"]
     src = os.path.join(args.out, "gemm_cases.mlir")
     with open(src, "w") as f:
         f.write(module_text(cases))

@@ -10,7 +10,8 @@
 #   test/Integration/mx128_gemm_device_checks.sh [check|sanitize|sass|bench|all]
 # check: every correctness case (MX32 and MX128) of the default build, and
 # the f32-output MX128 cases of the fp8-strategy build; sanitize:
-# compute-sanitizer memcheck, racecheck and initcheck on small MX128 cases;
+# compute-sanitizer memcheck, racecheck, initcheck and synccheck on small
+# MX128 cases;
 # sass: QGMMA per K block of the MX128 kernels; bench: the benchmark table.
 # Logs go to $OUT (default .).
 set -uo pipefail
@@ -27,7 +28,7 @@ if [ "$part" = check ] || [ "$part" = all ]; then
   grep -E "^mx128|FAIL|Error" "$out/gemm_check_fp8.txt" | head -8; tail -n 1 "$out/gemm_check_fp8.txt"
 fi
 if [ "$part" = sanitize ] || [ "$part" = all ]; then
-  for tool in memcheck racecheck initcheck; do
+  for tool in memcheck racecheck initcheck synccheck; do
     compute-sanitizer --tool $tool python3 $T/gemm_gpu.py .device/gemm --only $small \
       > "$out/gemm_$tool.txt" 2>&1
     echo "$tool: $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$out/gemm_$tool.txt" | tail -n 1) $(tail -n 1 "$out/gemm_$tool.txt")"

@@ -111,8 +111,9 @@ struct GemmConfig {
   bool upcastBF16 = false;
 };
 
-/// Dynamic shared memory (bytes) the kernel needs for `cfg`.
-int64_t getSm90GemmSharedBytes(const GemmConfig &cfg);
+/// Dynamic shared memory (bytes) the sm_90a kernel of kind `p` needs for
+/// `cfg`.
+int64_t getSm90GemmSharedBytes(const GemmKind &p, const GemmConfig &cfg);
 
 /// Builds `gpu.func @name` in `module`. Parameters: seven device pointers
 /// (`!llvm.ptr<1>`, noalias, 16-byte aligned):

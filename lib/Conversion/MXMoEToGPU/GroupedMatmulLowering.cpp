@@ -108,9 +108,9 @@ LogicalResult KernelGen::genGroupedMatmul(GroupedMatmulOp op) {
   if (useUpcast)
     p.mx128 = false;
   const GemmConfig &cfg = useUpcast ? upcast : gemm;
-  if (!sm100 && getSm90GemmSharedBytes(cfg) > kMaxDynamicSmem)
+  if (!sm100 && getSm90GemmSharedBytes(p, cfg) > kMaxDynamicSmem)
     return op.emitOpError("the grouped-GEMM configuration needs ")
-           << getSm90GemmSharedBytes(cfg)
+           << getSm90GemmSharedBytes(p, cfg)
            << " bytes of shared memory, over the 232448 of sm_90a ("
            << (!useUpcast              ? "fp8 kernel"
                : sm90Mma == "auto" ? "bf16 upcast kernel, chosen by "

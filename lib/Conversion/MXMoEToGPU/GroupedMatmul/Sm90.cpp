@@ -534,8 +534,9 @@ void Sm90Consumer::fp8Block(const Fp8Operands &ops, int64_t kb,
 
 } // namespace mlir::mxmoe::kernels::gemm
 
-int64_t mlir::mxmoe::kernels::getSm90GemmSharedBytes(const GemmConfig &cfg) {
-  return Sm90SmemMap{cfg.tileN, cfg.stages, cfg.upcastBF16}.total();
+int64_t mlir::mxmoe::kernels::getSm90GemmSharedBytes(const GemmKind &p,
+                                                     const GemmConfig &cfg) {
+  return Sm90SmemMap{cfg.tileN, cfg.stages, cfg.upcastBF16, p.mx128}.total();
 }
 
 gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
