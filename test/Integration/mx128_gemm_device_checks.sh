@@ -19,7 +19,7 @@ out="${OUT:-.}"
 export MXMOE_RUNTIME_LIB="${MXMOE_RUNTIME_LIB:-$PWD/build/lib/libmxmoe_runtime.so}"
 part="${1:-all}"
 T=test/Integration
-small=mx128_fwd_g1,mx128_fwd_sizes,mx128_fwd_k96_f32,mx128_wgrad_sizes,mx128_wgrad_g1_ragged
+small=mx128_fwd_g1,mx128_fwd_sizes,mx128_fwd_short,mx128_wgrad_zipf_bf16,mx128_wgrad_e5m2_odd_n,mx128_wgrad_g1_ragged
 f32=mx128_fwd_k1408_f32,mx128_fwd_k96_f32,mx128_wgrad_f32,mx128_wgrad_sizes,mx128_wgrad_g1_ragged,mx128_wgrad_e128
 if [ "$part" = check ] || [ "$part" = all ]; then
   python3 $T/gemm_gpu.py .device/gemm > "$out/gemm_check.txt" 2>&1

@@ -54,6 +54,7 @@ struct Sm90SmemMap {
   int64_t tileN, stages;
   bool upcast = false; ///< GemmConfig::upcastBF16
   bool mx128 = false;  ///< GemmKind::mx128
+  int64_t outBytes = 2; ///< bytes per output element (bf16 2, f32 4)
   int64_t aBytes() const { return kBM * kBK; }
   int64_t bBytes() const { return tileN * kBK; }
   int64_t stageBytes() const {
@@ -87,7 +88,13 @@ struct Sm90SmemMap {
   /// 1 KB of zeros: K slots 4-7 of every A table (its LBO points here).
   int64_t zeroOff() const { return tablesOff() + stages * tableBytes(); }
   int64_t zeroBytes() const { return upcast ? 0 : 64 * 16; }
-  int64_t barOff() const { return zeroOff() + zeroBytes(); }
+  /// MX128: the epilogue's staging rows (128 rows of tileN outputs, the
+  /// row stride padded by 16 bytes so a warp's fragment stores hit 32
+  /// distinct banks), read by per-row bulk copies to global memory.
+  int64_t stagingOff() const { return zeroOff() + zeroBytes(); }
+  int64_t stagingStride() const { return tileN * outBytes + 16; }
+  int64_t stagingBytes() const { return mx128 ? kBM * stagingStride() : 0; }
+  int64_t barOff() const { return stagingOff() + stagingBytes(); }
   int64_t fullBar(int64_t s) const { return barOff() + 8 * s; }
   int64_t emptyBarBase() const { return barOff() + 64; }
   int64_t flagOff() const { return barOff() + 128; }

@@ -363,6 +363,10 @@ void Sm90Consumer::emitTileLoop() {
       b, Type(), f.bar(map.tileEmptyBar(0), b.rem(tcA, kTileRing)), Value(),
       NVVM::MemScopeKind::CTA, false);
   scf::YieldOp::create(b, ValueRange{itOut, b.add(tcA, b.idx(1))});
+  if (p.mx128) {
+    b.setInsertionPointAfter(loop);
+    mx128DrainStores();
+  }
 }
 
 /// Epilogue: predicated stores of this thread's fragment (the fp32
@@ -427,7 +431,10 @@ Value Sm90Consumer::emitFp8Consumer(const Tile &T, Value it0) {
         return p.mx128 ? mx128Stage(T, s, it, std::move(acc))
                        : fp8Stage(T, s, it, std::move(acc));
       });
-  emitFragmentEpilogue(T, accOut);
+  if (p.mx128)
+    mx128Epilogue(T, accOut);
+  else
+    emitFragmentEpilogue(T, accOut);
   return itOut;
 }
 
@@ -536,13 +543,16 @@ void Sm90Consumer::fp8Block(const Fp8Operands &ops, int64_t kb,
 
 int64_t mlir::mxmoe::kernels::getSm90GemmSharedBytes(const GemmKind &p,
                                                      const GemmConfig &cfg) {
-  return Sm90SmemMap{cfg.tileN, cfg.stages, cfg.upcastBF16, p.mx128}.total();
+  return Sm90SmemMap{cfg.tileN, cfg.stages, cfg.upcastBF16, p.mx128,
+                     p.outF32 ? 4 : 2}
+      .total();
 }
 
 gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
     gpu::GPUModuleOp module, StringRef name, const GemmKind &p,
     const GemmConfig &cfg) {
-  Sm90SmemMap map{cfg.tileN, cfg.stages, cfg.upcastBF16, p.mx128};
+  Sm90SmemMap map{cfg.tileN, cfg.stages, cfg.upcastBF16, p.mx128,
+                  p.outF32 ? 4 : 2};
   KernelFrame f = createGemmKernel(module, name, p, cfg, kThreads, map.total());
   Sm90Kernel(f, p, cfg, map).build();
   return f.fn;

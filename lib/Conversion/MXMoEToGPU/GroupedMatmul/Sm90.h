@@ -123,6 +123,11 @@ private:
   SmallVector<Value> mx128Scales(Value table);
   Value mx128Mma(Value aTile, Value bTile, int64_t blocks);
   Value mx128LiveMma(Value aTile, Value bTile, Value live, int64_t blocks);
+  void mx128Epilogue(const Tile &T, ArrayRef<Value> accv);
+  void mx128StageRows(const Tile &T, ArrayRef<Value> accv, Value rowsValid,
+                      Value colsValid, Value outBase);
+  void mx128DrainStores();
+  void warpgroupBarrier();
 
   // bf16 upcast (option A).
   Value emitUpcastConsumer(const Tile &T, Value it0);

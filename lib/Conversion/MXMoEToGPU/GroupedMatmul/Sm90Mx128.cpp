@@ -16,6 +16,13 @@
 //   * 2D x 2D (weight gradient, 1x128 windows along the tokens of both
 //     operands): row scales and column scales, one FMUL and one FFMA per
 //     element.
+// Epilogue: each warpgroup stages its 64 rows of the tile in shared memory
+// and one thread per valid row copies the row's valid columns to global
+// memory with cp.async.bulk (PTX ISA 9.7.9.25), then the warpgroup goes on
+// to its next tile while the copies drain (rows past a group's end are
+// never written: jagged groups need no padding). Row copies need 16-byte
+// aligned rows: N % 8 == 0 (bf16; N % 4 for f32), else the direct
+// predicated stores of emitFragmentEpilogue.
 // Decoder: loader-warpgroup threads 64-127, one stage's fp32 table (see
 // Sm90SmemMap::tableBytes) from byte 0 (the stage's first MX block, always
 // live) of each row of the stage's blocked scale atoms. The table is read
@@ -176,6 +183,80 @@ Value Sm90Consumer::mx128Mma(Value aTile, Value bTile, int64_t blocks) {
   NVVM::WgmmaGroupSyncAlignedOp::create(b);
   NVVM::WgmmaWaitGroupSyncOp::create(b, 0);
   return P;
+}
+
+/// Named barrier of this consumer warpgroup's 128 threads (1 + w; 0 is the
+/// CTA barrier, 3 the bf16 upcast's).
+void Sm90Consumer::warpgroupBarrier() {
+  Value id = b.toI32(b.add(w, b.idx(1)));
+  NVVM::BarrierOp::create(b, Type(), id, b.i32(128), nullptr, Value());
+}
+
+/// The tile's epilogue (see the file comment).
+void Sm90Consumer::mx128Epilogue(const Tile &T, ArrayRef<Value> accv) {
+  auto field = [&](int64_t off, Type t) -> Value {
+    return arith::IndexCastOp::create(b, b.getIndexType(),
+                                      b.lds(t, b.add(T.record, b.idx(off))));
+  };
+  Value rowsValid = field(8, b.getI32Type());
+  Value colsValid = field(12, b.getI32Type());
+  Value outBase = field(16, b.getI64Type());
+  int64_t align = 16 / map.outBytes;
+  Value aligned = b.eq(b.rem(T.outStride, align), b.idx(0));
+  auto branch = scf::IfOp::create(b, aligned, /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard g(b);
+  b.setInsertionPointToStart(&branch.getThenRegion().front());
+  mx128StageRows(T, accv, rowsValid, colsValid, outBase);
+  b.setInsertionPointToStart(&branch.getElseRegion().front());
+  emitFragmentEpilogue(T, accv);
+}
+
+/// Staged epilogue: wait until this warpgroup's previous row copies have
+/// read the staging rows, store the fragment (column pairs, 4 or 8 bytes),
+/// fence for the async proxy, then thread t < 64 copies row 64 w + t.
+void Sm90Consumer::mx128StageRows(const Tile &T, ArrayRef<Value> accv,
+                                  Value rowsValid, Value colsValid,
+                                  Value outBase) {
+  Value issuer = b.ult(t, b.idx(64));
+  ifThen(b, issuer, [&] {
+    NVVM::CpAsyncBulkWaitGroupOp::create(b, 0, b.getUnitAttr());
+  });
+  warpgroupBarrier();
+  Type outTy = p.outF32 ? Type(f32) : Type(b.getBF16Type());
+  Value staging = k.f.at(map.stagingOff());
+  int64_t stride = map.stagingStride(), esz = map.outBytes;
+  for (int64_t i = 0; i < nFrag; i += 2) {
+    Value r = b.add(b.add(b.mulc(w, 64), fragRow), b.idx(i % 4 < 2 ? 0 : 8));
+    Value c = b.add(fragCol, b.idx(8 * (i / 4)));
+    Value v = LLVM::UndefOp::create(b, VectorType::get({2}, outTy));
+    for (int64_t e = 0; e < 2; ++e) {
+      Value x = accv[i + e];
+      if (!p.outF32)
+        x = arith::TruncFOp::create(b, outTy, x);
+      v = LLVM::InsertElementOp::create(b, v, x, b.i32(e));
+    }
+    Value at = b.add(staging, b.add(b.mulc(r, stride), b.mulc(c, esz)));
+    LLVM::StoreOp::create(b, v, b.sptr(at), 2 * esz);
+  }
+  fenceAsyncShared(b);
+  warpgroupBarrier();
+  Value row = b.add(b.mulc(w, 64), t);
+  ifThen(b, b.andi(issuer, b.ult(row, rowsValid)), [&] {
+    Value first = b.add(outBase, b.mul(row, T.outStride));
+    Value dst = b.elemPtr(outTy, k.f.out, first);
+    Value src = b.sptr(b.add(staging, b.mulc(row, stride)));
+    Value bytes = b.toI32(b.mulc(colsValid, esz));
+    NVVM::CpAsyncBulkSharedCTAToGlobalOp::create(b, dst, src, bytes, Value(),
+                                                 Value());
+    NVVM::CpAsyncBulkCommitGroupOp::create(b);
+  });
+}
+
+/// After the last tile: the row copies complete before the CTA (and its
+/// shared memory) ends.
+void Sm90Consumer::mx128DrainStores() {
+  ifThen(b, b.ult(t, b.idx(64)),
+         [&] { NVVM::CpAsyncBulkWaitGroupOp::create(b, 0, UnitAttr()); });
 }
 
 } // namespace mlir::mxmoe::kernels::gemm
