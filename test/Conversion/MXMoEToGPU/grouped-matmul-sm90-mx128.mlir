@@ -43,6 +43,20 @@
 // Every consumer thread releases the slot, then one FFMA per element.
 // CHECK: nvvm.mbarrier.arrive
 // CHECK-COUNT-64: llvm.intr.fma
+// Epilogue (N % 8 == 0): wait until the warpgroup's previous row copies
+// read the staging rows, stage the fragment, fence for the async proxy,
+// one bulk copy per valid row; the predicated direct stores otherwise.
+// CHECK: nvvm.cp.async.bulk.wait_group 0 {read}
+// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
+// CHECK: nvvm.fence.proxy {kind = #nvvm.proxy_kind<async.shared>
+// CHECK: nvvm.barrier id = %{{.*}} number_of_threads = %{{.*}}
+// CHECK: nvvm.cp.async.bulk.global.shared.cta
+// CHECK-NEXT: nvvm.cp.async.bulk.commit.group
+// CHECK: } else {
+// CHECK: llvm.store {{.*}} : vector<2xbf16>, !llvm.ptr<1>
+// After the tile loop the row copies complete before the CTA ends.
+// CHECK: nvvm.cp.async.bulk.wait_group 0
+// CHECK-NOT: {read}
 // CHECK-NOT: <tf32>
 // PTX-LABEL: .entry fwd_k2880__grouped_matmul_0(
 // PTX: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
