@@ -48,25 +48,25 @@ typedef struct MxmoeLogicalResult {
  *  version (libmxmoe_compiler.so.0.1; llvmOptLevel, tileRule and recipe came in
  *  0.1). */
 typedef struct MxmoeCompileOptions {
-  const char *chips;      /**< comma-separated: "sm_90a,sm_100a" (default) */
-  const char *excludes;   /**< comma-separated extra policy exclude patterns */
-  const char *rounding;   /**< "floor" | "rceil" (default) | "ceil" | "even" */
-  const char *toolkit;    /**< CUDA root for ptxas; NULL or "": PTX only */
-  int64_t tokensPerShard; /**< tiled-MLP `auto` shard size (32768) */
-  int64_t gemmTileN;      /**< grouped-GEMM tile N: 64, 128 (default), 256 */
-  int64_t gemmStages;     /**< grouped-GEMM pipeline stages, 2..8; 0 = auto
-                               (4; 2 for sm_90a bf16-upcast kernels) */
-  int64_t gemmCTAs;       /**< persistent CTAs, the GPU's SM count (132) */
+  const char *chips;       /**< comma-separated: "sm_90a,sm_100a" (default) */
+  const char *excludes;    /**< comma-separated extra policy exclude patterns */
+  const char *rounding;    /**< "floor" | "rceil" (default) | "ceil" | "even" */
+  const char *toolkit;     /**< CUDA root for ptxas; NULL or "": PTX only */
+  int64_t tokensPerShard;  /**< tiled-MLP `auto` shard size (32768) */
+  int64_t gemmTileN;       /**< grouped-GEMM tile N: 64, 128 (default), 256 */
+  int64_t gemmStages;      /**< grouped-GEMM pipeline stages, 2..8; 0 = auto
+                                (4; 2 for sm_90a bf16-upcast kernels) */
+  int64_t gemmCTAs;        /**< persistent CTAs, the GPU's SM count (132) */
   const char *gemmSm90Mma; /**< sm_90a MMA strategy: "fp8", "bf16" or
                                 "auto" (default: bf16 for f32 outputs) */
-  int64_t llvmOptLevel;   /**< LLVM IR optimization level of the kernels
-                               before NVPTX codegen, 0..3 (default 3; 0
-                               compiles faster, kernels 1-13 % slower) */
-  const char *tileRule;   /**< tiled-MLP `auto` rule: "tokens" (default,
-                               ceil(T / tokensPerShard)) or "square" */
-  const char *recipe;     /**< MX scale granularity: "mx32" (default),
-                               "mx128" or "auto" (mx128 when the chips
-                               include sm_90a) */
+  int64_t llvmOptLevel;    /**< LLVM IR optimization level of the kernels
+                                before NVPTX codegen, 0..3 (default 3; 0
+                                compiles faster, kernels 1-13 % slower) */
+  const char *tileRule;    /**< tiled-MLP `auto` rule: "tokens" (default,
+                                ceil(T / tokensPerShard)) or "square" */
+  const char *recipe;      /**< MX scale granularity: "mx32" (default),
+                                "mx128" or "auto" (mx128 when the chips
+                                include sm_90a) */
 } MxmoeCompileOptions;
 
 MxmoeCompileOptions mxmoeCompileOptionsDefault(void);

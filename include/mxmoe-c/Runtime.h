@@ -74,12 +74,12 @@ MxmoeRtStatus mxmoeRtLaunch(MxmoeRtModule module, const char *kernel,
  *  bound by the program step's "value"s; such kernels take the step's
  *  "grid"); at most 64 parameters in all. Only the pointers are checked
  *  for alignment. */
-MxmoeRtStatus mxmoeRtLaunchWithScalars(MxmoeRtModule module, const char *kernel,
-                                       const uint32_t grid[3],
-                                       const uint32_t block[3],
-                                       uint32_t sharedBytes, void *stream,
-                                       void *const *pointers, size_t numPointers,
-                                       const int64_t *scalars, size_t numScalars);
+MxmoeRtStatus
+mxmoeRtLaunchWithScalars(MxmoeRtModule module, const char *kernel,
+                         const uint32_t grid[3], const uint32_t block[3],
+                         uint32_t sharedBytes, void *stream,
+                         void *const *pointers, size_t numPointers,
+                         const int64_t *scalars, size_t numScalars);
 
 /** Element types of a TMA descriptor (the manifest's "data_type"). */
 typedef enum MxmoeRtTensorMapDataType {
@@ -104,8 +104,9 @@ typedef enum MxmoeRtTensorMapDataType {
  *  box elements read as zero. The grouped-GEMM kernels take such maps
  *  (copied to device memory): box, swizzle and data type from the kernel's
  *  "tensor_map" parameter in the manifest, dims and row stride from the
- *  program step's binding (the bound tensor viewed as [rows, K]). Calls cuTensorMapEncodeTiled; a misaligned address or
- *  stride or an unknown data type is MXMOE_RT_ERROR_INVALID_ARGUMENT. */
+ *  program step's binding (the bound tensor viewed as [rows, K]). Calls
+ * cuTensorMapEncodeTiled; a misaligned address or stride or an unknown data
+ * type is MXMOE_RT_ERROR_INVALID_ARGUMENT. */
 MxmoeRtStatus mxmoeRtEncodeTensorMap2D(void *tensorMap,
                                        MxmoeRtTensorMapDataType dataType,
                                        const void *globalAddress,
@@ -121,8 +122,7 @@ MxmoeRtStatus mxmoeRtSynchronize(void *stream);
 /** Reads the int32 status a grouped kernel wrote at device address
  *  `statusBuffer` (synchronizing first) and returns
  *  MXMOE_RT_ERROR_KERNEL_REJECTED_INPUT when it is nonzero. */
-MxmoeRtStatus mxmoeRtCheckStatus(const void *statusBuffer,
-                                 const char *kernel);
+MxmoeRtStatus mxmoeRtCheckStatus(const void *statusBuffer, const char *kernel);
 
 /** What a grouped kernel's nonzero status word means, as a phrase that
  *  follows "kernel 'NAME' ": status 1 "rejected its group offsets (...)",

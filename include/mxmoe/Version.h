@@ -1,4 +1,5 @@
-//===- Version.h - mxmoe version string --------------------------*- C++ -*-===//
+//===- Version.h - mxmoe version string --------------------------*- C++
+//-*-===//
 //
 // `--version` of the mxmoe tools: the project version (CMake's
 // PROJECT_VERSION), the LLVM/MLIR it was built against and the chips the

@@ -52,8 +52,8 @@ std::vector<std::string> splitList(const char *s) {
 extern "C" {
 
 MxmoeCompileOptions mxmoeCompileOptionsDefault(void) {
-  return {nullptr, nullptr, nullptr, nullptr, 32768, 128, 0, 132, nullptr, 3,
-          nullptr, nullptr};
+  return {nullptr, nullptr, nullptr, nullptr, 32768,   128,
+          0,       132,     nullptr, 3,       nullptr, nullptr};
 }
 
 MxmoeCompiler mxmoeCompilerCreate(void) {
@@ -86,8 +86,9 @@ MxmoeLogicalResult mxmoeCompile(MxmoeCompiler compiler, MxmoeStringRef ir,
   }
   compiler->lastError.clear();
   MLIRContext &ctx = *compiler->context;
-  std::string name = sourceName.data ? std::string(sourceName.data, sourceName.length)
-                                     : std::string("<ir>");
+  std::string name = sourceName.data
+                         ? std::string(sourceName.data, sourceName.length)
+                         : std::string("<ir>");
   llvm::SourceMgr sm;
   sm.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(
                             StringRef(ir.data ? ir.data : "", ir.length), name),
@@ -98,7 +99,8 @@ MxmoeLogicalResult mxmoeCompile(MxmoeCompiler compiler, MxmoeStringRef ir,
   SourceMgrDiagnosticHandler handler(sm, &ctx, os);
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sm, &ctx);
   if (!module) {
-    compiler->lastError = diags.empty() ? "mxmoeCompile: cannot parse " + name : diags;
+    compiler->lastError =
+        diags.empty() ? "mxmoeCompile: cannot parse " + name : diags;
     return {0};
   }
   MxmoeCompileOptions o = options ? *options : mxmoeCompileOptionsDefault();
@@ -123,7 +125,8 @@ MxmoeLogicalResult mxmoeCompile(MxmoeCompiler compiler, MxmoeStringRef ir,
   opts.inputName = name;
   auto art = std::make_unique<MxmoeArtifacts_>();
   if (failed(mxmoe::compileModule(*module, opts, art->result))) {
-    compiler->lastError = diags.empty() ? "mxmoeCompile: compilation failed" : diags;
+    compiler->lastError =
+        diags.empty() ? "mxmoeCompile: compilation failed" : diags;
     return {0};
   }
   art->warnings = std::move(diags);

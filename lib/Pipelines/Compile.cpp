@@ -4,9 +4,9 @@
 #include "mxmoe/Conversion/Chips.h"
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Diagnostics.h"
@@ -73,7 +73,8 @@ llvm::json::Array describeKernels(ModuleOp module, StringRef chip) {
     }
     llvm::json::Array params;
     for (auto [i, t] : llvm::enumerate(fn.getArgumentTypes())) {
-      if (auto tmap = fn.getArgAttrOfType<DictionaryAttr>(i, "mxmoe.tensor_map")) {
+      if (auto tmap =
+              fn.getArgAttrOfType<DictionaryAttr>(i, "mxmoe.tensor_map")) {
         // A TMA descriptor the launcher builds (mxmoeRtEncodeTensorMap2D)
         // over the operand's data and copies to device memory; its dims
         // and row stride are those of the bound tensor (the step's
@@ -98,19 +99,18 @@ llvm::json::Array describeKernels(ModuleOp module, StringRef chip) {
       if (auto scalar = fn.getArgAttrOfType<StringAttr>(i, "mxmoe.scalar")) {
         // A run-time size (grouped GEMM and quantize kernels): the step
         // binds its value.
-        params.push_back(llvm::json::Object{
-            {"index", static_cast<int64_t>(i)},
-            {"kind", "scalar"},
-            {"type", typeString(t)},
-            {"name", scalar.getValue()}});
+        params.push_back(llvm::json::Object{{"index", static_cast<int64_t>(i)},
+                                            {"kind", "scalar"},
+                                            {"type", typeString(t)},
+                                            {"name", scalar.getValue()}});
         continue;
       }
       if (auto elem = fn.getArgAttrOfType<TypeAttr>(i, "mxmoe.element_type")) {
         // A pointer whose extent is set by the launch's sizes.
-        params.push_back(llvm::json::Object{
-            {"index", static_cast<int64_t>(i)},
-            {"kind", "device pointer (noalias)"},
-            {"element_type", typeString(elem.getValue())}});
+        params.push_back(
+            llvm::json::Object{{"index", static_cast<int64_t>(i)},
+                               {"kind", "device pointer (noalias)"},
+                               {"element_type", typeString(elem.getValue())}});
         continue;
       }
       auto m = cast<MemRefType>(t);
@@ -119,9 +119,10 @@ llvm::json::Array describeKernels(ModuleOp module, StringRef chip) {
           {"kind", "device pointer (noalias)"},
           {"elements", m.getNumElements()},
           {"element_type", typeString(m.getElementType())},
-          {"bytes", m.getNumElements() *
-                        std::max<int64_t>(
-                            1, m.getElementType().getIntOrFloatBitWidth() / 8)}});
+          {"bytes",
+           m.getNumElements() *
+               std::max<int64_t>(1, m.getElementType().getIntOrFloatBitWidth() /
+                                        8)}});
     }
     row["params"] = std::move(params);
     auto grid = fn->getAttrOfType<DenseI64ArrayAttr>("mxmoe.grid");
@@ -218,7 +219,8 @@ llvm::json::Array describePrograms(ModuleOp module,
     for (BlockArgument a : fn.getArguments()) {
       llvm::json::Object info = tensorInfo(a.getType());
       args.push_back(llvm::json::Object(info));
-      where[a] = llvm::json::Object{{"arg", static_cast<int64_t>(a.getArgNumber())}};
+      where[a] =
+          llvm::json::Object{{"arg", static_cast<int64_t>(a.getArgNumber())}};
     }
     for (Operation &op : fn.getBody().front()) {
       if (auto ret = dyn_cast<func::ReturnOp>(op)) {
@@ -250,7 +252,8 @@ llvm::json::Array describePrograms(ModuleOp module,
       for (Value r : op.getResults()) {
         llvm::json::Object info = tensorInfo(r.getType());
         info["id"] = static_cast<int64_t>(buffers.size());
-        where[r] = llvm::json::Object{{"buffer", static_cast<int64_t>(buffers.size())}};
+        where[r] = llvm::json::Object{
+            {"buffer", static_cast<int64_t>(buffers.size())}};
         buffers.push_back(std::move(info));
       }
       llvm::json::Array bind;
@@ -294,12 +297,10 @@ llvm::json::Array describePrograms(ModuleOp module,
         step["grid"] = llvm::json::Array{grid[0], grid[1], grid[2]};
       steps.push_back(std::move(step));
     }
-    llvm::json::Object prog{{"function", fn.getName()},
-                            {"args", std::move(args)},
-                            {"buffers", std::move(buffers)},
-                            {"constants", std::move(constants)},
-                            {"steps", std::move(steps)},
-                            {"returns", std::move(returns)}};
+    llvm::json::Object prog{
+        {"function", fn.getName()},      {"args", std::move(args)},
+        {"buffers", std::move(buffers)}, {"constants", std::move(constants)},
+        {"steps", std::move(steps)},     {"returns", std::move(returns)}};
     if (auto fqn = fn->getAttrOfType<StringAttr>("mxmoe.fqn"))
       prog["fqn"] = fqn.getValue();
     if (auto pass = fn->getAttrOfType<StringAttr>("mxmoe.pass"))
@@ -329,7 +330,6 @@ std::string cString(StringRef text) {
   return s + "\"";
 }
 
-
 /// Reads a whole file ("" when it cannot be read).
 std::string slurp(StringRef path) {
   auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
@@ -348,12 +348,14 @@ LogicalResult assemble(ModuleOp module, const std::string &toolkit,
   SmallString<128> in, out;
   if (llvm::sys::fs::createTemporaryFile("mxmoe", "ptx", in) ||
       llvm::sys::fs::createTemporaryFile("mxmoe", "cubin", out))
-    return emitError(module.getLoc(), "mxmoe: cannot create temporary files for ptxas");
+    return emitError(module.getLoc(),
+                     "mxmoe: cannot create temporary files for ptxas");
   {
     std::error_code ec;
     llvm::raw_fd_ostream os(in, ec);
     if (ec)
-      return emitError(module.getLoc(), "mxmoe: cannot write ") << in << ": " << ec.message();
+      return emitError(module.getLoc(), "mxmoe: cannot write ")
+             << in << ": " << ec.message();
     os << art.ptx;
   }
   std::string arch = "-arch=" + art.chip;
@@ -372,7 +374,8 @@ LogicalResult assemble(ModuleOp module, const std::string &toolkit,
   llvm::sys::fs::remove(in);
   llvm::sys::fs::remove(out);
   if (rc != 0)
-    return emitError(module.getLoc(), "mxmoe: ptxas failed for ") << art.chip << ": " << err;
+    return emitError(module.getLoc(), "mxmoe: ptxas failed for ")
+           << art.chip << ": " << err;
   return success();
 }
 
@@ -399,9 +402,8 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
   if (options.chips.empty())
     return emitError(loc, "mxmoe: no target chip given (")
            << kSupportedChips << ")";
-  bool anySm90 = llvm::any_of(options.chips, [](const std::string &c) {
-    return !isTcgen05Chip(c);
-  });
+  bool anySm90 = llvm::any_of(
+      options.chips, [](const std::string &c) { return !isTcgen05Chip(c); });
   if (options.gemmTileN != 64 && options.gemmTileN != 128 &&
       !(options.gemmTileN == 256 && !anySm90))
     return emitError(loc, "mxmoe: gemm-tile-n must be 64 or 128 (and 256 "
@@ -450,7 +452,8 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
   bool tempReport = reportPath.empty();
   if (tempReport &&
       llvm::sys::fs::createTemporaryFile("mxmoe-policy", "json", reportPath))
-    return emitError(module.getLoc(), "mxmoe: cannot create a temporary policy report");
+    return emitError(module.getLoc(),
+                     "mxmoe: cannot create a temporary policy report");
   opts.policyReport = reportPath.str().str();
   PassManager model(context);
   configure(model);
@@ -555,10 +558,12 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
         if (auto name = loop->getAttrOfType<StringAttr>(key)) {
           tiled = name.getValue();
           staticLoop = loop->hasAttr("mxmoe.shard_tokens");
-          if (auto why = loop->getAttrOfType<StringAttr>("mxmoe.dynamic_shards"))
+          if (auto why =
+                  loop->getAttrOfType<StringAttr>("mxmoe.dynamic_shards"))
             dynamicWhy = why.getValue();
         }
-    std::string where = "inside the shard loop of tiled MLP '" + tiled.str() + "' (";
+    std::string where =
+        "inside the shard loop of tiled MLP '" + tiled.str() + "' (";
     std::string reason =
         tiled.empty() ? "not expanded (dynamic shape)"
         : staticLoop  ? where + "mxmoe-tile-mlp expands MX linears only)"
@@ -567,15 +572,14 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
                   "; MX kernels need static shapes)"
             : where + "dynamic token count; MX kernels need static shapes)";
     auto fn = op->getParentOfType<FunctionOpInterface>();
-    uncompiled.push_back(llvm::json::Object{
-        {"fqn", fqn},
-        {"op", op->getName().getStringRef()},
-        {"function", fn ? fn.getName() : StringRef()},
-        {"precision", stringifyPrecision(*precision)},
-        {"reason", reason}});
+    uncompiled.push_back(
+        llvm::json::Object{{"fqn", fqn},
+                           {"op", op->getName().getStringRef()},
+                           {"function", fn ? fn.getName() : StringRef()},
+                           {"precision", stringifyPrecision(*precision)},
+                           {"reason", reason}});
     Uncompiled &entry =
-        byTiledMLP
-            .try_emplace(tiled, Uncompiled{op->getLoc(), reason, {}})
+        byTiledMLP.try_emplace(tiled, Uncompiled{op->getLoc(), reason, {}})
             .first->second;
     std::string item =
         (fqn + " (" + stringifyPrecision(*precision) + ")").str();
@@ -599,8 +603,8 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
     LogicalResult status = success();
     llvm::json::Array rows;
     ChipArtifacts art;
-    std::string modelIR;        ///< first chip only
-    llvm::json::Array programs; ///< first chip only
+    std::string modelIR;              ///< first chip only
+    llvm::json::Array programs;       ///< first chip only
     llvm::json::Array withoutProgram; ///< first chip only
   };
   std::vector<ChipJob> jobs(options.chips.size());
@@ -632,7 +636,8 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
           job.art.ptx = obj.getObject().getValue().str();
     });
     if (!retargetPtx(job.art.ptx, chip))
-      return emitError(module.getLoc(), "mxmoe: no .target directive to retarget to ")
+      return emitError(module.getLoc(),
+                       "mxmoe: no .target directive to retarget to ")
              << chip << " in the generated PTX";
     return assemble(module, options.toolkit, job.art);
   };
@@ -656,7 +661,8 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
       context->getOrLoadDialect(name);
     std::vector<std::thread> threads;
     for (size_t i = 1; i < jobs.size(); ++i)
-      threads.emplace_back([&, i] { jobs[i].status = runChip(jobs[i], false); });
+      threads.emplace_back(
+          [&, i] { jobs[i].status = runChip(jobs[i], false); });
     jobs[0].status = runChip(jobs[0], true);
     for (std::thread &t : threads)
       t.join();
@@ -680,8 +686,7 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
         at = f.getLoc();
     });
     emitWarning(at)
-        << "mxmoe: " << *o->getString("function")
-        << " has no launch program ("
+        << "mxmoe: " << *o->getString("function") << " has no launch program ("
         << *o->getString("reason")
         << "); it is listed under \"functions_without_program\" in the "
            "manifest";
@@ -692,8 +697,8 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
   for (ChipJob &job : jobs) {
     const std::string &chip = job.chip;
     ChipArtifacts &art = job.art;
-    std::string cubin = art.cubin.empty() ? art.cubinNote
-                                          : chip + "/kernels.cubin";
+    std::string cubin =
+        art.cubin.empty() ? art.cubinNote : chip + "/kernels.cubin";
     for (llvm::json::Value &row : job.rows) {
       auto *o = row.getAsObject();
       (*o)["ptx"] = chip + "/kernels.ptx";

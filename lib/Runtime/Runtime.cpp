@@ -46,11 +46,11 @@ struct Driver {
   CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice) = nullptr;
   CUresult (*cuModuleLoadData)(CUmodule *, const void *) = nullptr;
   CUresult (*cuModuleUnload)(CUmodule) = nullptr;
-  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *) =
-      nullptr;
-  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
-                             unsigned, unsigned, unsigned, unsigned, CUstream,
-                             void **, void **) = nullptr;
+  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule,
+                                  const char *) = nullptr;
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, CUstream, void **,
+                             void **) = nullptr;
   CUresult (*cuStreamSynchronize)(CUstream) = nullptr;
   CUresult (*cuCtxSynchronize)() = nullptr;
   CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t) = nullptr;
@@ -86,30 +86,27 @@ Driver &driver() {
     if (!d.handle) {
       const char *why = dlerror();
       d.loadError = std::string("cannot open ") + lib +
-                    " (no NVIDIA driver on this machine?): " +
-                    (why ? why : "");
+                    " (no NVIDIA driver on this machine?): " + (why ? why : "");
       return;
     }
-    bool ok = resolve(d.handle, "cuInit", d.cuInit) &&
-              resolve(d.handle, "cuGetErrorName", d.cuGetErrorName) &&
-              resolve(d.handle, "cuGetErrorString", d.cuGetErrorString) &&
-              resolve(d.handle, "cuCtxGetCurrent", d.cuCtxGetCurrent) &&
-              resolve(d.handle, "cuCtxSetCurrent", d.cuCtxSetCurrent) &&
-              resolve(d.handle, "cuDeviceGet", d.cuDeviceGet) &&
-              resolve(d.handle, "cuDevicePrimaryCtxRetain",
-                      d.cuDevicePrimaryCtxRetain) &&
-              resolve(d.handle, "cuModuleLoadData", d.cuModuleLoadData) &&
-              resolve(d.handle, "cuModuleUnload", d.cuModuleUnload) &&
-              resolve(d.handle, "cuModuleGetFunction",
-                      d.cuModuleGetFunction) &&
-              resolve(d.handle, "cuLaunchKernel", d.cuLaunchKernel) &&
-              resolve(d.handle, "cuStreamSynchronize",
-                      d.cuStreamSynchronize) &&
-              resolve(d.handle, "cuCtxSynchronize", d.cuCtxSynchronize) &&
-              resolve(d.handle, "cuMemcpyDtoH_v2", d.cuMemcpyDtoH) &&
-              resolve(d.handle, "cuFuncSetAttribute", d.cuFuncSetAttribute) &&
-              resolve(d.handle, "cuTensorMapEncodeTiled",
-                      d.cuTensorMapEncodeTiled);
+    bool ok =
+        resolve(d.handle, "cuInit", d.cuInit) &&
+        resolve(d.handle, "cuGetErrorName", d.cuGetErrorName) &&
+        resolve(d.handle, "cuGetErrorString", d.cuGetErrorString) &&
+        resolve(d.handle, "cuCtxGetCurrent", d.cuCtxGetCurrent) &&
+        resolve(d.handle, "cuCtxSetCurrent", d.cuCtxSetCurrent) &&
+        resolve(d.handle, "cuDeviceGet", d.cuDeviceGet) &&
+        resolve(d.handle, "cuDevicePrimaryCtxRetain",
+                d.cuDevicePrimaryCtxRetain) &&
+        resolve(d.handle, "cuModuleLoadData", d.cuModuleLoadData) &&
+        resolve(d.handle, "cuModuleUnload", d.cuModuleUnload) &&
+        resolve(d.handle, "cuModuleGetFunction", d.cuModuleGetFunction) &&
+        resolve(d.handle, "cuLaunchKernel", d.cuLaunchKernel) &&
+        resolve(d.handle, "cuStreamSynchronize", d.cuStreamSynchronize) &&
+        resolve(d.handle, "cuCtxSynchronize", d.cuCtxSynchronize) &&
+        resolve(d.handle, "cuMemcpyDtoH_v2", d.cuMemcpyDtoH) &&
+        resolve(d.handle, "cuFuncSetAttribute", d.cuFuncSetAttribute) &&
+        resolve(d.handle, "cuTensorMapEncodeTiled", d.cuTensorMapEncodeTiled);
     if (!ok) {
       d.loadError = "libcuda.so.1 lacks a driver API entry point";
       d.handle = nullptr;
@@ -140,7 +137,8 @@ std::string cudaErrorText(Driver &d, CUresult rc) {
 MxmoeRtStatus ensureContext(Driver &d) {
   CUcontext ctx = nullptr;
   if (CUresult rc = d.cuCtxGetCurrent(&ctx); rc != 0)
-    return fail(MXMOE_RT_ERROR_CUDA, "cuCtxGetCurrent: " + cudaErrorText(d, rc));
+    return fail(MXMOE_RT_ERROR_CUDA,
+                "cuCtxGetCurrent: " + cudaErrorText(d, rc));
   if (ctx)
     return MXMOE_RT_SUCCESS;
   CUdevice dev = 0;
@@ -150,7 +148,8 @@ MxmoeRtStatus ensureContext(Driver &d) {
     return fail(MXMOE_RT_ERROR_CUDA,
                 "cuDevicePrimaryCtxRetain: " + cudaErrorText(d, rc));
   if (CUresult rc = d.cuCtxSetCurrent(ctx); rc != 0)
-    return fail(MXMOE_RT_ERROR_CUDA, "cuCtxSetCurrent: " + cudaErrorText(d, rc));
+    return fail(MXMOE_RT_ERROR_CUDA,
+                "cuCtxSetCurrent: " + cudaErrorText(d, rc));
   return MXMOE_RT_SUCCESS;
 }
 
@@ -215,14 +214,14 @@ MxmoeRtStatus mxmoeRtLaunch(MxmoeRtModule module, const char *kernel,
                                   stream, pointers, numPointers, nullptr, 0);
 }
 
-MxmoeRtStatus mxmoeRtLaunchWithScalars(MxmoeRtModule module, const char *kernel,
-                                       const uint32_t grid[3],
-                                       const uint32_t block[3],
-                                       uint32_t sharedBytes, void *stream,
-                                       void *const *pointers, size_t numPointers,
-                                       const int64_t *scalars, size_t numScalars) {
-  if (!module || !kernel || !grid || !block ||
-      (numPointers > 0 && !pointers) || (numScalars > 0 && !scalars))
+MxmoeRtStatus
+mxmoeRtLaunchWithScalars(MxmoeRtModule module, const char *kernel,
+                         const uint32_t grid[3], const uint32_t block[3],
+                         uint32_t sharedBytes, void *stream,
+                         void *const *pointers, size_t numPointers,
+                         const int64_t *scalars, size_t numScalars) {
+  if (!module || !kernel || !grid || !block || (numPointers > 0 && !pointers) ||
+      (numScalars > 0 && !scalars))
     return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
                 "mxmoeRtLaunch: null module, kernel name, grid, block, "
                 "pointer or scalar array");
@@ -261,13 +260,14 @@ MxmoeRtStatus mxmoeRtLaunchWithScalars(MxmoeRtModule module, const char *kernel,
   // Above 48 KiB, dynamic shared memory must be opted into per function
   // (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8).
   if (sharedBytes > 48 * 1024)
-    if (CUresult rc = d->cuFuncSetAttribute(fn, 8, static_cast<int>(sharedBytes));
+    if (CUresult rc =
+            d->cuFuncSetAttribute(fn, 8, static_cast<int>(sharedBytes));
         rc != 0)
-      return fail(MXMOE_RT_ERROR_CUDA,
-                  std::string("cuFuncSetAttribute(") + kernel +
-                      ", max dynamic shared memory = " +
-                      std::to_string(sharedBytes) +
-                      "): " + cudaErrorText(*d, rc));
+      return fail(
+          MXMOE_RT_ERROR_CUDA,
+          std::string("cuFuncSetAttribute(") + kernel +
+              ", max dynamic shared memory = " + std::to_string(sharedBytes) +
+              "): " + cudaErrorText(*d, rc));
   void *values[64];
   int64_t ints[64];
   void *params[64];
@@ -295,11 +295,10 @@ MxmoeRtStatus mxmoeRtEncodeTensorMap2D(void *tensorMap,
                                        uint64_t rowStrideBytes,
                                        uint32_t boxInner, uint32_t boxRows,
                                        uint32_t swizzleBytes) {
-  std::string where = "mxmoeRtEncodeTensorMap2D(dims {" +
-                      std::to_string(innerElements) + ", " +
-                      std::to_string(rows) + "}, box {" +
-                      std::to_string(boxInner) + ", " +
-                      std::to_string(boxRows) + "})";
+  std::string where =
+      "mxmoeRtEncodeTensorMap2D(dims {" + std::to_string(innerElements) + ", " +
+      std::to_string(rows) + "}, box {" + std::to_string(boxInner) + ", " +
+      std::to_string(boxRows) + "})";
   if (!tensorMap || !globalAddress)
     return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
                 where + ": null tensor map or global address");
@@ -314,8 +313,10 @@ MxmoeRtStatus mxmoeRtEncodeTensorMap2D(void *tensorMap,
   if (reinterpret_cast<uintptr_t>(globalAddress) % align != 0 ||
       rowStrideBytes % align != 0)
     return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
-                where + ": the global address and the row stride must be "
-                        "multiples of " + std::to_string(align) + " bytes");
+                where +
+                    ": the global address and the row stride must be "
+                    "multiples of " +
+                    std::to_string(align) + " bytes");
   if (packed4 && (innerElements % 128 != 0 || boxInner % 128 != 0))
     return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
                 where + ": 16U4_ALIGN16B needs inner dimension and box "
@@ -326,10 +327,18 @@ MxmoeRtStatus mxmoeRtEncodeTensorMap2D(void *tensorMap,
                 where + ": dimensions must be >= 1 and box sizes <= 256");
   int swizzle = 0; // CU_TENSOR_MAP_SWIZZLE_NONE / 32B / 64B / 128B = 0..3
   switch (swizzleBytes) {
-  case 0: swizzle = 0; break;
-  case 32: swizzle = 1; break;
-  case 64: swizzle = 2; break;
-  case 128: swizzle = 3; break;
+  case 0:
+    swizzle = 0;
+    break;
+  case 32:
+    swizzle = 1;
+    break;
+  case 64:
+    swizzle = 2;
+    break;
+  case 128:
+    swizzle = 3;
+    break;
   default:
     return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
                 where + ": swizzle must be 0, 32, 64 or 128 bytes");
@@ -351,8 +360,8 @@ MxmoeRtStatus mxmoeRtEncodeTensorMap2D(void *tensorMap,
   // (zeros).
   int cuType = packed4 ? 14 : 0;
   if (CUresult rc = d->cuTensorMapEncodeTiled(
-          tensorMap, cuType, 2, const_cast<void *>(globalAddress), dims, strides,
-          box, elementStrides, 0, swizzle, 3, 0);
+          tensorMap, cuType, 2, const_cast<void *>(globalAddress), dims,
+          strides, box, elementStrides, 0, swizzle, 3, 0);
       rc != 0)
     return fail(MXMOE_RT_ERROR_CUDA,
                 where + ": cuTensorMapEncodeTiled: " + cudaErrorText(*d, rc));
@@ -372,8 +381,7 @@ MxmoeRtStatus mxmoeRtSynchronize(void *stream) {
   return MXMOE_RT_SUCCESS;
 }
 
-MxmoeRtStatus mxmoeRtCheckStatus(const void *statusBuffer,
-                                 const char *kernel) {
+MxmoeRtStatus mxmoeRtCheckStatus(const void *statusBuffer, const char *kernel) {
   if (!statusBuffer)
     return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
                 "mxmoeRtCheckStatus: null status buffer");
@@ -382,8 +390,7 @@ MxmoeRtStatus mxmoeRtCheckStatus(const void *statusBuffer,
   Driver &d = driver();
   int32_t status = 0;
   if (CUresult rc = d.cuMemcpyDtoH(
-          &status, reinterpret_cast<CUdeviceptr>(statusBuffer),
-          sizeof(status));
+          &status, reinterpret_cast<CUdeviceptr>(statusBuffer), sizeof(status));
       rc != 0)
     return fail(MXMOE_RT_ERROR_CUDA,
                 "reading the kernel status: " + cudaErrorText(d, rc));

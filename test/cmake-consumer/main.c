@@ -50,7 +50,8 @@ int main(void) {
   MxmoeArtifacts b = NULL;
   int rejected = !mxmoeCompile(c, bad, name, &o, &b).value && b == NULL &&
                  contains(mxmoeCompilerLastError(c), "consumer.mlir:2:");
-  printf("bad IR rejected with a located diagnostic: %s\n", rejected ? "yes" : "no");
+  printf("bad IR rejected with a located diagnostic: %s\n",
+         rejected ? "yes" : "no");
   mxmoeCompilerDestroy(c);
   /* The runtime is linkable too (no GPU needed to call into it). */
   printf("runtime last error: '%s'\n", mxmoeRtLastError());

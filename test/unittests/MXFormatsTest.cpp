@@ -98,8 +98,8 @@ TEST(MXFormats, E2M1Codes) {
               c == 0 ? 0x8 : 0x8 | c);
     EXPECT_EQ(mxElementToFloat(c, MXElementKind::E2M1), mags[c]);
   }
-  EXPECT_EQ(floatToMXElement(7.0f, MXElementKind::E2M1), 7); // sat to 6
-  EXPECT_EQ(floatToMXElement(2.5f, MXElementKind::E2M1), 4); // tie -> even 2
+  EXPECT_EQ(floatToMXElement(7.0f, MXElementKind::E2M1), 7);  // sat to 6
+  EXPECT_EQ(floatToMXElement(2.5f, MXElementKind::E2M1), 4);  // tie -> even 2
   EXPECT_EQ(floatToMXElement(0.25f, MXElementKind::E2M1), 0); // tie -> 0
 }
 
@@ -116,8 +116,8 @@ TEST(MXFormats, RoundTripEveryCode) {
       if (v == 0.0f) // +-0 keep their sign bit
         EXPECT_EQ(back, code);
       else
-        EXPECT_EQ(back, code) << "kind " << static_cast<int>(kind)
-                              << " code " << code << " value " << v;
+        EXPECT_EQ(back, code) << "kind " << static_cast<int>(kind) << " code "
+                              << code << " value " << v;
     }
   }
 }
@@ -284,8 +284,8 @@ TEST(MXFormats, CeilAndEven) {
             120);
   // EVEN rounds amax to 3 mantissa bits first: 1.9375 -> 2.0 -> s = -7;
   // 1.875 stays -> s = -8.
-  EXPECT_EQ(
-      computeScaleByte(1.9375f, MXElementKind::E4M3, ScaleRounding::Even), 120);
+  EXPECT_EQ(computeScaleByte(1.9375f, MXElementKind::E4M3, ScaleRounding::Even),
+            120);
   EXPECT_EQ(computeScaleByte(1.875f, MXElementKind::E4M3, ScaleRounding::Even),
             119);
   // MXFP4 (E2M1): FLOOR emax 2, RCEIL max_pos 6: amax 6 -> 0 / 2^0.

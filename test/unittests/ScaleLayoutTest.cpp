@@ -38,10 +38,9 @@ TEST(ScaleLayout, WorkedExample200x10) {
   const int64_t cp = 12;
   struct Case {
     int64_t r, c, offset;
-  } cases[] = {{0, 3, 3},       {0, 4, 512},     {31, 0, 496},
-               {32, 0, 4},      {33, 2, 22},     {70, 9, 1129},
-               {127, 3, 511},   {128, 0, 1536},  {130, 5, 2081},
-               {199, 9, 2681}};
+  } cases[] = {{0, 3, 3},      {0, 4, 512},   {31, 0, 496},  {32, 0, 4},
+               {33, 2, 22},    {70, 9, 1129}, {127, 3, 511}, {128, 0, 1536},
+               {130, 5, 2081}, {199, 9, 2681}};
   for (const Case &c : cases) {
     EXPECT_EQ(getBlockedOffset(c.r, c.c, cp), c.offset)
         << "(" << c.r << ", " << c.c << ")";
@@ -53,10 +52,8 @@ TEST(ScaleLayout, WorkedExample200x10) {
 
 TEST(ScaleLayout, BlockedIsABijection) {
   // Every padded (r, c) maps to a distinct byte in [0, Rp*Cp) and back.
-  for (auto [rp, cp] : {std::pair<int64_t, int64_t>{128, 4},
-                        {256, 12},
-                        {384, 8},
-                        {128, 92}}) {
+  for (auto [rp, cp] :
+       {std::pair<int64_t, int64_t>{128, 4}, {256, 12}, {384, 8}, {128, 92}}) {
     std::vector<bool> seen(rp * cp, false);
     for (int64_t r = 0; r < rp; ++r)
       for (int64_t c = 0; c < cp; ++c) {

@@ -15,10 +15,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "mxmoe/Version.h"
+#include "mxmoe/Conversion/Chips.h"
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEOps.h"
 #include "mxmoe/Pipelines/Compile.h"
-#include "mxmoe/Conversion/Chips.h"
+#include "mxmoe/Version.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -53,36 +53,37 @@ namespace cl = llvm::cl;
 /// `--help-hidden`).
 static cl::OptionCategory category("mxmoe-compile options");
 
-static cl::opt<std::string> inputFile(cl::Positional,
-                                      cl::desc("<model.mlir> (default: the bundled Llama 4 Scout layer)"),
-                                      cl::init(MXMOE_DEFAULT_INPUT),
-    cl::cat(category));
-static cl::opt<std::string> outDir("o", cl::desc("output directory (default: mxmoe-out)"),
-                                   cl::init("mxmoe-out"),
-    cl::cat(category));
-static cl::list<std::string> chips("chip", cl::desc("target chips, comma-separated or repeated: sm_90a, sm_100a, "
+static cl::opt<std::string> inputFile(
+    cl::Positional,
+    cl::desc("<model.mlir> (default: the bundled Llama 4 Scout layer)"),
+    cl::init(MXMOE_DEFAULT_INPUT), cl::cat(category));
+static cl::opt<std::string>
+    outDir("o", cl::desc("output directory (default: mxmoe-out)"),
+           cl::init("mxmoe-out"), cl::cat(category));
+static cl::list<std::string> chips(
+    "chip",
+    cl::desc("target chips, comma-separated or repeated: sm_90a, sm_100a, "
              "sm_103a (default: sm_90a,sm_100a)"),
-                                   cl::CommaSeparated,
-    cl::cat(category));
-static cl::opt<std::string> toolkit("toolkit",
-                                    cl::desc("CUDA toolkit root whose bin/ptxas "
-                                             "builds the cubins (default "
-                                             "/usr/local/cuda; without ptxas "
-                                             "only PTX is written, noted on "
-                                             "stderr)"),
-                                    cl::init("/usr/local/cuda"),
-    cl::cat(category));
-static cl::list<std::string> excludes(
-    "exclude", cl::desc("extra precision-policy exclude patterns (checked "
-                        "before the defaults)"),
-    cl::CommaSeparated,
-    cl::cat(category));
-static cl::opt<std::string> rounding("rounding",
-                                     cl::desc("MX scale rounding of the recipes the policy assigns: rceil "
+    cl::CommaSeparated, cl::cat(category));
+static cl::opt<std::string>
+    toolkit("toolkit",
+            cl::desc("CUDA toolkit root whose bin/ptxas "
+                     "builds the cubins (default "
+                     "/usr/local/cuda; without ptxas "
+                     "only PTX is written, noted on "
+                     "stderr)"),
+            cl::init("/usr/local/cuda"), cl::cat(category));
+static cl::list<std::string>
+    excludes("exclude",
+             cl::desc("extra precision-policy exclude patterns (checked "
+                      "before the defaults)"),
+             cl::CommaSeparated, cl::cat(category));
+static cl::opt<std::string> rounding(
+    "rounding",
+    cl::desc("MX scale rounding of the recipes the policy assigns: rceil "
              "(default), floor, ceil or even (an op that carries its own "
              "recipe keeps that recipe's rounding)"),
-                                     cl::init("rceil"),
-    cl::cat(category));
+    cl::init("rceil"), cl::cat(category));
 static cl::opt<std::string> recipe(
     "recipe",
     cl::desc("scale granularity of the MX recipes the policy assigns: mx32 "
@@ -92,53 +93,51 @@ static cl::opt<std::string> recipe(
              "the chips include sm_90a, mx32 for sm_100a / sm_103a alone; "
              "an op that carries its own recipe keeps it)"),
     cl::init("mx32"), cl::cat(category));
-static cl::opt<int64_t> tokensPerShard("tokens-per-shard",
-                                       cl::desc("tokens per shard of tiled MLPs with shards = auto "
-             "(default 32768)"),
-                                       cl::init(32768),
-    cl::cat(category));
+static cl::opt<int64_t>
+    tokensPerShard("tokens-per-shard",
+                   cl::desc("tokens per shard of tiled MLPs with shards = auto "
+                            "(default 32768)"),
+                   cl::init(32768), cl::cat(category));
 static cl::opt<std::string> tileRule(
     "tile-rule",
     cl::desc("shard count of tiled MLPs with shards = auto: tokens "
              "(ceil(T / tokens-per-shard), default) or square (ceil(T / "
              "hidden), DeepSpeed/ALST)"),
     cl::init("tokens"), cl::cat(category));
-static cl::opt<std::string> dumpIRAfter(
-    "dump-ir-after", cl::desc("print the IR after the pass with this name"),
-    cl::init(""),
-    cl::cat(category));
-static cl::opt<int64_t> gemmTileN(
-    "gemm-tile-n", cl::desc("N of the grouped-GEMM tile (64 or 128; 256 on sm_100a "
+static cl::opt<std::string>
+    dumpIRAfter("dump-ir-after",
+                cl::desc("print the IR after the pass with this name"),
+                cl::init(""), cl::cat(category));
+static cl::opt<int64_t>
+    gemmTileN("gemm-tile-n",
+              cl::desc("N of the grouped-GEMM tile (64 or 128; 256 on sm_100a "
                        "and sm_103a)"),
-    cl::init(128),
-    cl::cat(category));
+              cl::init(128), cl::cat(category));
 static cl::opt<int64_t> gemmStages(
     "gemm-stages",
     cl::desc("pipeline stages of the grouped GEMM (2..8, within the chip's "
              "shared memory; 0 = auto: 4, 2 for sm_90a bf16 upcast)"),
-    cl::init(0),
-    cl::cat(category));
+    cl::init(0), cl::cat(category));
 static cl::opt<int64_t> gemmCTAs(
     "gemm-ctas",
     cl::desc("persistent CTAs of the grouped GEMM (the GPU's SM count)"),
-    cl::init(132),
-    cl::cat(category));
+    cl::init(132), cl::cat(category));
 static cl::opt<std::string> gemmSm90Mma(
     "gemm-sm90-mma",
     cl::desc("sm_90a grouped-GEMM MMA strategy: fp8 (per-block promotion), "
              "bf16 (exact upcast to bf16 wgmma) or auto (bf16 for f32 "
              "outputs)"),
-    cl::init("auto"),
-    cl::cat(category));
+    cl::init("auto"), cl::cat(category));
 static cl::opt<int64_t> llvmOptLevel(
     "llvm-opt-level",
     cl::desc("LLVM IR optimization level of the kernels before NVPTX code "
              "generation (0-3; ptxas optimizes at -O3 either way)"),
     cl::init(3), cl::cat(category));
-static cl::opt<bool> timing("timing", cl::desc("print pass timings, also --mlir-timing (per stage and chip; compiles the "
-                                      "chips one after the other)"),
-                            cl::init(false),
-    cl::cat(category));
+static cl::opt<bool> timing("timing",
+                            cl::desc("print pass timings, also --mlir-timing "
+                                     "(per stage and chip; compiles the "
+                                     "chips one after the other)"),
+                            cl::init(false), cl::cat(category));
 static cl::alias mlirTiming("mlir-timing", cl::desc("alias for --timing"),
                             cl::aliasopt(timing), cl::cat(category));
 
@@ -165,22 +164,23 @@ void configure(PassManager &pm) {
   if (timing)
     pm.enableTiming();
   if (!dumpIRAfter.empty())
-    pm.enableIRPrinting(
-        [](Pass *, Operation *) { return false; },
-        [](Pass *p, Operation *) {
-          passesRun.insert(p->getArgument());
-          bool match = p->getArgument() == dumpIRAfter;
-          dumped |= match;
-          return match;
-        },
-        /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false);
+    pm.enableIRPrinting([](Pass *, Operation *) { return false; },
+                        [](Pass *p, Operation *) {
+                          passesRun.insert(p->getArgument());
+                          bool match = p->getArgument() == dumpIRAfter;
+                          dumped |= match;
+                          return match;
+                        },
+                        /*printModuleScope=*/true,
+                        /*printAfterOnlyOnChange=*/false);
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
-  llvm::cl::SetVersionPrinter(
-      [](llvm::raw_ostream &os) { ::mxmoe::printVersion(os, "mxmoe-compile"); });
+  llvm::cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    ::mxmoe::printVersion(os, "mxmoe-compile");
+  });
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv, "mxmoe driver: IR file -> kernels\n");
@@ -229,8 +229,8 @@ int main(int argc, char **argv) {
   // Remove the artifacts of an earlier compile first: a launcher must never
   // find another model's kernels (or a stale cubin) next to this manifest,
   // also when this compile fails or builds no cubin.
-  for (StringRef name : {"manifest.json", "model.mlir", "mxmoe_kernels.h",
-                         "policy-report.json"})
+  for (StringRef name :
+       {"manifest.json", "model.mlir", "mxmoe_kernels.h", "policy-report.json"})
     llvm::sys::fs::remove(outDir + "/" + name);
   for (StringRef chip : mlir::mxmoe::kSupportedChipList)
     for (StringRef name : {"kernels.ptx", "kernels.cubin"})
@@ -294,16 +294,15 @@ int main(int argc, char **argv) {
   if (!writeFile(outDir + "/manifest.json", result.manifestJson) ||
       !writeFile(outDir + "/mxmoe_kernels.h", result.header))
     return 1;
-  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                              start)
-                    .count();
+  double secs =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   llvm::outs() << "mxmoe-compile: " << inputFile << " -> " << outDir << " ("
                << llvm::join(llvm::map_range(result.chips,
                                              [](const auto &a) -> StringRef {
                                                return a.chip;
                                              }),
                              ", ")
-               << ") in "
-               << llvm::format("%.2f", secs) << " s\n";
+               << ") in " << llvm::format("%.2f", secs) << " s\n";
   return 0;
 }

@@ -10,10 +10,10 @@
 //
 // Normal outcomes: a parse error, a verifier error, a pass failure with a
 // diagnostic. Inputs that would hit a known upstream parser crash
-// (avoidsLinalgArrayParserBug) are skipped. Diagnostics are captured, not printed. Bugs: any sanitizer
-// report (ASan, UBSan, LeakSanitizer), a crash, and a pass that succeeds
-// but leaves IR that does not verify (the verifier runs after every pass
-// and aborts naming the pass).
+// (avoidsLinalgArrayParserBug) are skipped. Diagnostics are captured, not
+// printed. Bugs: any sanitizer report (ASan, UBSan, LeakSanitizer), a crash,
+// and a pass that succeeds but leaves IR that does not verify (the verifier
+// runs after every pass and aborts naming the pass).
 //
 // Build with -DMXMOE_BUILD_FUZZERS=ON; run through scripts/fuzz.sh.
 //
@@ -110,10 +110,9 @@ DialectRegistry *makeRegistry() {
                    arith::ArithDialect, bufferization::BufferizationDialect,
                    cf::ControlFlowDialect, func::FuncDialect, gpu::GPUDialect,
                    index::IndexDialect, linalg::LinalgDialect,
-                   LLVM::LLVMDialect, math::MathDialect,
-                   memref::MemRefDialect, NVVM::NVVMDialect, scf::SCFDialect,
-                   tensor::TensorDialect, ub::UBDialect,
-                   vector::VectorDialect>();
+                   LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect,
+                   NVVM::NVVMDialect, scf::SCFDialect, tensor::TensorDialect,
+                   ub::UBDialect, vector::VectorDialect>();
   affine::registerValueBoundsOpInterfaceExternalModels(*registry);
   arith::registerBufferDeallocationOpInterfaceExternalModels(*registry);
   arith::registerBufferizableOpInterfaceExternalModels(*registry);
@@ -248,8 +247,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(text, "input"),
-      llvm::SMLoc());
+      llvm::MemoryBuffer::getMemBufferCopy(text, "input"), llvm::SMLoc());
   ParserConfig config(&context, /*verifyAfterParse=*/false);
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, config);
   if (!module || failed(verify(*module)))

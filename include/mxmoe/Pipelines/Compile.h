@@ -47,10 +47,10 @@ struct ChipArtifacts {
 };
 
 struct CompileResult {
-  std::string manifestJson;   ///< the manifest (pretty-printed JSON)
-  std::string modelIR;        ///< the module after kernel generation
-  std::string policyReport;   ///< mxmoe-precision-policy's JSON report
-  std::string header;         ///< C header embedding the PTX of every chip
+  std::string manifestJson; ///< the manifest (pretty-printed JSON)
+  std::string modelIR;      ///< the module after kernel generation
+  std::string policyReport; ///< mxmoe-precision-policy's JSON report
+  std::string header;       ///< C header embedding the PTX of every chip
   std::vector<ChipArtifacts> chips;
 };
 

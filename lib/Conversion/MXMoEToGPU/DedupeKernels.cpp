@@ -37,7 +37,8 @@ SmallVector<NamedAttribute> attrsWithoutName(gpu::GPUFuncOp fn) {
 /// hashes are then compared exactly (`equivalent`).
 llvm::hash_code structuralHash(gpu::GPUFuncOp fn) {
   llvm::DenseMap<Value, unsigned> ids;
-  llvm::hash_code h = llvm::hash_value(fn.getFunctionType().getAsOpaquePointer());
+  llvm::hash_code h =
+      llvm::hash_value(fn.getFunctionType().getAsOpaquePointer());
   for (NamedAttribute a : attrsWithoutName(fn))
     h = llvm::hash_combine(h, a.getName().getAsOpaquePointer(),
                            a.getValue().getAsOpaquePointer());

@@ -140,17 +140,16 @@ LogicalResult KernelGen::genDequantize(DequantizeOp op) {
                   Value kgp =
                       b.sub(b.load(tab.starts[1], b.add(g, b.idx(1))), q0);
                   Value groupBase = b.mulc(q0, sRows);
-                  scaleIdx = b.add(groupBase,
-                                   b.blockedOffset(
-                                       k, b.div(local, kMXBlockSize), kgp));
+                  scaleIdx = b.add(
+                      groupBase,
+                      b.blockedOffset(k, b.div(local, kMXBlockSize), kgp));
                 }
               } else {
                 q = loadElement(b, kind, a[0], t);
                 Value pr = b.add(b.mulc(b.load(tab.starts[0], g), 128), local);
                 scaleIdx = b.blockedOffset(pr, b.div(k, kMXBlockSize), sCols);
               }
-              Value v =
-                  arith::MulFOp::create(b, q, scaleAt(b, a[1], scaleIdx));
+              Value v = arith::MulFOp::create(b, q, scaleAt(b, a[1], scaleIdx));
               b.store(narrow(b, v), a[3], t);
             },
             [&] { b.store(narrow(b, b.f32(0.0f)), a[3], t); });

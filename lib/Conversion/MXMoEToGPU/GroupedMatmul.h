@@ -1,4 +1,5 @@
-//===- GroupedMatmul.h - MX grouped GEMM kernels (sm_90a, sm_100a) -*- C++ -*-===//
+//===- GroupedMatmul.h - MX grouped GEMM kernels (sm_90a, sm_100a) -*- C++
+//-*-===//
 //
 // Generators of the persistent MX grouped-GEMM kernels that implement
 // mxmoe.grouped_matmul on MXFP8 operands (e4m3/e5m2 data with e8m0 scales in
@@ -65,7 +66,7 @@ struct GemmKind {
   /// §9.7.16.10.4.4), so tiles, descriptors and scales are the fp8 ones.
   ::mxmoe::MXElementKind aType = ::mxmoe::MXElementKind::E4M3;
   ::mxmoe::MXElementKind bType = ::mxmoe::MXElementKind::E4M3;
-  bool outF32 = false;               ///< else bf16
+  bool outF32 = false; ///< else bf16
   /// K is a multiple of 128 (whole pipeline stages; 2D x 3D only): the
   /// sm_90a consumers skip the per-block liveness test. The kernel rejects
   /// another K through its status (2).
@@ -89,9 +90,14 @@ struct GemmKind {
 /// seven pointers), in order: M, N, K, G, then the lhs and rhs scale
 /// extents (rows, columns of one blocked matrix; for 2D x 3D rhs scales
 /// those of one expert).
-inline constexpr const char *kGemmScalarParams[] = {
-    "m", "n", "k", "groups", "a_scale_rows", "a_scale_cols", "b_scale_rows",
-    "b_scale_cols"};
+inline constexpr const char *kGemmScalarParams[] = {"m",
+                                                    "n",
+                                                    "k",
+                                                    "groups",
+                                                    "a_scale_rows",
+                                                    "a_scale_cols",
+                                                    "b_scale_rows",
+                                                    "b_scale_cols"};
 
 /// Tile configuration: BM = 128 (two consumer warpgroups of 64 rows),
 /// BN = `tileN` (wgmma m64nNk32; 64..128, a multiple of 16... validated by
@@ -103,11 +109,11 @@ struct GemmConfig {
   /// sm_90a MMA strategy. false: fp8 wgmma m64nNk32 per MX block, the
   /// block's scale product from a tf32 wgmma, promoted into the fp32
   /// accumulator by one FFMA per element (option B of
-  /// shared/reference/hopper.md; see the file comment). true ("bf16 upcast", option A): the
-  /// consumer warpgroups dequantize each stage's fp8 tiles exactly to bf16
-  /// (e4m3/e5m2 x 2^(e-127) has at most 4 significant bits) into one of two
-  /// 128B-swizzled bf16 buffers, and bf16 wgmma m64nNk16 accumulates the
-  /// whole K in fp32 (no per-block promotion; products exact).
+  /// shared/reference/hopper.md; see the file comment). true ("bf16 upcast",
+  /// option A): the consumer warpgroups dequantize each stage's fp8 tiles
+  /// exactly to bf16 (e4m3/e5m2 x 2^(e-127) has at most 4 significant bits)
+  /// into one of two 128B-swizzled bf16 buffers, and bf16 wgmma m64nNk16
+  /// accumulates the whole K in fp32 (no per-block promotion; products exact).
   bool upcastBF16 = false;
 };
 
@@ -133,8 +139,7 @@ int64_t getSm90GemmSharedBytes(const GemmKind &p, const GemmConfig &cfg);
 /// run-time dims come from the bound tensor), `mxmoe.element_type` on the
 /// pointers and `mxmoe.scalar` names on the scalars.
 gpu::GPUFuncOp buildGroupedMatmulSm90(gpu::GPUModuleOp module, StringRef name,
-                                      const GemmKind &p,
-                                      const GemmConfig &cfg);
+                                      const GemmKind &p, const GemmConfig &cfg);
 
 /// Dynamic shared memory (bytes) and TMEM columns (before rounding to the
 /// power of two tcgen05.alloc takes) of the sm_100a kernel for `cfg`.

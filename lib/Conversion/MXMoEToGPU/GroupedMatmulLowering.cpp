@@ -22,9 +22,9 @@ LogicalResult KernelGen::genGroupedMatmul(GroupedMatmulOp op) {
                    res = op.getResult().getType();
   StringRef chipName = chip;
   if (!op.isMX())
-    return op.emitOpError(chipName) << (
-        " lowering needs MX operands (bf16 grouped GEMMs are left to "
-        "torch._grouped_mm / cuBLAS)");
+    return op.emitOpError(chipName)
+           << (" lowering needs MX operands (bf16 grouped GEMMs are left to "
+               "torch._grouped_mm / cuBLAS)");
   auto elemOk = [&](Type t) {
     return isa<Float8E4M3FNType, Float8E5M2Type>(t) ||
            (sm100 && isa<Float4E2M1FNType>(t));
@@ -93,8 +93,8 @@ LogicalResult KernelGen::genGroupedMatmul(GroupedMatmulOp op) {
     return op.emitOpError("2D x 2D lowering needs both per_k_group scale "
                           "tensors to have the same number of columns");
   // 32-bit TMA coordinates and in-kernel element offsets are 64-bit.
-  int64_t rows = p.kGrouped ? std::max(sz.m, sz.n)
-                            : std::max(sz.m, sz.groups * sz.n);
+  int64_t rows =
+      p.kGrouped ? std::max(sz.m, sz.n) : std::max(sz.m, sz.groups * sz.n);
   if (rows >= (int64_t{1} << 31) || sz.k >= (int64_t{1} << 31))
     return op.emitOpError("TMA coordinates exceed 2^31");
   // sm_90a strategy: fp8 wgmma with per-block promotion is the faster one
@@ -104,7 +104,8 @@ LogicalResult KernelGen::genGroupedMatmul(GroupedMatmulOp op) {
   // (MX128 too: the fp8 wgmma's limited internal accumulation precision
   // gives f32 outputs a normwise error of about 2e-4, measured on the H200
   // by test/Integration/gemm_gpu.py, where the upcast stays near 1e-7.)
-  bool useUpcast = !sm100 && (sm90Mma == "bf16" || (sm90Mma == "auto" && p.outF32));
+  bool useUpcast =
+      !sm100 && (sm90Mma == "bf16" || (sm90Mma == "auto" && p.outF32));
   if (useUpcast)
     p.mx128 = false;
   const GemmConfig &cfg = useUpcast ? upcast : gemm;
@@ -112,33 +113,35 @@ LogicalResult KernelGen::genGroupedMatmul(GroupedMatmulOp op) {
     return op.emitOpError("the grouped-GEMM configuration needs ")
            << getSm90GemmSharedBytes(p, cfg)
            << " bytes of shared memory, over the 232448 of sm_90a ("
-           << (!useUpcast              ? "fp8 kernel"
+           << (!useUpcast          ? "fp8 kernel"
                : sm90Mma == "auto" ? "bf16 upcast kernel, chosen by "
                                      "gemm-sm90-mma=auto for the f32 output"
                                    : "bf16 upcast kernel")
            << "); lower gemm-stages"
            << (useUpcast ? " or choose gemm-sm90-mma=fp8" : "");
   std::string kernelName = name("grouped_matmul", op);
-  std::string key = llvm::formatv(
-      "{0}{1}{2}{3}{4}{5}{9}/{6}/{7}/{8}", p.kGrouped,
-      static_cast<int>(p.aType), static_cast<int>(p.bType), p.outF32,
-      p.kMultipleOf128, useUpcast, cfg.tileN, cfg.stages, cfg.numCTAs,
-      p.mx128 ? "x" : "");
+  std::string key =
+      llvm::formatv("{0}{1}{2}{3}{4}{5}{9}/{6}/{7}/{8}", p.kGrouped,
+                    static_cast<int>(p.aType), static_cast<int>(p.bType),
+                    p.outF32, p.kMultipleOf128, useUpcast, cfg.tileN,
+                    cfg.stages, cfg.numCTAs, p.mx128 ? "x" : "");
   gpu::GPUFuncOp &kernel = gemmKernels[key];
   if (kernel) {
-    annotateGemm(op, kernel, {sz.m, sz.n, sz.k, sz.groups, sz.aScaleRows,
-                             sz.aScaleCols, sz.bScaleRows, sz.bScaleCols});
+    annotateGemm(op, kernel,
+                 {sz.m, sz.n, sz.k, sz.groups, sz.aScaleRows, sz.aScaleCols,
+                  sz.bScaleRows, sz.bScaleCols});
     return success();
   }
   kernel = sm100 ? buildGroupedMatmulSm100(module, kernelName, p, cfg)
                  : buildGroupedMatmulSm90(module, kernelName, p, cfg);
-  kernel->setAttr("mxmoe.mma", StringAttr::get(op.getContext(),
-                                               sm100 ? "tcgen05_mxf8f6f4"
-                                               : useUpcast ? "wgmma_bf16_upcast"
-                                               : p.mx128   ? "wgmma_fp8_promote_k128"
-                                                           : "wgmma_fp8_promote"));
-  annotateGemm(op, kernel, {sz.m, sz.n, sz.k, sz.groups, sz.aScaleRows,
-                           sz.aScaleCols, sz.bScaleRows, sz.bScaleCols});
+  kernel->setAttr(
+      "mxmoe.mma",
+      StringAttr::get(op.getContext(), sm100       ? "tcgen05_mxf8f6f4"
+                                       : useUpcast ? "wgmma_bf16_upcast"
+                                       : p.mx128   ? "wgmma_fp8_promote_k128"
+                                                   : "wgmma_fp8_promote"));
+  annotateGemm(op, kernel,
+               {sz.m, sz.n, sz.k, sz.groups, sz.aScaleRows, sz.aScaleCols,
+                sz.bScaleRows, sz.bScaleCols});
   return success();
 }
-

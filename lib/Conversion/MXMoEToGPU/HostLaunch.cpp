@@ -34,10 +34,13 @@ void KernelGen::annotate(Operation *op, gpu::GPUFuncOp kernel,
 
 void KernelGen::annotateGemm(Operation *op, gpu::GPUFuncOp kernel,
                              std::initializer_list<int64_t> sizes) {
-  SmallVector<std::string> bindings{
-      "tensor_map:operand:0", "operand:1", "tensor_map:operand:2",
-      "operand:3",            "operand:4", "result:0",
-      "status"};
+  SmallVector<std::string> bindings{"tensor_map:operand:0",
+                                    "operand:1",
+                                    "tensor_map:operand:2",
+                                    "operand:3",
+                                    "operand:4",
+                                    "result:0",
+                                    "status"};
   for (int64_t v : sizes)
     bindings.push_back("value:" + std::to_string(v));
   annotate(op, kernel, bindings);
@@ -60,8 +63,8 @@ void KernelGen::finish(Operation *op, gpu::GPUFuncOp kernel,
   if (work)
     gridX = std::max<int64_t>(1, ::mxmoe::ceilDiv(*work, blockSize));
   if (gridX)
-    op->setAttr("mxmoe.grid", DenseI64ArrayAttr::get(op->getContext(),
-                                                     {*gridX, 1, 1}));
+    op->setAttr("mxmoe.grid",
+                DenseI64ArrayAttr::get(op->getContext(), {*gridX, 1, 1}));
   if (!hostLaunch) {
     SmallVector<std::string> bindings;
     for (const HostArg &a : args)
@@ -116,8 +119,7 @@ void KernelGen::finish(Operation *op, gpu::GPUFuncOp kernel,
       continue;
     }
     Value buf =
-        gpu::AllocOp::create(b, kt, Type(), {}, {}, {}, UnitAttr())
-            .getMemref();
+        gpu::AllocOp::create(b, kt, Type(), {}, {}, {}, UnitAttr()).getMemref();
     operands.push_back(pointer ? pointerOf(buf) : buf);
     Value view = buf;
     if (kt != flat) // packed MXFP4 bytes viewed as f4E2M1FN elements

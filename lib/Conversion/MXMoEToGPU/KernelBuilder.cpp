@@ -41,9 +41,7 @@ Value KB::mulc(Value a, int64_t c) { return c == 1 ? a : mul(a, idx(c)); }
 Value KB::div(Value a, int64_t c) {
   return c == 1 ? a : arith::DivUIOp::create(*this, a, idx(c));
 }
-Value KB::divv(Value a, Value b) {
-  return arith::DivUIOp::create(*this, a, b);
-}
+Value KB::divv(Value a, Value b) { return arith::DivUIOp::create(*this, a, b); }
 std::pair<Value, Value> KB::divRem(Value a, Value d) {
   Value q = divv(a, d);
   return {q, sub(a, mul(q, d))};
@@ -95,9 +93,15 @@ Value KB::shli(Value a, int64_t s) {
       *this, a,
       arith::ConstantOp::create(*this, getIntegerAttr(a.getType(), s)));
 }
-Value KB::maxsi(Value a, Value b) { return arith::MaxSIOp::create(*this, a, b); }
-Value KB::minsi(Value a, Value b) { return arith::MinSIOp::create(*this, a, b); }
-Value KB::minui(Value a, Value b) { return arith::MinUIOp::create(*this, a, b); }
+Value KB::maxsi(Value a, Value b) {
+  return arith::MaxSIOp::create(*this, a, b);
+}
+Value KB::minsi(Value a, Value b) {
+  return arith::MinSIOp::create(*this, a, b);
+}
+Value KB::minui(Value a, Value b) {
+  return arith::MinUIOp::create(*this, a, b);
+}
 Value KB::bitcast(Type t, Value v) {
   return arith::BitcastOp::create(*this, t, v);
 }
@@ -300,10 +304,10 @@ void scanGroupChunk(KB &b, const GroupSpec &groups, GroupTable &table,
 
 /// The common skeleton: `fn` exists with its arguments; `work`, the group
 /// total and capacities are values (constants for static kernels).
-void buildKernelBody(
-    gpu::GPUFuncOp fn, KB &b, Value work, int64_t blockSize,
-    const GroupSpec *groups, ValueRange views, ValueRange scalars,
-    function_ref<void(KB &, Value, GroupTable &)> body) {
+void buildKernelBody(gpu::GPUFuncOp fn, KB &b, Value work, int64_t blockSize,
+                     const GroupSpec *groups, ValueRange views,
+                     ValueRange scalars,
+                     function_ref<void(KB &, Value, GroupTable &)> body) {
   Location loc = fn.getLoc();
   Value bid = gpu::BlockIdOp::create(b, gpu::Dimension::x);
   Value tid = gpu::ThreadIdOp::create(b, gpu::Dimension::x);
@@ -364,9 +368,9 @@ void buildKernelBody(
     for (int64_t g0 = 0; g0 < G; g0 += blockSize) {
       Value g = b.add(tid, b.idx(g0));
       ifThen(b, b.ult(g, b.idx(G)), [&] {
-        b.store(arith::IndexCastOp::create(b, b.getIndexType(),
-                                           b.load(offsets, g)),
-                table.ends, g);
+        b.store(
+            arith::IndexCastOp::create(b, b.getIndexType(), b.load(offsets, g)),
+            table.ends, g);
       });
     }
     gpu::BarrierOp::create(b);
@@ -419,8 +423,7 @@ gpu::GPUFuncOp declareKernel(gpu::GPUModuleOp module, OpBuilder &ob,
                              StringRef name, TypeRange args,
                              int64_t blockSize) {
   Location loc = module.getLoc();
-  auto fn =
-      gpu::GPUFuncOp::create(ob, loc, name, ob.getFunctionType(args, {}));
+  auto fn = gpu::GPUFuncOp::create(ob, loc, name, ob.getFunctionType(args, {}));
   fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), ob.getUnitAttr());
   fn.setKnownBlockSizeAttr(
       ob.getDenseI32ArrayAttr({static_cast<int32_t>(blockSize), 1, 1}));
@@ -447,10 +450,9 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::createKernel(
   b.setInsertionPointToStart(&fn.getBody().front());
   // A copy: workgroup attributions append entry-block arguments.
   SmallVector<Value> views(fn.getArguments());
-  buildKernelBody(fn, b, b.idx(work), blockSize, groups, views, {},
-                  [&](KB &b, Value t, GroupTable &table) {
-                    body(b, views, t, table);
-                  });
+  buildKernelBody(
+      fn, b, b.idx(work), blockSize, groups, views, {},
+      [&](KB &b, Value t, GroupTable &table) { body(b, views, t, table); });
   return fn;
 }
 
@@ -458,7 +460,8 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::createKernel(
     gpu::GPUModuleOp module, StringRef name, const RuntimeShapeSpec &spec,
     function_ref<Value(KB &, ValueRange)> workOf, int64_t blockSize,
     const GroupSpec *groups,
-    function_ref<void(KB &, ValueRange, ValueRange, Value, GroupTable &)> body) {
+    function_ref<void(KB &, ValueRange, ValueRange, Value, GroupTable &)>
+        body) {
   MLIRContext *ctx = module.getContext();
   OpBuilder ob(module.getBodyRegion());
   ob.setInsertionPointToEnd(&module.getBodyRegion().front());
@@ -502,8 +505,8 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::createKernel(
   for (unsigned i = 0; i < spec.scalars.size(); ++i)
     scalars.push_back(arith::IndexCastOp::create(
         b, b.getIndexType(), fn.getArgument(spec.views.size() + i)));
-  buildKernelBody(fn, b, workOf(b, scalars), blockSize, groups, views,
-                  scalars, [&](KB &b, Value t, GroupTable &table) {
+  buildKernelBody(fn, b, workOf(b, scalars), blockSize, groups, views, scalars,
+                  [&](KB &b, Value t, GroupTable &table) {
                     body(b, views, scalars, t, table);
                   });
   return fn;
@@ -619,8 +622,7 @@ Value e2m1Code(KB &b, Value x) {
   Value bits = b.bitcast(b.getI32Type(), x);
   Value signBit = b.andi(bits, b.i32(0x80000000));
   Value neg = b.ne(signBit, b.i32(0));
-  Value isNaN =
-      arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, x, x);
+  Value isNaN = arith::CmpFOp::create(b, arith::CmpFPredicate::UNO, x, x);
   Value sign = b.andi(neg, b.lnot(isNaN));
   return b.select(sign, b.ori(code, b.i8(8)), code);
 }
@@ -664,8 +666,8 @@ void mlir::mxmoe::kernels::storeElements(KB &b, ArrayRef<Value> scaled,
     }
     Value v = vector::FromElementsOp::create(
         b, VectorType::get({n / 2}, b.getI8Type()), bytes);
-    vector::StoreOp::create(b, v, data, ValueRange{b.div(elemIndex, 2)},
-                            false, llvm::MaybeAlign(n / 2));
+    vector::StoreOp::create(b, v, data, ValueRange{b.div(elemIndex, 2)}, false,
+                            llvm::MaybeAlign(n / 2));
     return;
   }
   Type elem = getMXElementType(b.getContext(), kind);
@@ -688,10 +690,10 @@ void mlir::mxmoe::kernels::storeZeroElements(KB &b, MXElementKind kind,
                                              Value data, Value elemIndex) {
   if (kind == MXElementKind::E2M1) {
     auto vt = VectorType::get({16}, b.getI8Type());
-    Value z = arith::ConstantOp::create(b, vt, DenseElementsAttr::get(
-                                                   vt, b.getI8IntegerAttr(0)));
-    vector::StoreOp::create(b, z, data, ValueRange{b.div(elemIndex, 2)},
-                            false, llvm::MaybeAlign(16));
+    Value z = arith::ConstantOp::create(
+        b, vt, DenseElementsAttr::get(vt, b.getI8IntegerAttr(0)));
+    vector::StoreOp::create(b, z, data, ValueRange{b.div(elemIndex, 2)}, false,
+                            llvm::MaybeAlign(16));
     return;
   }
   auto i8t = VectorType::get({32}, b.getI8Type());
@@ -703,8 +705,7 @@ void mlir::mxmoe::kernels::storeZeroElements(KB &b, MXElementKind kind,
                           llvm::MaybeAlign(32));
 }
 
-SmallVector<Value> mlir::mxmoe::kernels::loadElements(KB &b,
-                                                      MXElementKind kind,
+SmallVector<Value> mlir::mxmoe::kernels::loadElements(KB &b, MXElementKind kind,
                                                       Value data,
                                                       Value elemIndex) {
   SmallVector<Value> out;
@@ -721,13 +722,13 @@ SmallVector<Value> mlir::mxmoe::kernels::loadElements(KB &b,
     return out;
   }
   auto codes = VectorType::get({32}, getMXElementType(b.getContext(), kind));
-  Value q = vector::LoadOp::create(b, codes, data, ValueRange{elemIndex},
-                                   false, llvm::MaybeAlign(32));
+  Value q = vector::LoadOp::create(b, codes, data, ValueRange{elemIndex}, false,
+                                   llvm::MaybeAlign(32));
   Value qi8 =
       vector::BitCastOp::create(b, VectorType::get({32}, b.getI8Type()), q);
   for (int64_t i = 0; i < 32; i += 2) {
-    Value pair = vector::ShuffleOp::create(b, qi8, qi8,
-                                           ArrayRef<int64_t>{i, i + 1});
+    Value pair =
+        vector::ShuffleOp::create(b, qi8, qi8, ArrayRef<int64_t>{i, i + 1});
     auto [lo, hi] = fp8PairToF32(b, kind, pair);
     out.push_back(lo);
     out.push_back(hi);

@@ -156,8 +156,8 @@ void ifThenElse(KB &b, Value cond, function_ref<void()> then,
 /// published with a barrier.
 struct GroupTable {
   int64_t numGroups = 0;
-  Value ends;                  ///< memref<G x index>, workgroup memory
-  SmallVector<Value> starts;   ///< memref<(G+1) x index> per PrefixUnit
+  Value ends;                ///< memref<G x index>, workgroup memory
+  SmallVector<Value> starts; ///< memref<(G+1) x index> per PrefixUnit
   /// Start (first row/token) of group g: 0 or ends[g-1].
   Value groupBegin(KB &b, Value g);
 };
@@ -240,8 +240,8 @@ void storeZeroElements(KB &b, ::mxmoe::MXElementKind kind, Value data,
                        Value elemIndex);
 /// Loads the 32 codes at element index `elemIndex` and decodes them to f32
 /// (exact): FP8 by cvt.rn.f16x2.{e4m3,e5m2}x2, E2M1 by table arithmetic.
-SmallVector<Value> loadElements(KB &b, ::mxmoe::MXElementKind kind,
-                                Value data, Value elemIndex);
+SmallVector<Value> loadElements(KB &b, ::mxmoe::MXElementKind kind, Value data,
+                                Value elemIndex);
 /// Loads and decodes one element code at element index `elemIndex`.
 Value loadElement(KB &b, ::mxmoe::MXElementKind kind, Value data,
                   Value elemIndex);

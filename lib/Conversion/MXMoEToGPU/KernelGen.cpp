@@ -47,16 +47,16 @@ FailureOr<MXElementKind> getSupportedKind(Operation *op, Type elem) {
                *kind == MXElementKind::E2M1))
     return *kind;
   return op->emitOpError("GPU lowering of ")
-         << elem << " data is not implemented yet (supported: f8E4M3FN, "
-                    "f8E5M2, f4E2M1FN)";
+         << elem
+         << " data is not implemented yet (supported: f8E4M3FN, "
+            "f8E5M2, f4E2M1FN)";
 }
 
 } // namespace
 
 FailureOr<std::pair<MXElementKind, MXGeometry>>
 mlir::mxmoe::kernels::getMXKernelShape(Operation *op, RankedTensorType hp,
-                                       RankedTensorType data,
-                                       int64_t axis) {
+                                       RankedTensorType data, int64_t axis) {
   FailureOr<MXElementKind> kind = getSupportedKind(op, data.getElementType());
   if (failed(kind))
     return failure();
@@ -79,8 +79,8 @@ void mlir::mxmoe::kernels::decompose(KB &b, Value t, const MXGeometry &g,
   bi = b.div(t, rs * cs);
 }
 
-Value mlir::mxmoe::kernels::largestStartLE(KB &b, GroupTable &t,
-                                           unsigned unit, Value key) {
+Value mlir::mxmoe::kernels::largestStartLE(KB &b, GroupTable &t, unsigned unit,
+                                           Value key) {
   Value count = b.countLE(t.starts[unit], t.numGroups, key);
   return b.sub(count, b.idx(1));
 }

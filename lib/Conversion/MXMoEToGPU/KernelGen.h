@@ -81,8 +81,8 @@ struct KernelGen {
   GemmConfig gemm;   ///< fp8 configuration (sm_100a; sm_90a fp8 strategy)
   GemmConfig upcast; ///< sm_90a bf16-upcast configuration
   StringRef sm90Mma; ///< "fp8", "bf16" or "auto" (bf16 for f32 outputs)
-  bool sm100;     ///< grouped GEMMs use tcgen05 (else wgmma)
-  StringRef chip; ///< target chip (diagnostics)
+  bool sm100;        ///< grouped GEMMs use tcgen05 (else wgmma)
+  StringRef chip;    ///< target chip (diagnostics)
   /// Kernels generated so far per enclosing function (names are
   /// `<function>__<op>_<n>`, n counting that function's MX ops).
   llvm::StringMap<unsigned> counters;

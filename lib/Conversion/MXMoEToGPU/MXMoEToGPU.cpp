@@ -28,7 +28,6 @@ namespace {
 
 constexpr StringLiteral kKernelModuleName = "mxmoe_kernels";
 
-
 struct ConvertMXMoEToGPUPass
     : ::mlir::mxmoe::impl::ConvertMXMoEToGPUBase<ConvertMXMoEToGPUPass> {
   using Base::Base;
@@ -48,9 +47,10 @@ struct ConvertMXMoEToGPUPass
     }
     bool sm100 = isTcgen05Chip(chip);
     if (gemmTileN != 64 && gemmTileN != 128 && !(sm100 && gemmTileN == 256)) {
-      module.emitError() << "convert-mxmoe-to-gpu: gemm-tile-n must be 64 or "
-                            "128 (sm_90a) or 64, 128 or 256 (sm_100a, sm_103a), got "
-                         << static_cast<int64_t>(gemmTileN);
+      module.emitError()
+          << "convert-mxmoe-to-gpu: gemm-tile-n must be 64 or "
+             "128 (sm_90a) or 64, 128 or 256 (sm_100a, sm_103a), got "
+          << static_cast<int64_t>(gemmTileN);
       return signalPassFailure();
     }
     if (gemmStages != 0 && (gemmStages < 2 || gemmStages > 8)) {
@@ -66,7 +66,8 @@ struct ConvertMXMoEToGPUPass
                          << static_cast<int64_t>(gemmCTAs);
       return signalPassFailure();
     }
-    if (gemmSm90Mma != "fp8" && gemmSm90Mma != "bf16" && gemmSm90Mma != "auto") {
+    if (gemmSm90Mma != "fp8" && gemmSm90Mma != "bf16" &&
+        gemmSm90Mma != "auto") {
       module.emitError() << "convert-mxmoe-to-gpu: gemm-sm90-mma must be fp8, "
                             "bf16 or auto, got '"
                          << gemmSm90Mma << "'";
@@ -91,7 +92,8 @@ struct ConvertMXMoEToGPUPass
                          << getSm100GemmTmemColumns(gemm)
                          << " TMEM columns (accumulator + per-stage scales), "
                             "over the 512 of "
-                         << chip << "; lower gemm-stages or "
+                         << chip
+                         << "; lower gemm-stages or "
                             "gemm-tile-n";
       return signalPassFailure();
     }
@@ -110,11 +112,10 @@ struct ConvertMXMoEToGPUPass
     if (!kernels) {
       OpBuilder b(module.getBodyRegion());
       b.setInsertionPointToEnd(module.getBody());
-      kernels =
-          gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModuleName);
+      kernels = gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModuleName);
     }
-    KernelGen gen{kernels, blockSize, hostLaunch, gemm, upcast, gemmSm90Mma,
-                  sm100, chip, {}, {}};
+    KernelGen gen{kernels,     blockSize, hostLaunch, gemm, upcast,
+                  gemmSm90Mma, sm100,     chip,       {},   {}};
     for (Operation *op : ops) {
       // The generators size grids, group tables and padding from static
       // shapes, the number of token groups (offsets) included: this is the
@@ -129,10 +130,8 @@ struct ConvertMXMoEToGPUPass
       LogicalResult r =
           llvm::TypeSwitch<Operation *, LogicalResult>(op)
               .Case<QuantizeOp>([&](auto q) { return gen.genQuantize(q); })
-              .Case<DequantizeOp>(
-                  [&](auto d) { return gen.genDequantize(d); })
-              .Case<SwizzleScalesOp>(
-                  [&](auto s) { return gen.genSwizzle(s); })
+              .Case<DequantizeOp>([&](auto d) { return gen.genDequantize(d); })
+              .Case<SwizzleScalesOp>([&](auto s) { return gen.genSwizzle(s); })
               .Case<GroupedMatmulOp>(
                   [&](auto m) { return gen.genGroupedMatmul(m); });
       if (failed(r))

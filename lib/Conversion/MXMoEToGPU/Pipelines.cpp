@@ -18,9 +18,9 @@ using namespace mlir;
 
 namespace {
 struct ToNVVMOptions : public PassPipelineOptions<ToNVVMOptions> {
-  Option<std::string> chip{*this, "chip",
-                           llvm::cl::desc("target chip: sm_90a, sm_100a or sm_103a"),
-                           llvm::cl::init("sm_90a")};
+  Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("target chip: sm_90a, sm_100a or sm_103a"),
+      llvm::cl::init("sm_90a")};
   Option<int64_t> blockSize{*this, "block-size",
                             llvm::cl::desc("threads per CTA"),
                             llvm::cl::init(256)};

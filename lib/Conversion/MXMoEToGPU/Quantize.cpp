@@ -20,8 +20,8 @@ using namespace mlir::mxmoe::kernels;
 using ::mxmoe::kMXBlockSize;
 using ::mxmoe::MXElementKind;
 
-void mlir::mxmoe::kernels::decomposeV(KB &b, Value t, bool rowwise, Value rs, Value cs, Value &bi,
-                Value &r, Value &c) {
+void mlir::mxmoe::kernels::decomposeV(KB &b, Value t, bool rowwise, Value rs,
+                                      Value cs, Value &bi, Value &r, Value &c) {
   Value q0;
   if (rowwise) {
     std::tie(q0, c) = b.divRem(t, cs);
@@ -34,15 +34,16 @@ void mlir::mxmoe::kernels::decomposeV(KB &b, Value t, bool rowwise, Value rs, Va
 
 /// Loads the 32 contiguous elements at `base` as f32, with 16-byte vector
 /// loads (rowwise: the quantized axis is contiguous).
-SmallVector<Value> mlir::mxmoe::kernels::loadHPBlock(KB &b, Value mem, Type elem, Value base) {
+SmallVector<Value> mlir::mxmoe::kernels::loadHPBlock(KB &b, Value mem,
+                                                     Type elem, Value base) {
   SmallVector<Value> xs;
   Type f32 = b.getF32Type();
   int64_t vecLen = 16 / (elem.getIntOrFloatBitWidth() / 8);
   auto vt = VectorType::get({vecLen}, elem);
   for (int64_t i = 0; i < kMXBlockSize; i += vecLen) {
-    Value v = vector::LoadOp::create(b, vt, mem,
-                                     ValueRange{b.add(base, b.idx(i))}, false,
-                                     llvm::MaybeAlign(16));
+    Value v =
+        vector::LoadOp::create(b, vt, mem, ValueRange{b.add(base, b.idx(i))},
+                               false, llvm::MaybeAlign(16));
     for (int64_t j = 0; j < vecLen; ++j) {
       Value x = vector::ExtractOp::create(b, v, j);
       xs.push_back(elem == f32 ? x : arith::ExtFOp::create(b, f32, x));
@@ -54,8 +55,8 @@ SmallVector<Value> mlir::mxmoe::kernels::loadHPBlock(KB &b, Value mem, Type elem
 /// Loads the 32 elements base + i*stride (a run-time stride) as f32.
 /// `validCount`, when set, replaces element i by 0 unless i < validCount
 /// (partial last block of a token group); the loads stay in bounds.
-SmallVector<Value> mlir::mxmoe::kernels::loadHPBlockStrided(KB &b, Value mem, Type elem, Value base,
-                                      Value stride, Value validCount) {
+SmallVector<Value> mlir::mxmoe::kernels::loadHPBlockStrided(
+    KB &b, Value mem, Type elem, Value base, Value stride, Value validCount) {
   SmallVector<Value> xs;
   Type f32 = b.getF32Type();
   Value zero = b.f32(0.0f);
@@ -74,10 +75,10 @@ SmallVector<Value> mlir::mxmoe::kernels::loadHPBlockStrided(KB &b, Value mem, Ty
   return xs;
 }
 
-void mlir::mxmoe::kernels::storeScale(KB &b, Value byteI32, Value mem, Value index) {
+void mlir::mxmoe::kernels::storeScale(KB &b, Value byteI32, Value mem,
+                                      Value index) {
   Value byte8 = arith::TruncIOp::create(b, b.getI8Type(), byteI32);
-  b.store(b.bitcast(Float8E8M0FNUType::get(b.getContext()), byte8), mem,
-          index);
+  b.store(b.bitcast(Float8E8M0FNUType::get(b.getContext()), byte8), mem, index);
 }
 
 void mlir::mxmoe::kernels::storeZeroScale(KB &b, Value mem, Value index) {
@@ -86,8 +87,9 @@ void mlir::mxmoe::kernels::storeZeroScale(KB &b, Value mem, Value index) {
 
 /// Quantizes 32 values: computes the scale byte, stores the element codes
 /// at `dataIdx`; returns the scale byte (i32).
-Value mlir::mxmoe::kernels::quantizeBlock(KB &b, ArrayRef<Value> xs, RoundingMode mode,
-                    MXElementKind kind, Value data, Value dataIdx) {
+Value mlir::mxmoe::kernels::quantizeBlock(KB &b, ArrayRef<Value> xs,
+                                          RoundingMode mode, MXElementKind kind,
+                                          Value data, Value dataIdx) {
   Value byte = computeScaleByte(b, blockAmax(b, xs), mode, kind);
   Value inv = reciprocalScale(b, byte);
   SmallVector<Value> scaled;
@@ -108,8 +110,6 @@ SmallVector<HostArg> mlir::mxmoe::kernels::quantizeHostArgs(QuantizeOp op) {
   return args;
 }
 
-
-
 void QuantizeThread::dataBlock(Value t) {
   Value bi, r, c;
   if (jagged) {
@@ -125,21 +125,18 @@ void QuantizeThread::dataBlock(Value t) {
   if (!jagged) {
     Value batchBase = b.mul(bi, hpBatch);
     Value rowBase = b.add(batchBase, b.mul(r, hpRow));
-    Value base =
-        b.add(rowBase, b.mul(b.mulc(c, kMXBlockSize), hpAlong));
-    SmallVector<Value> xs =
-        rowwise ? loadHPBlock(b, x, elem, base)
-                : loadHPBlockStrided(b, x, elem, base, hpAlong);
+    Value base = b.add(rowBase, b.mul(b.mulc(c, kMXBlockSize), hpAlong));
+    SmallVector<Value> xs = rowwise
+                                ? loadHPBlock(b, x, elem, base)
+                                : loadHPBlockStrided(b, x, elem, base, hpAlong);
     Value byte = quantizeBlock(b, xs, mode, kind, dmem, dIdx);
     if (!blocked) {
-      storeScale(b, byte, smem,
-                 b.add(b.mul(b.add(b.mul(bi, rows), r), cs), c));
+      storeScale(b, byte, smem, b.add(b.mul(b.add(b.mul(bi, rows), r), cs), c));
       return;
     }
     if (!offsets) {
       Value scaleBase = b.mul(bi, b.mul(sR, sC));
-      storeScale(b, byte, smem,
-                 b.add(scaleBase, b.blockedOffset(r, c, sC)));
+      storeScale(b, byte, smem, b.add(scaleBase, b.blockedOffset(r, c, sC)));
       return;
     }
     // M-grouped: row r of group g goes to padded row
@@ -169,19 +166,17 @@ void QuantizeThread::jaggedDataBlock(Value r, Value c, Value dIdx) {
         Value tok = b.add(begin, b.mulc(j, kMXBlockSize));
         Value count = b.sub(b.load(tab.ends, g), tok);
         Value base = b.add(b.mul(tok, hpAlong), r);
-        SmallVector<Value> xs = loadHPBlockStrided(
-            b, x, elem, base, hpAlong, count);
+        SmallVector<Value> xs =
+            loadHPBlockStrided(b, x, elem, base, hpAlong, count);
         Value byte = quantizeBlock(b, xs, mode, kind, dmem, dIdx);
         if (!blocked) {
           storeScale(b, byte, smem, b.add(b.mul(r, cs), pb));
           return;
         }
         Value q0 = b.load(tab.starts[1], g);
-        Value kgp = b.sub(
-            b.load(tab.starts[1], b.add(g, b.idx(1))), q0);
+        Value kgp = b.sub(b.load(tab.starts[1], b.add(g, b.idx(1))), q0);
         Value groupBase = b.mul(q0, sR);
-        storeScale(b, byte, smem,
-                   b.add(groupBase, b.blockedOffset(r, j, kgp)));
+        storeScale(b, byte, smem, b.add(groupBase, b.blockedOffset(r, j, kgp)));
       },
       [&] {
         // Past the last group: zero data (and scale).
@@ -196,8 +191,7 @@ void QuantizeThread::scalePadding(Value o) {
   // scale lands.
   Value perBatch = b.mul(sR, sC);
   // Offset inside this batch's blocked matrix (jagged: 2-D).
-  Value w = jagged ? o
-                   : b.divRem(o, perBatch).second;
+  Value w = jagged ? o : b.divRem(o, perBatch).second;
   Value real;
   if (jagged) {
     Value col = b.divv(w, sR);
@@ -206,15 +200,13 @@ void QuantizeThread::scalePadding(Value o) {
     Value found = largestStartLE(b, tab, 1, col);
     Value g = b.minui(found, b.idx(tab.numGroups - 1));
     Value q0 = b.load(tab.starts[1], g);
-    Value kgp =
-        b.sub(b.load(tab.starts[1], b.add(g, b.idx(1))), q0);
+    Value kgp = b.sub(b.load(tab.starts[1], b.add(g, b.idx(1))), q0);
     Value nextStart = b.load(tab.starts[0], b.add(g, b.idx(1)));
     Value kg = b.sub(nextStart, b.load(tab.starts[0], g));
     Value local = b.sub(w, b.mul(q0, sR));
     // Guard the division for empty regions (col past groups).
     Value safeKgp = b.select(inGroups, kgp, b.idx(4));
-    auto [r, j] = b.blockedCoord(
-        b.select(inGroups, local, b.idx(0)), safeKgp);
+    auto [r, j] = b.blockedCoord(b.select(inGroups, local, b.idx(0)), safeKgp);
     Value rowOk = b.ult(r, rows);
     real = b.andi(inGroups, b.andi(rowOk, b.ult(j, kg)));
   } else {
@@ -228,8 +220,7 @@ void QuantizeThread::scalePadding(Value o) {
       Value inGroups = b.ult(tile, totalT);
       Value found = largestStartLE(b, tab, 0, tile);
       Value g = b.minui(found, b.idx(tab.numGroups - 1));
-      Value local =
-          b.sub(pr, b.mulc(b.load(tab.starts[0], g), 128));
+      Value local = b.sub(pr, b.mulc(b.load(tab.starts[0], g), 128));
       Value end = b.load(tab.ends, g);
       Value size = b.sub(end, tab.groupBegin(b, g));
       real = b.andi(inGroups, b.andi(b.ult(local, size), colOk));
@@ -304,11 +295,9 @@ void TiledThread::tiles(Value t) {
     Value inBounds = b.andi(mOk, b.ult(k, Kv));
     ifThen(b, inBounds, [&] {
       Value v = vector::LoadOp::create(
-          b, vt, a[0],
-          ValueRange{b.add(inBase, b.add(b.mul(m, Kv), k))},
-          false, llvm::MaybeAlign(16));
-      vector::StoreOp::create(b, v, smem,
-                              ValueRange{sIndex(row, col)}, false,
+          b, vt, a[0], ValueRange{b.add(inBase, b.add(b.mul(m, Kv), k))}, false,
+          llvm::MaybeAlign(16));
+      vector::StoreOp::create(b, v, smem, ValueRange{sIndex(row, col)}, false,
                               llvm::MaybeAlign(16));
     });
   }
@@ -322,8 +311,7 @@ void TiledThread::tiles(Value t) {
     SmallVector<Value> xs;
     for (int64_t i = 0; i < kMXBlockSize; ++i) {
       Value blockRow = b.mulc(blk, 32);
-      Value e =
-          b.load(smem, sIndex(b.add(blockRow, b.idx(i)), c));
+      Value e = b.load(smem, sIndex(b.add(blockRow, b.idx(i)), c));
       if (e.getType() != b.getF32Type())
         e = arith::ExtFOp::create(b, b.getF32Type(), e);
       xs.push_back(e);
@@ -367,8 +355,7 @@ void TiledThread::padding(Value o) {
     col = b.select(inRows, c1, b.add(csv, c2));
   }
   Value scaleBase = b.mul(bi, b.mul(sR, sC));
-  storeZeroScale(b, a[2],
-                 b.add(scaleBase, b.blockedOffset(row, col, sC)));
+  storeZeroScale(b, a[2], b.add(scaleBase, b.blockedOffset(row, col, sC)));
 }
 
 } // namespace
@@ -430,16 +417,23 @@ void KernelGen::genQuantizeGeneral(QuantizeOp op, const MXGeometry &geo,
   // p*hp_along; one blocked scale matrix is [scale_rows, scale_cols];
   // `tokens` bounds the offsets (the input's dim 0).
   enum {
-    kBatch, kRows, kLen, kHpBatch, kHpRow, kHpAlong, kScaleRows,
-    kScaleCols, kTokens
+    kBatch,
+    kRows,
+    kLen,
+    kHpBatch,
+    kHpRow,
+    kHpAlong,
+    kScaleRows,
+    kScaleCols,
+    kTokens
   };
-  SmallVector<int64_t> sizes{geo.batch,   geo.rows, geo.len, geo.hpBatch,
-                             geo.hpRow,   geo.hpAlong, sRows, sCols,
-                             in.getDimSize(0)};
-  RuntimeShapeSpec rspec{{elem, flatMemRef(data).getElementType(),
-                          scales.getElementType()},
-                         {"batch", "rows", "len", "hp_batch", "hp_row",
-                          "hp_along", "scale_rows", "scale_cols", "tokens"}};
+  SmallVector<int64_t> sizes{geo.batch,   geo.rows,  geo.len,
+                             geo.hpBatch, geo.hpRow, geo.hpAlong,
+                             sRows,       sCols,     in.getDimSize(0)};
+  RuntimeShapeSpec rspec{
+      {elem, flatMemRef(data).getElementType(), scales.getElementType()},
+      {"batch", "rows", "len", "hp_batch", "hp_row", "hp_along", "scale_rows",
+       "scale_cols", "tokens"}};
   std::optional<GroupSpec> spec;
   bool jagged = offsets && op.getAxis() == 0;
   bool rowwise = geo.rowwise();
@@ -479,19 +473,34 @@ void KernelGen::genQuantizeGeneral(QuantizeOp op, const MXGeometry &geo,
       [&](KB &b, ValueRange a, ValueRange sz, Value t, GroupTable &tab) {
         Value len = sz[kLen];
         Value cs = b.div(len, kMXBlockSize);
-        QuantizeThread q{b,         tab,       elem,       mode,
-                         kind,      blocked,   jagged,     rowwise,
-                         offsets,   a[aIn],    a[aData],   a[aScales],
-                         sz[kRows], len,       cs,         sz[kScaleRows],
-                         sz[kScaleCols],       sz[kHpBatch],
-                         sz[kHpRow],           sz[kHpAlong]};
+        QuantizeThread q{b,
+                         tab,
+                         elem,
+                         mode,
+                         kind,
+                         blocked,
+                         jagged,
+                         rowwise,
+                         offsets,
+                         a[aIn],
+                         a[aData],
+                         a[aScales],
+                         sz[kRows],
+                         len,
+                         cs,
+                         sz[kScaleRows],
+                         sz[kScaleCols],
+                         sz[kHpBatch],
+                         sz[kHpRow],
+                         sz[kHpAlong]};
         Value dataWork = dataWorkOf(b, sz);
         if (!blocked) {
           q.dataBlock(t);
           return;
         }
-        ifThenElse(b, b.ult(t, dataWork), [&] { q.dataBlock(t); },
-                   [&] { q.scalePadding(b.sub(t, dataWork)); });
+        ifThenElse(
+            b, b.ult(t, dataWork), [&] { q.dataBlock(t); },
+            [&] { q.scalePadding(b.sub(t, dataWork)); });
       });
   finish(op, kernel, quantizeHostArgs(op), sizes, dataWork + padWork);
 }
@@ -507,8 +516,9 @@ void KernelGen::genQuantizeGeneral(QuantizeOp op, const MXGeometry &geo,
 // scales a thread also quantizes (data only) the data block with its own
 // index if that block's row lies past the last offset, so those rows are
 // written too.
-RowwiseBlockedABI mlir::mxmoe::kernels::getRowwiseBlockedABI(
-    QuantizeOp op, const MXGeometry &geo) {
+RowwiseBlockedABI
+mlir::mxmoe::kernels::getRowwiseBlockedABI(QuantizeOp op,
+                                           const MXGeometry &geo) {
   RankedTensorType in = op.getInput().getType();
   RankedTensorType data = op.getData().getType();
   RankedTensorType scales = op.getScales().getType();
@@ -524,7 +534,9 @@ RowwiseBlockedABI mlir::mxmoe::kernels::getRowwiseBlockedABI(
       {{in.getElementType(), flatMemRef(data).getElementType(),
         scales.getElementType()},
        {"batch", "rows", "len", "scale_rows", "scale_cols"}},
-      std::nullopt, 1, 2};
+      std::nullopt,
+      1,
+      2};
   if (Value offsets = op.getOffsets()) {
     int64_t G = cast<RankedTensorType>(offsets.getType()).getDimSize(0);
     abi.spec.views.insert(abi.spec.views.begin() + 1,
@@ -648,15 +660,14 @@ void KernelGen::genQuantizeColwiseTiled(QuantizeOp op, const MXGeometry &geo,
   auto tileWorkOf = [&](int64_t batch, int64_t m, int64_t k) {
     return batch * ::mxmoe::ceilDiv(m, TM) * ::mxmoe::ceilDiv(k, TK) * kThreads;
   };
-  int64_t work = tileWorkOf(geo.batch, M, K) +
-                 (blocked ? geo.batch * ((sRows - K) * sCols + K * (sCols - cs))
-                          : 0);
+  int64_t work =
+      tileWorkOf(geo.batch, M, K) +
+      (blocked ? geo.batch * ((sRows - K) * sCols + K * (sCols - cs)) : 0);
   enum { kBatch, kTokens, kRows, kHpBatch, kScaleRows, kScaleCols };
   SmallVector<int64_t> sizes{geo.batch, M, K, geo.hpBatch, sRows, sCols};
-  RuntimeShapeSpec spec{{elem, flatMemRef(data).getElementType(),
-                         scales.getElementType()},
-                        {"batch", "tokens", "rows", "hp_batch", "scale_rows",
-                         "scale_cols"}};
+  RuntimeShapeSpec spec{
+      {elem, flatMemRef(data).getElementType(), scales.getElementType()},
+      {"batch", "tokens", "rows", "hp_batch", "scale_rows", "scale_cols"}};
   int64_t perLoad = 16 / (elem.getIntOrFloatBitWidth() / 8);
   int64_t chunksPerRow = TK / perLoad, rowsPerPass = kThreads / chunksPerRow;
   int64_t smemElems = TM * kStride + (TM / 32) * kShift;
@@ -682,7 +693,8 @@ void KernelGen::genQuantizeColwiseTiled(QuantizeOp op, const MXGeometry &geo,
       },
       blockSize, nullptr,
       [&](KB &b, ValueRange a, ValueRange sz, Value t, GroupTable &) {
-        auto fn = b.getInsertionBlock()->getParent()
+        auto fn = b.getInsertionBlock()
+                      ->getParent()
                       ->getParentOfType<gpu::GPUFuncOp>();
         auto wg = gpu::AddressSpaceAttr::get(b.getContext(),
                                              gpu::AddressSpace::Workgroup);
@@ -694,17 +706,32 @@ void KernelGen::genQuantizeColwiseTiled(QuantizeOp op, const MXGeometry &geo,
         TiledWork wk = workOf(b, sz);
         Value Mv = sz[kTokens], Kv = sz[kRows];
         Value csv = b.div(Mv, kMXBlockSize);
-        TiledThread th{b,            elem,        mode,    kind,
-                       blocked,      padRows,     padCols, perLoad,
-                       chunksPerRow, rowsPerPass, a,       smem,
-                       wk,           Mv,          Kv,      csv,
-                       sz[kScaleRows], sz[kScaleCols], sz[kHpBatch]};
+        TiledThread th{b,
+                       elem,
+                       mode,
+                       kind,
+                       blocked,
+                       padRows,
+                       padCols,
+                       perLoad,
+                       chunksPerRow,
+                       rowsPerPass,
+                       a,
+                       smem,
+                       wk,
+                       Mv,
+                       Kv,
+                       csv,
+                       sz[kScaleRows],
+                       sz[kScaleCols],
+                       sz[kHpBatch]};
         if (!padRows && !padCols) {
           th.tiles(t);
           return;
         }
-        ifThenElse(b, b.ult(t, wk.tileWork), [&] { th.tiles(t); },
-                   [&] { th.padding(b.sub(t, wk.tileWork)); });
+        ifThenElse(
+            b, b.ult(t, wk.tileWork), [&] { th.tiles(t); },
+            [&] { th.padding(b.sub(t, wk.tileWork)); });
       });
   finish(op, kernel, quantizeHostArgs(op), sizes, work);
 }

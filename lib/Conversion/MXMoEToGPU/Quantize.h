@@ -47,7 +47,11 @@ SmallVector<HostArg> quantizeHostArgs(QuantizeOp op);
 /// variant): the sizes bound at launch (kRB* order), the threads, the
 /// run-time parameters and the M-group table of grouped ones.
 enum RowwiseBlockedScalar {
-  kRBBatch, kRBRows, kRBLen, kRBScaleRows, kRBScaleCols
+  kRBBatch,
+  kRBRows,
+  kRBLen,
+  kRBScaleRows,
+  kRBScaleCols
 };
 struct RowwiseBlockedABI {
   SmallVector<int64_t> sizes;

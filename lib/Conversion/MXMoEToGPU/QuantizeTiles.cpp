@@ -14,9 +14,9 @@
 //    this layout is the MX kernel's);
 //  * other [1, c] tiles (any layout, M-grouped or jagged token groups,
 //    strided input): rowwise with c/32 a power of two, one thread per
-//    block in aligned lane groups as above; otherwise one thread per tile; on a jagged token axis the tiles
-//    are c-token windows restarting at every group start; blocked padding
-//    bytes as in the MX kernel;
+//    block in aligned lane groups as above; otherwise one thread per tile; on a
+//    jagged token axis the tiles are c-token windows restarting at every group
+//    start; blocked padding bytes as in the MX kernel;
 //  * [r, c] tiles with r > 1 (weights, no token groups): one CTA per tile,
 //    the amax reduced by warp shuffles and shared memory.
 //
@@ -74,8 +74,7 @@ struct TileBlocks {
 
 /// Runs `fn` for block i of a tile: directly when it always exists, else
 /// under its validity.
-void forValid(KB &b, const TileBlocks &t, int64_t i,
-              function_ref<void()> fn) {
+void forValid(KB &b, const TileBlocks &t, int64_t i, function_ref<void()> fn) {
   if (!t.valid[i]) {
     fn();
     return;
@@ -149,7 +148,7 @@ struct TileThread {
   Value x, dmem, smem;
   Value rows, len, cs, tpr, sR, sC, hpBatch, hpRow, hpAlong;
   unsigned windowUnit; ///< GroupTable unit of the jagged windows
-  bool lanes; ///< rowwise, c/32 a power of two: one thread per block
+  bool lanes;          ///< rowwise, c/32 a power of two: one thread per block
 
   /// Quantizes tile t of a non-jagged quantization.
   void rowTile(Value t);
@@ -226,8 +225,7 @@ void TileThread::rowTileLanes(Value t) {
     });
 }
 
-void TileThread::storeSlot(Value byte, Value bi, Value r, Value row,
-                           Value c) {
+void TileThread::storeSlot(Value byte, Value bi, Value r, Value row, Value c) {
   if (!blocked) {
     storeScale(b, byte, smem, b.add(b.mul(row, cs), c));
     return;
@@ -263,7 +261,7 @@ void TileThread::window(Value r, Value u) {
   Value w = b.sub(u, b.load(tab.starts[windowUnit], g));
   Value begin = tab.groupBegin(b, g);
   Value tok0 = b.add(begin, b.mulc(w, tile.cols));
-  Value count = b.sub(b.load(tab.ends, g), tok0); // >= 1
+  Value count = b.sub(b.load(tab.ends, g), tok0);  // >= 1
   Value j0 = b.mulc(w, tile.blocks());             // block within the group
   Value pb0 = b.add(b.load(tab.starts[0], g), j0); // padded data block
   auto firstOf = [&](int64_t i) { return b.idx(i * kMXBlockSize); };
@@ -351,8 +349,8 @@ Value RowwiseBlockedLanes::quantize(Value bi, Value r, Value c, Value real) {
   SmallVector<Value> xs = loadHPBlock(b, x, elem, base);
   Value amax = blockAmax(b, xs);
   amax = b.select(real, amax, b.f32(0.0f));
-  Value byte = computeScaleByte(b, groupMax(b, amax, tile.blocks()), mode,
-                                kind);
+  Value byte =
+      computeScaleByte(b, groupMax(b, amax, tile.blocks()), mode, kind);
   Value inv = reciprocalScale(b, byte);
   ifThen(b, real, [&] { storeScaled(b, xs, inv, kind, dmem, own); });
   return byte;
@@ -374,16 +372,14 @@ LogicalResult KernelGen::genQuantizeTiles(QuantizeOp op, const MXGeometry &geo,
              << "] are not supported: a multi-row tile must be [128, 128] "
                 "(one 512-byte blocked atom per tile) or write row-major or "
                 "compact scales";
-    int64_t perThread =
-        ::mxmoe::ceilDiv(tile.rows * tile.blocks(), blockSize);
+    int64_t perThread = ::mxmoe::ceilDiv(tile.rows * tile.blocks(), blockSize);
     if (perThread > kMaxBlocksPerThread)
       return op.emitOpError()
              << "convert-mxmoe-to-gpu: scale_tile [" << tile.rows << ", "
              << tile.cols << "] has " << tile.rows * tile.blocks()
              << " blocks of 32, over the " << kMaxBlocksPerThread * blockSize
-             << " one CTA of block-size " << blockSize
-             << " quantizes (at most " << kMaxBlocksPerThread
-             << " blocks per thread)";
+             << " one CTA of block-size " << blockSize << " quantizes (at most "
+             << kMaxBlocksPerThread << " blocks per thread)";
     genQuantizeTile2D(op, geo, kind);
     return success();
   }
@@ -416,20 +412,28 @@ void KernelGen::genQuantizeGeneralTiles(QuantizeOp op, const MXGeometry &geo,
   // padded token axis), then (blocked) one per scale byte for padding.
   int64_t bpt = tile.blocks();
   bool lanes = !jagged && geo.rowwise() && bpt <= 32 && (bpt & (bpt - 1)) == 0;
-  int64_t dataWork = geo.batch * geo.rows * (jagged ? cs : tpr * (lanes ? bpt : 1));
+  int64_t dataWork =
+      geo.batch * geo.rows * (jagged ? cs : tpr * (lanes ? bpt : 1));
   int64_t padWork = blocked ? scales.getNumElements() : 0;
   // Sizes as the MX general kernel's (genQuantizeGeneral).
   enum {
-    kBatch, kRows, kLen, kHpBatch, kHpRow, kHpAlong, kScaleRows,
-    kScaleCols, kTokens
+    kBatch,
+    kRows,
+    kLen,
+    kHpBatch,
+    kHpRow,
+    kHpAlong,
+    kScaleRows,
+    kScaleCols,
+    kTokens
   };
-  SmallVector<int64_t> sizes{geo.batch, geo.rows,    geo.len, geo.hpBatch,
-                             geo.hpRow, geo.hpAlong, sRows,   sCols,
-                             in.getDimSize(0)};
-  RuntimeShapeSpec rspec{{elem, flatMemRef(data).getElementType(),
-                          scales.getElementType()},
-                         {"batch", "rows", "len", "hp_batch", "hp_row",
-                          "hp_along", "scale_rows", "scale_cols", "tokens"}};
+  SmallVector<int64_t> sizes{geo.batch,   geo.rows,  geo.len,
+                             geo.hpBatch, geo.hpRow, geo.hpAlong,
+                             sRows,       sCols,     in.getDimSize(0)};
+  RuntimeShapeSpec rspec{
+      {elem, flatMemRef(data).getElementType(), scales.getElementType()},
+      {"batch", "rows", "len", "hp_batch", "hp_row", "hp_along", "scale_rows",
+       "scale_cols", "tokens"}};
   std::optional<GroupSpec> spec;
   unsigned windowUnit = 0;
   if (offsets) {
@@ -458,8 +462,7 @@ void KernelGen::genQuantizeGeneralTiles(QuantizeOp op, const MXGeometry &geo,
     Value blocks = b.div(sz[kLen], kMXBlockSize);
     if (jagged)
       return b.mul(batchRows, blocks);
-    Value tiles = b.div(b.add(blocks, b.idx(tile.blocks() - 1)),
-                        tile.blocks());
+    Value tiles = b.div(b.add(blocks, b.idx(tile.blocks() - 1)), tile.blocks());
     Value rowTiles = b.mul(batchRows, tiles);
     return lanes ? b.mulc(rowTiles, bpt) : rowTiles;
   };
@@ -476,15 +479,32 @@ void KernelGen::genQuantizeGeneralTiles(QuantizeOp op, const MXGeometry &geo,
       [&](KB &b, ValueRange a, ValueRange sz, Value t, GroupTable &tab) {
         Value len = sz[kLen];
         Value csv = b.div(len, kMXBlockSize);
-        Value tprv = b.div(b.add(csv, b.idx(tile.blocks() - 1)),
-                           tile.blocks());
-        TileThread th{b,      tab,       elem,     op.getRounding(),
-                      kind,   tile,      blocked,  compact,
-                      jagged, geo.rowwise(),       offsets,
-                      a[aIn], a[aData],  a[aScales], sz[kRows],
-                      len,    csv,       tprv,     sz[kScaleRows],
-                      sz[kScaleCols],    sz[kHpBatch], sz[kHpRow],
-                      sz[kHpAlong],      windowUnit, lanes};
+        Value tprv = b.div(b.add(csv, b.idx(tile.blocks() - 1)), tile.blocks());
+        TileThread th{b,
+                      tab,
+                      elem,
+                      op.getRounding(),
+                      kind,
+                      tile,
+                      blocked,
+                      compact,
+                      jagged,
+                      geo.rowwise(),
+                      offsets,
+                      a[aIn],
+                      a[aData],
+                      a[aScales],
+                      sz[kRows],
+                      len,
+                      csv,
+                      tprv,
+                      sz[kScaleRows],
+                      sz[kScaleCols],
+                      sz[kHpBatch],
+                      sz[kHpRow],
+                      sz[kHpAlong],
+                      windowUnit,
+                      lanes};
         auto dataPart = [&] {
           if (jagged)
             th.jaggedUnit(t);
@@ -495,11 +515,25 @@ void KernelGen::genQuantizeGeneralTiles(QuantizeOp op, const MXGeometry &geo,
           dataPart();
           return;
         }
-        QuantizeThread pad{b,        tab,          elem,          op.getRounding(),
-                           kind,     blocked,      jagged,        geo.rowwise(),
-                           offsets,  a[aIn],       a[aData],      a[aScales],
-                           sz[kRows], len,         csv,           sz[kScaleRows],
-                           sz[kScaleCols],         sz[kHpBatch],  sz[kHpRow],
+        QuantizeThread pad{b,
+                           tab,
+                           elem,
+                           op.getRounding(),
+                           kind,
+                           blocked,
+                           jagged,
+                           geo.rowwise(),
+                           offsets,
+                           a[aIn],
+                           a[aData],
+                           a[aScales],
+                           sz[kRows],
+                           len,
+                           csv,
+                           sz[kScaleRows],
+                           sz[kScaleCols],
+                           sz[kHpBatch],
+                           sz[kHpRow],
                            sz[kHpAlong]};
         Value dataWork = dataWorkOf(b, sz);
         ifThenElse(b, b.ult(t, dataWork), dataPart,
@@ -528,8 +562,8 @@ void KernelGen::genQuantizeRowwiseBlockedTiles(QuantizeOp op,
       blockSize, abi.groups ? &*abi.groups : nullptr,
       [&](KB &b, ValueRange a, ValueRange sz, Value t, GroupTable &tab) {
         Value R = sz[kRBRows], L = sz[kRBLen], C = b.div(L, kMXBlockSize);
-        RowwiseBlockedLanes th{b,    elem,         op.getRounding(), kind, tile,
-                               a[0], a[abi.aData], R,                L,    C};
+        RowwiseBlockedLanes th{
+            b, elem, op.getRounding(), kind, tile, a[0], a[abi.aData], R, L, C};
         BlockedByte o = getRowwiseBlockedByte(b, tab, sz, t, C, bool(offsets));
         // Rows of other lanes may be padding: they load element 0.
         Value r = offsets ? b.select(o.real, o.r, b.idx(0)) : o.r;
@@ -615,8 +649,7 @@ void Tile2DThread::storeAtom(Value tid, Value bi, Value ti, Value tj,
     Value rowOk = b.ult(row, R);
     Value real = b.andi(rowOk, b.ult(blk, cs));
     Value value = b.select(real, byte, b.i32(0));
-    ifThen(b, inAtom,
-           [&] { storeScale(b, value, smem, b.add(atomBase, o)); });
+    ifThen(b, inAtom, [&] { storeScale(b, value, smem, b.add(atomBase, o)); });
   }
 }
 
@@ -699,14 +732,21 @@ void KernelGen::genQuantizeTile2D(QuantizeOp op, const MXGeometry &geo,
   int64_t sCols = scales.getShape().back();
   // Sizes are run-time parameters; one CTA per tile.
   enum {
-    kBatch, kRows, kLen, kHpBatch, kHpRow, kHpAlong, kScaleRows, kScaleCols
+    kBatch,
+    kRows,
+    kLen,
+    kHpBatch,
+    kHpRow,
+    kHpAlong,
+    kScaleRows,
+    kScaleCols
   };
   SmallVector<int64_t> sizes{geo.batch, geo.rows,    geo.len, geo.hpBatch,
                              geo.hpRow, geo.hpAlong, sRows,   sCols};
-  RuntimeShapeSpec rspec{{elem, flatMemRef(data).getElementType(),
-                          scales.getElementType()},
-                         {"batch", "rows", "len", "hp_batch", "hp_row",
-                          "hp_along", "scale_rows", "scale_cols"}};
+  RuntimeShapeSpec rspec{
+      {elem, flatMemRef(data).getElementType(), scales.getElementType()},
+      {"batch", "rows", "len", "hp_batch", "hp_row", "hp_along", "scale_rows",
+       "scale_cols"}};
   auto tilesOf = [&](KB &b, ValueRange sz) {
     Value cs = b.div(sz[kLen], kMXBlockSize);
     Value tilesR = b.div(b.add(sz[kRows], b.idx(tile.rows - 1)), tile.rows);
@@ -736,12 +776,29 @@ void KernelGen::genQuantizeTile2D(QuantizeOp op, const MXGeometry &geo,
             fn.getLoc());
         Value cs, tilesR, tilesC;
         std::tie(cs, tilesR, tilesC) = tilesOf(b, sz);
-        Tile2DThread th{b,         elem,      op.getRounding(), kind,
-                        tile,      blockSize, geo.rowwise(),    blocked,
-                        compact,   a[0],      a[1],             a[2],
-                        red,       sz[kRows], sz[kLen],         cs,
-                        tilesR,    tilesC,    sz[kScaleRows],   sz[kScaleCols],
-                        sz[kHpBatch],         sz[kHpRow],       sz[kHpAlong]};
+        Tile2DThread th{b,
+                        elem,
+                        op.getRounding(),
+                        kind,
+                        tile,
+                        blockSize,
+                        geo.rowwise(),
+                        blocked,
+                        compact,
+                        a[0],
+                        a[1],
+                        a[2],
+                        red,
+                        sz[kRows],
+                        sz[kLen],
+                        cs,
+                        tilesR,
+                        tilesC,
+                        sz[kScaleRows],
+                        sz[kScaleCols],
+                        sz[kHpBatch],
+                        sz[kHpRow],
+                        sz[kHpAlong]};
         th.run(t);
       });
   finish(op, kernel, quantizeHostArgs(op), sizes, tiles * blockSize);

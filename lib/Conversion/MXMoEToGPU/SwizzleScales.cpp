@@ -71,8 +71,8 @@ void SwizzleThread::plain() {
     Value c = b.rem(t, cols), r = b.rem(b.div(t, cols), rows);
     Value bi = b.div(t, rows * cols);
     Value batchBase = b.mulc(bi, rp * cp);
-    b.store(b.load(a[0], b.add(batchBase, b.blockedOffset(r, c, cp))),
-            a[aDst], t);
+    b.store(b.load(a[0], b.add(batchBase, b.blockedOffset(r, c, cp))), a[aDst],
+            t);
   }
 }
 
@@ -82,18 +82,15 @@ void SwizzleThread::mGrouped(Value gLast) {
     auto prc = b.blockedCoord(t, b.idx(cp));
     Value pr = prc.first, c = prc.second;
     Value tile = b.div(pr, 128);
-    Value inGroups =
-        b.ult(tile, b.load(tab.starts[0], b.idx(G)));
+    Value inGroups = b.ult(tile, b.load(tab.starts[0], b.idx(G)));
     Value g = b.minui(largestStartLE(b, tab, 0, tile), gLast);
     Value local = b.sub(pr, b.mulc(b.load(tab.starts[0], g), 128));
     Value begin = tab.groupBegin(b, g);
     Value size = b.sub(b.load(tab.ends, g), begin);
     Value rowOk = b.ult(local, size);
-    Value real =
-        b.andi(inGroups, b.andi(rowOk, b.ult(c, b.idx(cols))));
-    copyOrZero(real, [&] {
-      return b.add(b.mulc(b.add(begin, local), cols), c);
-    });
+    Value real = b.andi(inGroups, b.andi(rowOk, b.ult(c, b.idx(cols))));
+    copyOrZero(real,
+               [&] { return b.add(b.mulc(b.add(begin, local), cols), c); });
   } else {
     Value c = b.rem(t, cols), i = b.div(t, cols);
     Value g = b.countLE(tab.ends, G, i);
@@ -155,7 +152,8 @@ LogicalResult KernelGen::genSwizzle(SwizzleScalesOp op) {
   int64_t rows = s[s.size() - 2], cols = s.back();
   int64_t rp = blockedT.getShape()[blockedT.getRank() - 2];
   int64_t cp = blockedT.getShape().back();
-  int64_t work = toBlocked ? blockedT.getNumElements() : rowMajor.getNumElements();
+  int64_t work =
+      toBlocked ? blockedT.getNumElements() : rowMajor.getNumElements();
   Value offsets = op.getOffsets();
   bool kGroups = offsets && isPerKGroupScales(blockedT);
   Type e8m0 = Float8E8M0FNUType::get(op.getContext());
@@ -169,30 +167,33 @@ LogicalResult KernelGen::genSwizzle(SwizzleScalesOp op) {
             flatMemRef(dst), statusMemRef()};
     if (kGroups)
       // Token offsets: k_g = ceil(m_g / 32) scale columns, padded to 4.
-      spec = GroupSpec{1, 3, G, std::numeric_limits<int32_t>::max(),
+      spec = GroupSpec{1,
+                       3,
+                       G,
+                       std::numeric_limits<int32_t>::max(),
                        {{kMXBlockSize, 1, cols}, {kMXBlockSize, 4, cp}}};
     else
       spec = GroupSpec{1, 3, G, rows, {{128, 1, rp / 128}}};
   }
   unsigned aDst = offsets ? 2 : 1;
 
-  auto kernel = createKernel(
-      module, name("swizzle_scales", op), args, work, blockSize,
-      spec ? &*spec : nullptr,
-      [&](KB &b, ValueRange a, Value t, GroupTable &tab) {
-        Value zero = b.bitcast(e8m0, b.i8(0));
-        SwizzleThread th{b,    a,    t,  tab, e8m0, toBlocked,
-                         rows, cols, rp, cp,  aDst, zero};
-        if (!offsets) {
-          th.plain();
-          return;
-        }
-        Value gLast = b.idx(tab.numGroups - 1);
-        if (!kGroups)
-          th.mGrouped(gLast);
-        else
-          th.kGrouped(gLast);
-      });
+  auto kernel =
+      createKernel(module, name("swizzle_scales", op), args, work, blockSize,
+                   spec ? &*spec : nullptr,
+                   [&](KB &b, ValueRange a, Value t, GroupTable &tab) {
+                     Value zero = b.bitcast(e8m0, b.i8(0));
+                     SwizzleThread th{b,    a,    t,  tab, e8m0, toBlocked,
+                                      rows, cols, rp, cp,  aDst, zero};
+                     if (!offsets) {
+                       th.plain();
+                       return;
+                     }
+                     Value gLast = b.idx(tab.numGroups - 1);
+                     if (!kGroups)
+                       th.mGrouped(gLast);
+                     else
+                       th.kGrouped(gLast);
+                   });
   SmallVector<HostArg> hostArgs{{HostArg::In, op.getSource()}};
   if (offsets)
     hostArgs.push_back({HostArg::In, offsets});

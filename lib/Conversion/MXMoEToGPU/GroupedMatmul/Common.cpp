@@ -28,11 +28,11 @@ void waitParity(KB &b, Value bar, Value phase) {
 void fenceAsyncShared(KB &b) {
   NVVM::FenceProxyOp::create(
       b, NVVM::ProxyKind::async_shared,
-      NVVM::SharedSpaceAttr::get(b.getContext(), NVVM::SharedSpace::shared_cta));
+      NVVM::SharedSpaceAttr::get(b.getContext(),
+                                 NVVM::SharedSpace::shared_cta));
 }
 
-Value smemDescriptor(KB &b, Value addr, uint64_t constantPart,
-                     Value lboBytes) {
+Value smemDescriptor(KB &b, Value addr, uint64_t constantPart, Value lboBytes) {
   Value window = b.andi(addr, b.idx(::mxmoe::kSmemDescAddressMask));
   Value desc = b.shrui(window, 4);
   if (lboBytes) {
@@ -76,10 +76,9 @@ Value ringNext(KB &b, Value it, int64_t stages) {
   return b.select(wraps, b.idx(0), n);
 }
 
-std::pair<SmallVector<Value>, Value>
-ringLoop(KB &b, Value kStages, ValueRange carried, Value it0, int64_t stages,
-         function_ref<SmallVector<Value>(Value, Value, SmallVector<Value>)>
-             body) {
+std::pair<SmallVector<Value>, Value> ringLoop(
+    KB &b, Value kStages, ValueRange carried, Value it0, int64_t stages,
+    function_ref<SmallVector<Value>(Value, Value, SmallVector<Value>)> body) {
   SmallVector<Value> init(carried);
   init.push_back(it0);
   Value zero = b.idx(0);
@@ -101,12 +100,12 @@ ringLoop(KB &b, Value kStages, ValueRange carried, Value it0, int64_t stages,
 Value forEachRingSlot(KB &b, Value base, Value kStages, Value it0,
                       int64_t stages, int64_t stageBytes,
                       function_ref<void(Value, const RingSlot &)> body) {
-  return ringLoop(b, kStages, ValueRange{}, it0, stages,
-                  [&](Value s, Value it,
-                      SmallVector<Value>) -> SmallVector<Value> {
-                    body(s, ringSlot(b, base, it, stages, stageBytes));
-                    return {};
-                  })
+  return ringLoop(
+             b, kStages, ValueRange{}, it0, stages,
+             [&](Value s, Value it, SmallVector<Value>) -> SmallVector<Value> {
+               body(s, ringSlot(b, base, it, stages, stageBytes));
+               return {};
+             })
       .second;
 }
 
@@ -138,16 +137,17 @@ Walk Generator::advance(Walk w) {
   auto loop = scf::WhileOp::create(b, types, init);
   {
     OpBuilder::InsertionGuard guard(b);
-    Block *before = b.createBlock(&loop.getBefore(), {}, types,
-                                  SmallVector<Location>(types.size(), b.getLoc()));
+    Block *before =
+        b.createBlock(&loop.getBefore(), {}, types,
+                      SmallVector<Location>(types.size(), b.getLoc()));
     Walk w = Walk::from(before->getArguments());
     Value inGroups = b.ult(w.g, s.groups);
     Value size = b.sub(offsetAt(w.g), w.gStart);
     Value past = b.ule(b.add(w.gBase, groupTiles(size)), w.t);
-    scf::ConditionOp::create(b, b.andi(inGroups, past),
-                             before->getArguments());
-    Block *after = b.createBlock(&loop.getAfter(), {}, types,
-                                 SmallVector<Location>(types.size(), b.getLoc()));
+    scf::ConditionOp::create(b, b.andi(inGroups, past), before->getArguments());
+    Block *after =
+        b.createBlock(&loop.getAfter(), {}, types,
+                      SmallVector<Location>(types.size(), b.getLoc()));
     Walk a = Walk::from(after->getArguments());
     Value end = offsetAt(a.g);
     Value sz = b.sub(end, a.gStart);
@@ -247,8 +247,7 @@ Tile Generator::kGroupTile(const Walk &w, Value local) {
   Value aGroupOff = b.mul(w.sStart, b.roundUpc(s.m, kBM));
   T.aAtom0 = b.add(aGroupOff, b.mulc(b.mul(mt, kgpAtoms), kAtom));
   Value bGroupOff = b.mul(w.sStart, b.roundUpc(s.n, kBM));
-  T.bAtom0 = b.add(bGroupOff,
-                   b.mulc(b.mul(b.div(nRow, kBM), kgpAtoms), kAtom));
+  T.bAtom0 = b.add(bGroupOff, b.mulc(b.mul(b.div(nRow, kBM), kgpAtoms), kAtom));
   T.bAtomRow = b.rem(nRow, kBM);
   T.bAtomStride = b.mulc(kgpAtoms, kAtom);
   T.nRow = nRow;
@@ -258,8 +257,8 @@ Tile Generator::kGroupTile(const Walk &w, Value local) {
 SmallVector<Value> Generator::forEachTile(
     Value firstTile, Value step, unsigned numCarried,
     function_ref<SmallVector<Value>(const Tile &, ValueRange)> body) {
-  SmallVector<Value> init{firstTile, b.idx(0), b.idx(0), b.idx(0), b.idx(0),
-                          b.idx(0)};
+  SmallVector<Value> init{firstTile, b.idx(0), b.idx(0),
+                          b.idx(0),  b.idx(0), b.idx(0)};
   for (unsigned i = 0; i < numCarried; ++i)
     init.push_back(b.idx(0));
   SmallVector<Type> types(init.size(), b.getIndexType());
@@ -273,7 +272,8 @@ SmallVector<Value> Generator::forEachTile(
   scf::ConditionOp::create(b, exists(w), fwd);
   Block *after = b.createBlock(&loop.getAfter(), {}, types, locs);
   Walk a = Walk::from(after->getArguments().take_front(6));
-  SmallVector<Value> carried = body(tile(a), after->getArguments().drop_front(6));
+  SmallVector<Value> carried =
+      body(tile(a), after->getArguments().drop_front(6));
   Walk n = a;
   n.t = b.add(a.t, step);
   SmallVector<Value> next = n.asRange();
@@ -295,10 +295,9 @@ void Generator::forEachTileStage(
     Value firstTile, Value step, Value base, int64_t stageBytes,
     function_ref<void(const Tile &, Value, const RingSlot &)> body) {
   forEachTile(firstTile, step, [&](const Tile &T, Value it0) {
-    return forEachRingSlot(b, base, T.kStages, it0, cfg.stages, stageBytes,
-                           [&](Value s, const RingSlot &slot) {
-                             body(T, s, slot);
-                           });
+    return forEachRingSlot(
+        b, base, T.kStages, it0, cfg.stages, stageBytes,
+        [&](Value s, const RingSlot &slot) { body(T, s, slot); });
   });
 }
 
@@ -329,7 +328,8 @@ KernelFrame createGemmKernel(gpu::GPUModuleOp module, StringRef name,
   Type gptr = LLVM::LLVMPointerType::get(ctx, 1);
   SmallVector<Type> argTypes(7, gptr);
   argTypes.append(std::size(kGemmScalarParams), ob.getI64Type());
-  auto fn = gpu::GPUFuncOp::create(ob, loc, name, ob.getFunctionType(argTypes, {}));
+  auto fn =
+      gpu::GPUFuncOp::create(ob, loc, name, ob.getFunctionType(argTypes, {}));
   f.fn = fn;
   fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), ob.getUnitAttr());
   fn.setKnownBlockSizeAttr(
@@ -338,15 +338,18 @@ KernelFrame createGemmKernel(gpu::GPUModuleOp module, StringRef name,
   // cannot determine the register count at entry and ignores `setmaxnreg`
   // (warning C7508), which capped the sm_90a consumer warpgroups at 168
   // registers and made them spill.
-  fn->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), ob.getI32IntegerAttr(1));
+  fn->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+              ob.getI32IntegerAttr(1));
   fn->setAttr("mxmoe.block", ob.getDenseI64ArrayAttr({threads, 1, 1}));
   fn->setAttr("mxmoe.grid", ob.getDenseI64ArrayAttr({cfg.numCTAs, 1, 1}));
   fn->setAttr("mxmoe.dynamic_smem", ob.getI64IntegerAttr(smemBytes));
   SymbolTable(module).insert(fn);
   // Pointers: noalias, with the element type a launcher must bind.
   Type e8m0 = Float8E8M0FNUType::get(ctx);
-  Type elems[7] = {getMXElementType(ctx, p.aType), e8m0,
-                   getMXElementType(ctx, p.bType), e8m0,
+  Type elems[7] = {getMXElementType(ctx, p.aType),
+                   e8m0,
+                   getMXElementType(ctx, p.bType),
+                   e8m0,
                    ob.getI32Type(),
                    p.outF32 ? ob.getF32Type() : Type(ob.getBF16Type()),
                    ob.getI32Type()};
@@ -361,14 +364,14 @@ KernelFrame createGemmKernel(gpu::GPUModuleOp module, StringRef name,
   // box in elements; fp4 rows hold two elements per byte and are unpacked
   // by the copy to one shared-memory byte per element.
   auto tmapAttr = [&](StringRef operand, bool fp4) {
-    return ob.getDictionaryAttr({
-        ob.getNamedAttr("operand", ob.getStringAttr(operand)),
-        ob.getNamedAttr("data_type",
-                        ob.getStringAttr(fp4 ? "16U4_ALIGN16B" : "uint8")),
-        ob.getNamedAttr("box", ob.getDenseI64ArrayAttr(
-                                   {kBK, operand == "lhs" ? kBM : cfg.tileN})),
-        ob.getNamedAttr("swizzle", ob.getStringAttr("128B")),
-        ob.getNamedAttr("oob_fill", ob.getStringAttr("zero"))});
+    return ob.getDictionaryAttr(
+        {ob.getNamedAttr("operand", ob.getStringAttr(operand)),
+         ob.getNamedAttr("data_type",
+                         ob.getStringAttr(fp4 ? "16U4_ALIGN16B" : "uint8")),
+         ob.getNamedAttr("box", ob.getDenseI64ArrayAttr(
+                                    {kBK, operand == "lhs" ? kBM : cfg.tileN})),
+         ob.getNamedAttr("swizzle", ob.getStringAttr("128B")),
+         ob.getNamedAttr("oob_fill", ob.getStringAttr("zero"))});
   };
   using ::mxmoe::MXElementKind;
   fn.setArgAttr(0, "mxmoe.tensor_map",
@@ -386,8 +389,9 @@ KernelFrame createGemmKernel(gpu::GPUModuleOp module, StringRef name,
   f.offsets = fn.getArgument(4);
   f.out = fn.getArgument(5);
   f.status = fn.getArgument(6);
-  Value *sizes[] = {&f.sizes.m,          &f.sizes.n,          &f.sizes.k,
-                    &f.sizes.groups,     &f.sizes.aScaleRows, &f.sizes.aScaleCols,
+  Value *sizes[] = {&f.sizes.m,          &f.sizes.n,
+                    &f.sizes.k,          &f.sizes.groups,
+                    &f.sizes.aScaleRows, &f.sizes.aScaleCols,
                     &f.sizes.bScaleRows, &f.sizes.bScaleCols};
   for (auto [i, v] : llvm::enumerate(sizes))
     *v = arith::IndexCastOp::create(b, b.getIndexType(), fn.getArgument(7 + i));
@@ -412,18 +416,16 @@ void loadTiles(KB &b, Value stage, Value full, Value empty, Value phase,
                int64_t txBytes, Value kc, int64_t aOff, int64_t bOff,
                Value descA, Value descB, const Tile &T) {
   waitParity(b, empty, b.xori(phase, b.idx(1)));
-  NVVM::MBarrierArriveExpectTxOp::create(b, Type(), full, b.i32(txBytes),
-                                         NVVM::MemScopeKind::CTA, false,
-                                         Value());
+  NVVM::MBarrierArriveExpectTxOp::create(
+      b, Type(), full, b.i32(txBytes), NVVM::MemScopeKind::CTA, false, Value());
   auto tma = [&](int64_t off, Value desc, Value row) {
     // A shared::cta address is valid in the shared::cluster window (the
     // PTX 8.0 form of the instruction takes the latter).
-    Value dst = LLVM::AddrSpaceCastOp::create(
-        b, b.ptr(7), b.sptr(b.add(stage, b.idx(off))));
+    Value dst = LLVM::AddrSpaceCastOp::create(b, b.ptr(7),
+                                              b.sptr(b.add(stage, b.idx(off))));
     NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-        b, dst, desc, ValueRange{b.toI32(kc), b.toI32(row)}, full,
-        ValueRange{}, Value(), Value(), NVVM::TMALoadMode::TILE, false,
-        nullptr, Value());
+        b, dst, desc, ValueRange{b.toI32(kc), b.toI32(row)}, full, ValueRange{},
+        Value(), Value(), NVVM::TMALoadMode::TILE, false, nullptr, Value());
   };
   tma(aOff, descA, T.aRow);
   tma(bOff, descB, T.bRow);
@@ -431,9 +433,8 @@ void loadTiles(KB &b, Value stage, Value full, Value empty, Value phase,
 
 void loadAtom(KB &b, Value dstAddr, Value src, Value full) {
   Value dst = LLVM::AddrSpaceCastOp::create(b, b.ptr(7), b.sptr(dstAddr));
-  NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(b, dst, src, full,
-                                                   b.i32(kAtom), Value(),
-                                                   Value());
+  NVVM::CpAsyncBulkGlobalToSharedClusterOp::create(
+      b, dst, src, full, b.i32(kAtom), Value(), Value());
 }
 
 //===----------------------------------------------------------------------===//
@@ -465,7 +466,8 @@ Value validateOffsets(KB &b, const GemmKind &p, const GemmSizes &s,
     }
     scf::YieldOp::create(b, ValueRange{b.maxsi(o, prev), ok, pad, scol});
   }
-  Value ok = loop.getResult(1), pad = loop.getResult(2), scol = loop.getResult(3);
+  Value ok = loop.getResult(1), pad = loop.getResult(2),
+        scol = loop.getResult(3);
   if (p.kGrouped) {
     // Padded token columns and K-group scale columns must fit.
     ok = b.andi(ok, b.ule(pad, s.k));
@@ -511,10 +513,9 @@ Value emitPrologue(KB &b, KernelFrame &f, const GemmKind &p, Value flagAddr,
   ifThen(b, b.eq(f.tid, b.idx(0)), [&] {
     // Offsets are read only for valid sizes (G bounds the loop).
     Value sizesOk = validateSizes(b, p, f.sizes);
-    Value offsetsOk =
-        ifYield(b, sizesOk, ValueRange{b.i1(false)}, [&] {
-          return SmallVector<Value>{validateOffsets(b, p, f.sizes, f.offsets)};
-        })[0];
+    Value offsetsOk = ifYield(b, sizesOk, ValueRange{b.i1(false)}, [&] {
+      return SmallVector<Value>{validateOffsets(b, p, f.sizes, f.offsets)};
+    })[0];
     Value zero32 = b.i32(0);
     Value offsetsVerdict = b.select(offsetsOk, zero32, b.i32(1));
     Value verdict = b.select(sizesOk, offsetsVerdict, b.i32(2));

@@ -52,8 +52,8 @@ constexpr int64_t kDecoderThreads = 64;
 /// 1024-aligned base).
 struct Sm90SmemMap {
   int64_t tileN, stages;
-  bool upcast = false; ///< GemmConfig::upcastBF16
-  bool mx128 = false;  ///< GemmKind::mx128
+  bool upcast = false;  ///< GemmConfig::upcastBF16
+  bool mx128 = false;   ///< GemmKind::mx128
   int64_t outBytes = 2; ///< bytes per output element (bf16 2, f32 4)
   int64_t aBytes() const { return kBM * kBK; }
   int64_t bBytes() const { return tileN * kBK; }
@@ -125,8 +125,8 @@ struct Sm100SmemMap {
   int64_t saOff() const { return aBytes() + bBytes(); }
   int64_t sbOff() const { return saOff() + kAtom; }
   int64_t barOff() const { return stages * stageBytes(); }
-  int64_t fullBar() const { return barOff(); }            // + 8 s
-  int64_t emptyBar() const { return barOff() + 64; }      // + 8 s
+  int64_t fullBar() const { return barOff(); }       // + 8 s
+  int64_t emptyBar() const { return barOff() + 64; } // + 8 s
   int64_t tmemFullBar() const { return barOff() + 128; }
   int64_t tmemEmptyBar() const { return barOff() + 136; }
   int64_t tmemSlot() const { return barOff() + 144; }
@@ -184,10 +184,9 @@ Value ringNext(KB &b, Value it, int64_t stages);
 /// ring counter (from `it0`); `body(s, it, carried)` returns the next
 /// carried values and the counter advances by ringNext after it. Returns
 /// (carried results, counter after the tile).
-std::pair<SmallVector<Value>, Value>
-ringLoop(KB &b, Value kStages, ValueRange carried, Value it0, int64_t stages,
-         function_ref<SmallVector<Value>(Value, Value, SmallVector<Value>)>
-             body);
+std::pair<SmallVector<Value>, Value> ringLoop(
+    KB &b, Value kStages, ValueRange carried, Value it0, int64_t stages,
+    function_ref<SmallVector<Value>(Value, Value, SmallVector<Value>)> body);
 /// ringLoop without carried values, `body(s, slot)` seeing the ring slot
 /// of the running stage (its ringSlot is emitted first). Returns the
 /// counter after the tile.
@@ -243,8 +242,8 @@ struct Generator {
   Value nTiles; ///< tiles along N (2D x 3D) or N' (2D x 2D)
   Value mTiles; ///< tiles along M' (2D x 2D only)
 
-  Generator(KB &b, const GemmKind &p, const GemmConfig &cfg,
-            const GemmSizes &s, Value offsets);
+  Generator(KB &b, const GemmKind &p, const GemmConfig &cfg, const GemmSizes &s,
+            Value offsets);
 
   /// End offset of group g (clamped to the last group).
   Value offsetAt(Value g);
@@ -273,10 +272,9 @@ struct Generator {
   /// Each stage of each of the CTA's tiles, in the consumers' order:
   /// body(tile, s, ring slot of the CTA's running stage) (the loader-side
   /// roles: forEachTile around forEachRingSlot).
-  void forEachTileStage(Value firstTile, Value step, Value base,
-                        int64_t stageBytes,
-                        function_ref<void(const Tile &, Value,
-                                          const RingSlot &)> body);
+  void forEachTileStage(
+      Value firstTile, Value step, Value base, int64_t stageBytes,
+      function_ref<void(const Tile &, Value, const RingSlot &)> body);
 
 private:
   /// Tile of the 2D x 3D walk: the group's rows (or the zero tail past the

@@ -94,8 +94,8 @@ private:
   void emitMmaStage(const Tile &T, Value s, const RingSlot &slot);
   void copyScales(Value col, Value smemAddr);
   void emitTmemEpilogue();
-  SmallVector<Value> drainAccumulator(const Tile &T, Value quarter,
-                                      Value rowOk, Value rowBase, Value tiles);
+  SmallVector<Value> drainAccumulator(const Tile &T, Value quarter, Value rowOk,
+                                      Value rowBase, Value tiles);
   void storeChunk(const Tile &T, Value rowOk, Value rowBase, int64_t c0,
                   function_ref<Value(int64_t)> value);
   void emitTmemDealloc();
@@ -185,14 +185,14 @@ void Sm100Kernel::emitTmaWarp() {
 /// counter and the count of accumulating tiles (parity of the TMEM
 /// barriers).
 void Sm100Kernel::emitMmaWarp() {
-  gen.forEachTile(
-      f.bid, f.grid, 2, [&](const Tile &T, ValueRange c) -> SmallVector<Value> {
-        Value it0 = c[0], tiles = c[1];
-        Value has = b.ult(b.idx(0), T.kStages);
-        return ifYield(b, has, c, [&]() -> SmallVector<Value> {
-          return emitMmaTile(T, it0, tiles);
-        });
-      });
+  gen.forEachTile(f.bid, f.grid, 2,
+                  [&](const Tile &T, ValueRange c) -> SmallVector<Value> {
+                    Value it0 = c[0], tiles = c[1];
+                    Value has = b.ult(b.idx(0), T.kStages);
+                    return ifYield(b, has, c, [&]() -> SmallVector<Value> {
+                      return emitMmaTile(T, it0, tiles);
+                    });
+                  });
 }
 
 SmallVector<Value> Sm100Kernel::emitMmaTile(const Tile &T, Value it0,
@@ -203,11 +203,9 @@ SmallVector<Value> Sm100Kernel::emitMmaTile(const Tile &T, Value it0,
   Value parity = b.rem(tiles, 2);
   waitParity(b, accEmpty, b.xori(parity, b.idx(1)));
   fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
-  Value it = forEachRingSlot(b, f.base, T.kStages, it0, cfg.stages,
-                             map.stageBytes(),
-                             [&](Value s, const RingSlot &slot) {
-                               emitMmaStage(T, s, slot);
-                             });
+  Value it = forEachRingSlot(
+      b, f.base, T.kStages, it0, cfg.stages, map.stageBytes(),
+      [&](Value s, const RingSlot &slot) { emitMmaStage(T, s, slot); });
   // Accumulator complete -> epilogue.
   NVVM::Tcgen05CommitOp::create(b, b.sptr(f.at(map.tmemFullBar())), Value(),
                                 cta1);
@@ -221,7 +219,8 @@ void Sm100Kernel::copyScales(Value col, Value smemAddr) {
   Value src =
       smemDescriptor(b, smemAddr, ::mxmoe::kTcgen05ScaleFactorSrcDescConstant);
   NVVM::Tcgen05CpOp::create(
-      b, NVVM::Tcgen05CpShapeAttr::get(ctx, NVVM::Tcgen05CpShape::SHAPE_32x128b),
+      b,
+      NVVM::Tcgen05CpShapeAttr::get(ctx, NVVM::Tcgen05CpShape::SHAPE_32x128b),
       cta1,
       NVVM::Tcgen05CpMulticastAttr::get(ctx, NVVM::Tcgen05CpMulticast::WARPX4),
       nullptr, dst, src);
@@ -265,9 +264,12 @@ void Sm100Kernel::emitMmaStage(const Tile &T, Value s, const RingSlot &slot) {
       Value sfaAddr = taddr(sfCol);
       Value sfbAddr = taddr(sfbCol);
       NVVM::Tcgen05MMABlockScaleOp::create(
-          b, NVVM::MMABlockScaleKindAttr::get(ctx, NVVM::MMABlockScaleKind::MXF8F6F4),
+          b,
+          NVVM::MMABlockScaleKindAttr::get(ctx,
+                                           NVVM::MMABlockScaleKind::MXF8F6F4),
           cta1,
-          NVVM::Tcgen05MMABlockScaleAttr::get(ctx, NVVM::Tcgen05MMABlockScale::BLOCK32),
+          NVVM::Tcgen05MMABlockScaleAttr::get(
+              ctx, NVVM::Tcgen05MMABlockScale::BLOCK32),
           nullptr, dAddr, aDesc, bDesc, idescV, accumulate, sfaAddr, sfbAddr);
     });
   }
@@ -336,7 +338,8 @@ SmallVector<Value> Sm100Kernel::drainAccumulator(const Tile &T, Value quarter,
     auto vt = VectorType::get({32}, b.getI32Type());
     Value v = NVVM::Tcgen05LdOp::create(
         b, vt, nullptr,
-        NVVM::Tcgen05LdStShapeAttr::get(ctx, NVVM::Tcgen05LdStShape::SHAPE_32X32B),
+        NVVM::Tcgen05LdStShapeAttr::get(ctx,
+                                        NVVM::Tcgen05LdStShape::SHAPE_32X32B),
         taddr(addr), Value());
     NVVM::Tcgen05WaitOp::create(
         b, NVVM::Tcgen05WaitKindAttr::get(ctx, NVVM::Tcgen05WaitKind::LOAD));
@@ -376,14 +379,16 @@ int64_t mlir::mxmoe::kernels::getSm100GemmTmemColumns(const GemmConfig &cfg) {
   return TmemMap{cfg.tileN, cfg.stages}.used();
 }
 
-gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm100(
-    gpu::GPUModuleOp module, StringRef name, const GemmKind &p,
-    const GemmConfig &cfg) {
+gpu::GPUFuncOp
+mlir::mxmoe::kernels::buildGroupedMatmulSm100(gpu::GPUModuleOp module,
+                                              StringRef name, const GemmKind &p,
+                                              const GemmConfig &cfg) {
   Sm100SmemMap map{cfg.tileN, cfg.stages};
   TmemMap tmem{cfg.tileN, cfg.stages};
-  KernelFrame f = createGemmKernel(module, name, p, cfg, kThreads100,
-                                   map.total());
-  f.fn->setAttr("mxmoe.tmem_columns", f.ob->getI64IntegerAttr(tmem.allocated()));
+  KernelFrame f =
+      createGemmKernel(module, name, p, cfg, kThreads100, map.total());
+  f.fn->setAttr("mxmoe.tmem_columns",
+                f.ob->getI64IntegerAttr(tmem.allocated()));
   Sm100Kernel(f, p, cfg, map, tmem).build();
   return f.fn;
 }

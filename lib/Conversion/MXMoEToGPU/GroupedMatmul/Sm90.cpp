@@ -49,7 +49,8 @@ Value wgmmaKMajor(KB &b, Type accTy, Value acc, Value aDesc, Value bDesc,
   MLIRContext *ctx = b.getContext();
   return NVVM::WgmmaMmaAsyncOp::create(
       b, accTy, acc, aDesc, bDesc, NVVM::MMAShapeAttr::get(ctx, 64, n, k),
-      NVVM::WGMMATypesAttr::get(ctx, aType), NVVM::WGMMATypesAttr::get(ctx, bType),
+      NVVM::WGMMATypesAttr::get(ctx, aType),
+      NVVM::WGMMATypesAttr::get(ctx, bType),
       NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
       NVVM::WGMMAScaleOutAttr::get(ctx, accumulate ? NVVM::WGMMAScaleOut::one
                                                    : NVVM::WGMMAScaleOut::zero),
@@ -94,7 +95,8 @@ void Sm90Kernel::zeroScaleTables() {
     Value chunk = b.idx(off);
     Value at16 = b.add(chunk, b.mulc(f.tid, 16));
     ifThen(b, b.ult(at16, b.idx(bytes)), [&] {
-      LLVM::StoreOp::create(b, zero4, b.sptr(b.add(f.at(map.tablesOff()), at16)), 16);
+      LLVM::StoreOp::create(b, zero4,
+                            b.sptr(b.add(f.at(map.tablesOff()), at16)), 16);
     });
   }
   fenceAsyncShared(b);
@@ -248,9 +250,9 @@ void Sm90Kernel::decodeStage(const Tile &T, Value d, Value s,
     for (int64_t kb = 0; kb < kBlocksPerStage; ++kb) {
       Value sa = decodeByte(word, kb);
       Value rowOff = b.mulc(d, 16);
-      Value entry = b.add(rowOff, b.idx((h * kBlocksPerStage + kb) *
-                                            map.saTableBytes() +
-                                        4 * kb));
+      Value entry =
+          b.add(rowOff, b.idx((h * kBlocksPerStage + kb) * map.saTableBytes() +
+                              4 * kb));
       b.sts(sa, b.add(tab, entry));
     }
   }
@@ -330,8 +332,7 @@ void Sm90Consumer::emitTileLoop() {
   KernelFrame &f = k.f;
   Type idx = b.getIndexType();
   SmallVector<Type> fwdTypes(5, idx), carriedTypes(2, idx);
-  auto loop = scf::WhileOp::create(b, fwdTypes,
-                                   ValueRange{b.idx(0), b.idx(0)});
+  auto loop = scf::WhileOp::create(b, fwdTypes, ValueRange{b.idx(0), b.idx(0)});
   OpBuilder::InsertionGuard g(b);
   Block *before = b.createBlock(&loop.getBefore(), {}, carriedTypes,
                                 SmallVector<Location>(2, b.getLoc()));
@@ -426,8 +427,8 @@ void Sm90Consumer::emitFragmentEpilogue(const Tile &T, ArrayRef<Value> accv) {
 //===----------------------------------------------------------------------===//
 
 Value Sm90Consumer::emitFp8Consumer(const Tile &T, Value it0) {
-  auto [accOut, itOut] = stageLoop(
-      T, it0, [&](Value s, Value it, SmallVector<Value> acc) {
+  auto [accOut, itOut] =
+      stageLoop(T, it0, [&](Value s, Value it, SmallVector<Value> acc) {
         return p.mx128 ? mx128Stage(T, s, it, std::move(acc))
                        : fp8Stage(T, s, it, std::move(acc));
       });
@@ -492,7 +493,8 @@ SmallVector<Value> Sm90Consumer::fp8Stage(const Tile &T, Value s, Value it,
 /// zeros: S is exact wherever sa * sb is a normal fp32 number.
 Value Sm90Consumer::scaleProduct(const Fp8Operands &ops, int64_t kb,
                                  int64_t n) {
-  auto ty = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(n / 2, f32));
+  auto ty =
+      LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(n / 2, f32));
   Value aAddr = b.add(ops.saTab, b.idx(kb * map.saTableBytes()));
   // No-swizzle K-major tables: SBO 128 B, the A table's LBO run-time.
   uint64_t tableDesc = ::mxmoe::wgmmaSmemDescConstantPart(
@@ -521,7 +523,8 @@ Value Sm90Consumer::scaleProduct(const Fp8Operands &ops, int64_t kb,
 void Sm90Consumer::fp8Block(const Fp8Operands &ops, int64_t kb,
                             SmallVector<Value> &acc) {
   int64_t n = cfg.tileN;
-  auto ty = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(n / 2, f32));
+  auto ty =
+      LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(n / 2, f32));
   NVVM::WgmmaFenceAlignedOp::create(b);
   Value S = scaleProduct(ops, kb, n);
   Value pInit = LLVM::UndefOp::create(b, ty);
@@ -548,9 +551,10 @@ int64_t mlir::mxmoe::kernels::getSm90GemmSharedBytes(const GemmKind &p,
       .total();
 }
 
-gpu::GPUFuncOp mlir::mxmoe::kernels::buildGroupedMatmulSm90(
-    gpu::GPUModuleOp module, StringRef name, const GemmKind &p,
-    const GemmConfig &cfg) {
+gpu::GPUFuncOp
+mlir::mxmoe::kernels::buildGroupedMatmulSm90(gpu::GPUModuleOp module,
+                                             StringRef name, const GemmKind &p,
+                                             const GemmConfig &cfg) {
   Sm90SmemMap map{cfg.tileN, cfg.stages, cfg.upcastBF16, p.mx128,
                   p.outF32 ? 4 : 2};
   KernelFrame f = createGemmKernel(module, name, p, cfg, kThreads, map.total());

@@ -58,8 +58,8 @@ private:
   void emitLoader();
   /// Thread 32: the tile records for the consumers.
   void emitTileRecordPublisher();
-  void publishRecord(Value tc, Value kBlocks, Value bAtomRow,
-                     Value rowsValid, Value colsValid, Value outBase);
+  void publishRecord(Value tc, Value kBlocks, Value bAtomRow, Value rowsValid,
+                     Value colsValid, Value outBase);
   /// Threads 64-127 (fp8 path): scale decode into the tf32 tables.
   void emitScaleDecoder();
   void decodeStage(const Tile &T, Value d, Value s, const RingSlot &slot);
@@ -97,18 +97,17 @@ private:
   const Sm90SmemMap &map;
   MLIRContext *ctx;
   Type f32;
-  int64_t nFrag;         ///< f32 registers per thread
-  uint64_t descConst;    ///< constant part of descOf's descriptors
-  Value w, t;            ///< w 0 or 1 (rows 64w..64w+63); t in [0, 128)
+  int64_t nFrag;          ///< f32 registers per thread
+  uint64_t descConst;     ///< constant part of descOf's descriptors
+  Value w, t;             ///< w 0 or 1 (rows 64w..64w+63); t in [0, 128)
   Value fragRow, fragCol; ///< fragment row (+ 8 for i%4>=2) and column
 
   /// Hopper smem descriptor of a K-major SWIZZLE_128B operand at `addr`.
   Value descOf(Value addr);
   std::pair<RingSlot, Value> acquireStage(Value it, int64_t readyBars);
-  std::pair<SmallVector<Value>, Value>
-  stageLoop(const Tile &T, Value it0,
-            function_ref<SmallVector<Value>(Value, Value, SmallVector<Value>)>
-                body);
+  std::pair<SmallVector<Value>, Value> stageLoop(
+      const Tile &T, Value it0,
+      function_ref<SmallVector<Value>(Value, Value, SmallVector<Value>)> body);
   void emitFragmentEpilogue(const Tile &T, ArrayRef<Value> accv);
 
   // fp8 wgmma with tf32 scale products (option B).

@@ -150,8 +150,8 @@ Value Sm90Consumer::mx128LiveMma(Value aTile, Value bTile, Value live,
                                  int64_t blocks) {
   if (blocks == 1)
     return mx128Mma(aTile, bTile, 1);
-  auto ty = LLVM::LLVMStructType::getLiteral(ctx,
-                                             SmallVector<Type>(nFrag, f32));
+  auto ty =
+      LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(nFrag, f32));
   auto branch = scf::IfOp::create(b, TypeRange{ty}, b.sge(live, b.idx(blocks)),
                                   /*withElseRegion=*/true);
   OpBuilder::InsertionGuard g(b);
@@ -166,8 +166,8 @@ Value Sm90Consumer::mx128LiveMma(Value aTile, Value bTile, Value live,
 /// stage (A and B K-major SWIZZLE_128B: block kb at +32 kb bytes) chained
 /// into one fp32 partial P (scale-d 0 for the first); waits for the group.
 Value Sm90Consumer::mx128Mma(Value aTile, Value bTile, int64_t blocks) {
-  auto ty = LLVM::LLVMStructType::getLiteral(ctx,
-                                             SmallVector<Type>(nFrag, f32));
+  auto ty =
+      LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(nFrag, f32));
   auto fp8 = [](::mxmoe::MXElementKind kind) {
     return kind == ::mxmoe::MXElementKind::E5M2 ? NVVM::WGMMATypes::e5m2
                                                 : NVVM::WGMMATypes::e4m3;
@@ -202,7 +202,8 @@ void Sm90Consumer::mx128Epilogue(const Tile &T, ArrayRef<Value> accv) {
   Value colsValid = field(12, b.getI32Type());
   Value outBase = field(16, b.getI64Type());
   int64_t align = 16 / map.outBytes;
-  Value aligned = b.eq(b.rem(T.outStride, align), b.idx(0));
+  Value strideRem = b.rem(T.outStride, align);
+  Value aligned = b.eq(strideRem, b.idx(0));
   auto branch = scf::IfOp::create(b, aligned, /*withElseRegion=*/true);
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToStart(&branch.getThenRegion().front());
@@ -218,15 +219,15 @@ void Sm90Consumer::mx128StageRows(const Tile &T, ArrayRef<Value> accv,
                                   Value rowsValid, Value colsValid,
                                   Value outBase) {
   Value issuer = b.ult(t, b.idx(64));
-  ifThen(b, issuer, [&] {
-    NVVM::CpAsyncBulkWaitGroupOp::create(b, 0, b.getUnitAttr());
-  });
+  ifThen(b, issuer,
+         [&] { NVVM::CpAsyncBulkWaitGroupOp::create(b, 0, b.getUnitAttr()); });
   warpgroupBarrier();
   Type outTy = p.outF32 ? Type(f32) : Type(b.getBF16Type());
   Value staging = k.f.at(map.stagingOff());
   int64_t stride = map.stagingStride(), esz = map.outBytes;
   for (int64_t i = 0; i < nFrag; i += 2) {
-    Value r = b.add(b.add(b.mulc(w, 64), fragRow), b.idx(i % 4 < 2 ? 0 : 8));
+    Value wgRow = b.add(b.mulc(w, 64), fragRow);
+    Value r = b.add(wgRow, b.idx(i % 4 < 2 ? 0 : 8));
     Value c = b.add(fragCol, b.idx(8 * (i / 4)));
     Value v = LLVM::UndefOp::create(b, VectorType::get({2}, outTy));
     for (int64_t e = 0; e < 2; ++e) {
@@ -235,7 +236,8 @@ void Sm90Consumer::mx128StageRows(const Tile &T, ArrayRef<Value> accv,
         x = arith::TruncFOp::create(b, outTy, x);
       v = LLVM::InsertElementOp::create(b, v, x, b.i32(e));
     }
-    Value at = b.add(staging, b.add(b.mulc(r, stride), b.mulc(c, esz)));
+    Value rowOff = b.mulc(r, stride);
+    Value at = b.add(staging, b.add(rowOff, b.mulc(c, esz)));
     LLVM::StoreOp::create(b, v, b.sptr(at), 2 * esz);
   }
   fenceAsyncShared(b);

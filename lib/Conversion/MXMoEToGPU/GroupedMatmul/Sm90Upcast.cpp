@@ -37,8 +37,8 @@ Value Sm90Consumer::emitUpcastConsumer(const Tile &T, Value it0) {
     convertStage(T, b.idx(0), it0);
     consumerBarrier();
   });
-  auto [accOut, itOut] = stageLoop(
-      T, it0, [&](Value s, Value it, SmallVector<Value> accIn) {
+  auto [accOut, itOut] =
+      stageLoop(T, it0, [&](Value s, Value it, SmallVector<Value> accIn) {
         return upcastStage(T, s, it, std::move(accIn));
       });
   emitFragmentEpilogue(T, accOut);
@@ -86,7 +86,8 @@ SmallVector<Value> Sm90Consumer::upcastStage(const Tile &T, Value s, Value it,
   consumerBarrier();
   SmallVector<Value> accNext;
   for (int64_t i = 0; i < nFrag; ++i)
-    accNext.push_back(LLVM::ExtractValueOp::create(b, acc, ArrayRef<int64_t>{i}));
+    accNext.push_back(
+        LLVM::ExtractValueOp::create(b, acc, ArrayRef<int64_t>{i}));
   return accNext;
 }
 
@@ -144,8 +145,8 @@ void Sm90Consumer::convertChunk(const Tile &T, Value s, Value src, Value dst,
   SmallVector<Value> words;
   for (int64_t i = 0; i < 4; ++i) {
     Value word = LLVM::ExtractElementOp::create(b, in, b.i32(i));
-    Value bytes = LLVM::BitcastOp::create(
-        b, VectorType::get({4}, b.getI8Type()), word);
+    Value bytes =
+        LLVM::BitcastOp::create(b, VectorType::get({4}, b.getI8Type()), word);
     for (int64_t h = 0; h < 2; ++h) {
       Value pair = vector::ShuffleOp::create(
           b, bytes, bytes, ArrayRef<int64_t>{2 * h, 2 * h + 1});
@@ -154,8 +155,8 @@ void Sm90Consumer::convertChunk(const Tile &T, Value s, Value src, Value dst,
           TypeAttr::get(elem));
       Value f2 = arith::ExtFOp::create(b, VectorType::get({2}, f32), h2);
       Value m2 = arith::MulFOp::create(b, f2, s2);
-      Value bf = arith::TruncFOp::create(
-          b, VectorType::get({2}, b.getBF16Type()), m2);
+      Value bf =
+          arith::TruncFOp::create(b, VectorType::get({2}, b.getBF16Type()), m2);
       Value wv = LLVM::BitcastOp::create(b, b.getI32Type(), bf);
       words.push_back(b.select(live, wv, b.i32(0)));
     }

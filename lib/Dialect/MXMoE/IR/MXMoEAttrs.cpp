@@ -53,8 +53,8 @@ Attribute ScaleLayoutAttr::parse(AsmParser &parser, Type) {
                     : flag == "tile"      ? !tile.empty()
                                           : false;
     if (repeated) {
-      parser.emitError(flagLoc) << "scale layout modifier '" << flag
-                                << "' given twice";
+      parser.emitError(flagLoc)
+          << "scale layout modifier '" << flag << "' given twice";
       return {};
     }
     if (flag == "per_k_group") {
@@ -62,15 +62,13 @@ Attribute ScaleLayoutAttr::parse(AsmParser &parser, Type) {
     } else if (flag == "tile") {
       if (parser.parseEqual() || parser.parseLSquare())
         return {};
-      if (parser.parseCommaSeparatedList([&] {
-            return parser.parseInteger(tile.emplace_back());
-          }) ||
+      if (parser.parseCommaSeparatedList(
+              [&] { return parser.parseInteger(tile.emplace_back()); }) ||
           parser.parseRSquare())
         return {};
     } else {
-      parser.emitError(flagLoc)
-          << "unknown scale layout modifier '" << flag
-          << "'; expected per_k_group or tile = [r, c]";
+      parser.emitError(flagLoc) << "unknown scale layout modifier '" << flag
+                                << "'; expected per_k_group or tile = [r, c]";
       return {};
     }
   }
@@ -124,8 +122,7 @@ ScaleLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 LogicalResult MXRecipeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                    Type element, int64_t blockSize,
-                                   RoundingMode,
-                                   ScaleGranularity granularity) {
+                                   RoundingMode, ScaleGranularity granularity) {
   if (!isMXElementType(element))
     return emitError() << "MX recipe element type must be an MX element type "
                           "(f8E4M3FN, f8E5M2, f6E2M3FN, f6E3M2FN, f4E2M1FN), "
@@ -171,8 +168,7 @@ bool mlir::mxmoe::isPerKGroupScales(RankedTensorType type) {
   return layout && layout.getPerKGroup();
 }
 
-std::optional<::mxmoe::MXElementKind>
-mlir::mxmoe::getMXElementKind(Type type) {
+std::optional<::mxmoe::MXElementKind> mlir::mxmoe::getMXElementKind(Type type) {
   using ::mxmoe::MXElementKind;
   return llvm::TypeSwitch<Type, std::optional<MXElementKind>>(type)
       .Case<Float8E4M3FNType>([](auto) { return MXElementKind::E4M3; })

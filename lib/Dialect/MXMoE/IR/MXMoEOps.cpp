@@ -74,9 +74,9 @@ LogicalResult verifyScaleElementType(Operation *op, RankedTensorType type,
            << what << " element type must be f8E8M0FNU (E8M0 scales), got "
            << type.getElementType();
   if (!isScaleLayoutEncoding(type))
-    return op->emitOpError() << what
-                             << " encoding must be a #mxmoe.scale_layout, got "
-                             << type.getEncoding();
+    return op->emitOpError()
+           << what << " encoding must be a #mxmoe.scale_layout, got "
+           << type.getEncoding();
   return success();
 }
 
@@ -95,9 +95,8 @@ LogicalResult verifyOffsetsType(Operation *op, Value offsets,
            << type;
   if (numGroups && !dimsCompatible(type.getDimSize(0), *numGroups))
     return op->emitOpError()
-           << "offsets has " << type.getDimSize(0)
-           << " entries but there are " << *numGroups << " groups ("
-           << groupsMeaning << ")";
+           << "offsets has " << type.getDimSize(0) << " entries but there are "
+           << *numGroups << " groups (" << groupsMeaning << ")";
   return success();
 }
 
@@ -121,13 +120,11 @@ LogicalResult verifyBlockedScaleShape(Operation *op, StringRef what,
               "offsets and axis = 0, or the 2D x 2D grouped matmul)";
   ArrayRef<int64_t> shape = scales.getShape();
   if (shape.size() != logical.size())
-    return op->emitOpError()
-           << what << " must have rank " << logical.size() << ", got rank "
-           << shape.size();
+    return op->emitOpError() << what << " must have rank " << logical.size()
+                             << ", got rank " << shape.size();
   if (logical.size() == 3 && !dimsCompatible(shape[0], logical[0]))
-    return op->emitOpError()
-           << what << " must have " << logical[0]
-           << " experts in dim 0, got " << shape[0];
+    return op->emitOpError() << what << " must have " << logical[0]
+                             << " experts in dim 0, got " << shape[0];
   int64_t r = logical[logical.size() - 2], c = logical.back();
   constexpr int64_t kMaxDim = int64_t{1} << 48;
   for (int64_t d : {r, c})
@@ -149,8 +146,8 @@ LogicalResult verifyBlockedScaleShape(Operation *op, StringRef what,
       if (rows < minRows)
         return op->emitOpError()
                << what << " in the M-grouped blocked_128x4 layout need at "
-               << "least roundUp(M, 128) = " << minRows << " rows for M = "
-               << r << ", got " << rows;
+               << "least roundUp(M, 128) = " << minRows << " rows for M = " << r
+               << ", got " << rows;
     } else if (rows != minRows) {
       return op->emitOpError()
              << what << " in the blocked_128x4 layout must have roundUp(R, "
@@ -171,8 +168,8 @@ LogicalResult verifyBlockedScaleShape(Operation *op, StringRef what,
       if (cols < minCols)
         return op->emitOpError()
                << what << " in the per_k_group blocked_128x4 layout need at "
-               << "least roundUp(C, 4) = " << minCols << " columns for C = "
-               << c << " scale columns, got " << cols;
+               << "least roundUp(C, 4) = " << minCols
+               << " columns for C = " << c << " scale columns, got " << cols;
     } else if (cols != minCols) {
       return op->emitOpError()
              << what << " in the blocked_128x4 layout must have roundUp(C, "
@@ -191,7 +188,8 @@ LogicalResult verifyNotCompact(Operation *op, RankedTensorType scales,
   if (!isCompactScales(scales))
     return success();
   return op->emitOpError()
-         << what << " cannot be in the compact layout here (one byte per "
+         << what
+         << " cannot be in the compact layout here (one byte per "
             "scale tile: only mxmoe.quantize writes it and "
             "mxmoe.dequantize reads it); use row-major or blocked_128x4 "
             "scales, whose 1x32 slots hold the tile's scale";
@@ -271,16 +269,16 @@ LogicalResult verifyCompactScaleShape(Operation *op, RankedTensorType data,
                       : "per_k_group compact scales need token groups along "
                         "the quantized axis (offsets with axis = 0)");
   SmallVector<int64_t> expected(data.getShape());
-  expected[expected.size() - 2] = divTile(expected[expected.size() - 2],
-                                          tile[0]);
+  expected[expected.size() - 2] =
+      divTile(expected[expected.size() - 2], tile[0]);
   int64_t cols = scales.getShape().empty() ? 0 : scales.getShape().back();
   expected.back() = jagged ? cols : divTile(expected.back(), tile[1]);
   if (!shapesCompatible(scales.getShape(), expected))
     return op->emitOpError()
            << "compact scales must have shape " << formatShape(expected)
            << " (one E8M0 byte per [" << tile[0] << ", " << tile[1]
-           << "] tile of the data " << formatShape(data.getShape())
-           << "), got " << formatShape(scales.getShape());
+           << "] tile of the data " << formatShape(data.getShape()) << "), got "
+           << formatShape(scales.getShape());
   int64_t minCols = divTile(tokens, tile[1]);
   if (jagged && !ShapedType::isDynamic(cols) &&
       !ShapedType::isDynamic(minCols) && cols < minCols)
@@ -360,10 +358,9 @@ LogicalResult verifyMXQuantization(Operation *op, RankedTensorType hp,
                << ") must be a multiple of 32 (every token group is padded "
                   "to whole 32-blocks)";
       if (!ShapedType::isDynamic(quantized) && dataLast < quantized)
-        return op->emitOpError()
-               << "the padded token axis of the data (" << dataLast
-               << ") is shorter than the " << quantized << " tokens of the "
-               << hpName;
+        return op->emitOpError() << "the padded token axis of the data ("
+                                 << dataLast << ") is shorter than the "
+                                 << quantized << " tokens of the " << hpName;
     }
   } else {
     expected.push_back(quantized);
@@ -374,10 +371,9 @@ LogicalResult verifyMXQuantization(Operation *op, RankedTensorType hp,
   }
   if (!shapesCompatible(data.getShape(), expected))
     return op->emitOpError()
-           << "data shape " << formatShape(data.getShape())
-           << " must be the " << hpName << " shape "
-           << formatShape(hp.getShape()) << " with axis " << axis
-           << " moved last: expected " << formatShape(expected);
+           << "data shape " << formatShape(data.getShape()) << " must be the "
+           << hpName << " shape " << formatShape(hp.getShape()) << " with axis "
+           << axis << " moved last: expected " << formatShape(expected);
 
   if (isCompactScales(scales))
     return verifyCompactScaleShape(op, data, scales, tile, jagged,
@@ -446,8 +442,7 @@ LogicalResult LinearOp::verify() {
     auto b = cast<RankedTensorType>(bias.getType());
     if (b.getRank() != 1 || !dimsCompatible(b.getDimSize(0), n))
       return emitOpError() << "bias must be 1-D [N] = " << formatShape({n})
-                           << ", got "
-                           << formatShape(b.getShape());
+                           << ", got " << formatShape(b.getShape());
     if (b.getElementType() != x.getElementType())
       return emitOpError() << "bias element type " << b.getElementType()
                            << " differs from the input's "
@@ -463,9 +458,9 @@ LogicalResult LinearOp::verify() {
     return emitOpError() << "fqn must name the layer (e.g. "
                             "\"layers.0.attention.wq\"); it is what the "
                             "precision policy matches";
-  return verifyPrecision(*this, getPrecisionAttr(), getRecipeAttr(),
-                         {{"K (forward contraction)", k},
-                          {"N (input-gradient contraction)", n}});
+  return verifyPrecision(
+      *this, getPrecisionAttr(), getRecipeAttr(),
+      {{"K (forward contraction)", k}, {"N (input-gradient contraction)", n}});
 }
 
 //===----------------------------------------------------------------------===//
@@ -512,9 +507,9 @@ LogicalResult ScaledGroupedMatmulOp::verify() {
   if (getFqn().empty())
     return emitOpError() << "fqn must name the layer (e.g. "
                             "\"layers.0.feed_forward.experts.w1\")";
-  return verifyPrecision(*this, getPrecisionAttr(), getRecipeAttr(),
-                         {{"K (forward contraction)", k},
-                          {"N (input-gradient contraction)", n}});
+  return verifyPrecision(
+      *this, getPrecisionAttr(), getRecipeAttr(),
+      {{"K (forward contraction)", k}, {"N (input-gradient contraction)", n}});
 }
 
 //===----------------------------------------------------------------------===//
@@ -541,8 +536,8 @@ ParseResult TiledMLPOp::parse(OpAsmParser &parser, OperationState &result) {
   if (parser.parseOperandList(operands, OpAsmParser::Delimiter::Paren))
     return failure();
   llvm::SMLoc attrLoc = parser.getCurrentLocation();
-  bool hasShards = result.attributes.get(getNumShardsAttrName(result.name)) !=
-                   nullptr;
+  bool hasShards =
+      result.attributes.get(getNumShardsAttrName(result.name)) != nullptr;
   if (parser.parseOptionalAttrDict(result.attributes))
     return failure();
   // The properties conversion would silently drop mistyped inherent
@@ -572,7 +567,8 @@ ParseResult TiledMLPOp::parse(OpAsmParser &parser, OperationState &result) {
     return failure();
   result.addTypes(fnType.getResults());
   Region *body = result.addRegion();
-  if (parser.parseRegion(*body, /*arguments=*/{}, /*enableNameShadowing=*/false))
+  if (parser.parseRegion(*body, /*arguments=*/{},
+                         /*enableNameShadowing=*/false))
     return failure();
   return success();
 }
@@ -614,12 +610,13 @@ LogicalResult TiledMLPOp::verify() {
   if (std::optional<Type> acc = getGradAccumulator(); acc && !acc->isF32())
     for (auto [i, param] : llvm::enumerate(getParams())) {
       auto t = dyn_cast<RankedTensorType>(param.getType());
-      if (t && isa<Float32Type, BFloat16Type, Float16Type>(t.getElementType()) &&
+      if (t &&
+          isa<Float32Type, BFloat16Type, Float16Type>(t.getElementType()) &&
           t.getElementType() != *acc)
         return emitOpError()
                << "grad_accumulator " << *acc
-               << " cannot accumulate the gradient of parameter #" << i
-               << " (" << t << "): it must be f32 or the parameter's element "
+               << " cannot accumulate the gradient of parameter #" << i << " ("
+               << t << "): it must be f32 or the parameter's element "
                << "type";
     }
   RankedTensorType x = getInput().getType();
@@ -645,13 +642,13 @@ LogicalResult TiledMLPOp::verify() {
   for (auto [i, type] : llvm::enumerate(getResultTypes())) {
     auto r = cast<RankedTensorType>(type);
     if (r.getRank() < x.getRank())
-      return emitOpError() << "result #" << i << " must have rank >= "
-                           << x.getRank() << " (the input's token dims "
+      return emitOpError() << "result #" << i
+                           << " must have rank >= " << x.getRank()
+                           << " (the input's token dims "
                            << formatShape(tokenDims)
                            << " followed by feature dims), got "
                            << formatShape(r.getShape());
-    if (!shapesCompatible(r.getShape().take_front(tokenDims.size()),
-                          tokenDims))
+    if (!shapesCompatible(r.getShape().take_front(tokenDims.size()), tokenDims))
       return emitOpError() << "result #" << i << " must start with the "
                            << "input's token dims " << formatShape(tokenDims)
                            << ", got " << formatShape(r.getShape());
@@ -686,8 +683,7 @@ LogicalResult TiledMLPOp::verifyRegions() {
   if (yield.getValues().size() != getNumResults())
     return yield.emitOpError()
            << "yields " << yield.getValues().size() << " values but the "
-           << "enclosing mxmoe.tiled_mlp has " << getNumResults()
-           << " results";
+           << "enclosing mxmoe.tiled_mlp has " << getNumResults() << " results";
   size_t numTokenDims = x.getRank() - 1;
   for (auto [i, pair] :
        llvm::enumerate(llvm::zip(yield.getValues(), getResultTypes()))) {
@@ -764,8 +760,7 @@ LogicalResult SwizzleScalesOp::verify() {
   if (!dstTile.empty() && srcTile != dstTile)
     return emitOpError() << "result scales record tile = [" << dstTile
                          << "] but the source scales "
-                         << (srcTile.empty() ? "record none"
-                                             : "record another")
+                         << (srcTile.empty() ? "record none" : "record another")
                          << "; a swizzle keeps the source's tile";
   bool srcBlocked = isBlockedScales(src), dstBlocked = isBlockedScales(dst);
   if (srcBlocked == dstBlocked)
@@ -829,8 +824,8 @@ LogicalResult GroupedMatmulOp::verify() {
   int64_t k = lhs.getDimSize(1), rk = rhs.getShape().back();
   if (!dimsCompatible(k, rk))
     return emitOpError() << "contraction sizes differ: lhs has "
-                         << (kGrouped ? "T = " : "K = ") << k
-                         << " but rhs has " << rk;
+                         << (kGrouped ? "T = " : "K = ") << k << " but rhs has "
+                         << rk;
   if (lhsMX && !ShapedType::isDynamic(k) && k % kMXBlockSize != 0)
     return emitOpError() << "contraction size " << k
                          << " is not a multiple of the MX block size 32";

@@ -50,8 +50,7 @@ struct Expander {
     return ScaleLayoutAttr::get(ctx(), ScaleLayoutKind::blocked_128x4,
                                 perKGroup, tile);
   }
-  RankedTensorType t(ArrayRef<int64_t> shape, Type elem,
-                     Attribute enc = {}) {
+  RankedTensorType t(ArrayRef<int64_t> shape, Type elem, Attribute enc = {}) {
     return RankedTensorType::get(shape, elem, enc);
   }
 
@@ -80,8 +79,7 @@ struct Expander {
                                  tile.asArrayRef());
     auto q = QuantizeOp::create(
         b, loc, t(dataShape, element ? element : recipe.getElement()),
-        t(scaleShape, e8m0(), enc), x,
-        offsets, b.getI64IntegerAttr(axis),
+        t(scaleShape, e8m0(), enc), x, offsets, b.getI64IntegerAttr(axis),
         b.getI64IntegerAttr(recipe.getBlockSize()),
         RoundingModeAttr::get(ctx(), recipe.getRounding()), tile);
     return {q.getData(), q.getScales()};
@@ -111,8 +109,8 @@ struct Expander {
     int64_t c = contraction / kMXBlockSize;
     auto [lq, ls] = quantize(lhs, 1, Value(), {d.m, contraction},
                              /*weight=*/false);
-    Value lb = swizzle(ls, offs,
-                       {getGroupPaddedExtent(d.m, d.g, 128), roundUp(c, 4)});
+    Value lb =
+        swizzle(ls, offs, {getGroupPaddedExtent(d.m, d.g, 128), roundUp(c, 4)});
     auto [wq, ws] = quantize(w, wAxis, Value(), {d.g, rows, contraction},
                              /*weight=*/true);
     Value wb = swizzle(ws, Value(), {d.g, roundUp(rows, 128), roundUp(c, 4)});
@@ -135,8 +133,8 @@ struct Expander {
     if (bf16) {
       auto transpose = [&](Value v, int64_t rows, int64_t cols) -> Value {
         Type elem = cast<RankedTensorType>(v.getType()).getElementType();
-        Value init = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{cols, rows},
-                                             elem);
+        Value init = tensor::EmptyOp::create(
+            b, loc, ArrayRef<int64_t>{cols, rows}, elem);
         return linalg::TransposeOp::create(b, loc, v, init,
                                            ArrayRef<int64_t>{1, 0})
             .getResult()[0];
@@ -153,11 +151,9 @@ struct Expander {
     Type wgElem = isa<Float4E2M1FNType>(recipe.getElement())
                       ? Type(Float8E4M3FNType::get(ctx()))
                       : recipe.getElement();
-    auto [gq, gs] = quantize(dy, 0, offs, {d.n, tp}, /*weight=*/false,
-                             wgElem);
+    auto [gq, gs] = quantize(dy, 0, offs, {d.n, tp}, /*weight=*/false, wgElem);
     Value gb = swizzle(gs, offs, {roundUp(d.n, 128), qp}, /*perKGroup=*/true);
-    auto [xq, xs] = quantize(x, 0, offs, {d.k, tp}, /*weight=*/false,
-                             wgElem);
+    auto [xq, xs] = quantize(x, 0, offs, {d.k, tp}, /*weight=*/false, wgElem);
     Value xb = swizzle(xs, offs, {roundUp(d.k, 128), qp}, /*perKGroup=*/true);
     return GroupedMatmulOp::create(b, loc, t({d.g, d.n, d.k}, outElem), gq, gb,
                                    xq, xb, offs);
@@ -187,8 +183,8 @@ LogicalResult checkNamesFree(Operation *op, StringRef name,
   for (StringRef kind : {"forward", "input_grad", "weight_grad", "bias_grad"})
     if (Operation *other = symbols.lookup((name + "." + kind).str())) {
       InFlightDiagnostic d = op->emitOpError("fqn '")
-                             << name << "' is not unique: @"
-                             << name << "." << kind
+                             << name << "' is not unique: @" << name << "."
+                             << kind
                              << " already exists (another op with this fqn, "
                                 "or a function of that name); fqns name the "
                                 "expanded functions a runtime looks up";
@@ -203,169 +199,163 @@ LogicalResult checkNamesFree(Operation *op, StringRef name,
 FailureOr<LinearFunctions>
 mlir::mxmoe::createLinearFunctions(LinearOp op, StringRef name,
                                    SymbolTable &symbols, bool backward,
-                                   bool weightGradBF16,
-                                   Type weightGradElem) {
-    RankedTensorType x = op.getInput().getType(), w = op.getWeight().getType(),
-                     y = op.getResult().getType();
-    if (!x.hasStaticShape() || !w.hasStaticShape())
-    {
-      op.emitOpError("mxmoe-expand-scaled-matmul needs static shapes "
-                     "(tokens, N and K)");
-      return failure();
-    }
-    if (failed(checkNamesFree(op, name, symbols)))
-      return failure();
-    LinearFunctions fns;
-    int64_t rank = x.getRank();
-    int64_t n = w.getDimSize(0), k = w.getDimSize(1);
-    int64_t tokens = x.getNumElements() / k;
-    Dims d{tokens, n, k, 1};
-    MXRecipeAttr recipe = op.getRecipeAttr();
-    if (!recipe) {
-      MLIRContext *ctx = op.getContext();
-      Type elem = op.getPrecision() == Precision::mxfp4
-                      ? Type(Float4E2M1FNType::get(ctx))
-                      : Type(Float8E4M3FNType::get(ctx));
-      recipe = MXRecipeAttr::get(ctx, elem, kMXBlockSize, RoundingMode::rceil);
-    }
-    Location loc = op.getLoc();
-    Type elem = x.getElementType();
-    SmallVector<ReassociationIndices> flatTokens;
-    {
-      ReassociationIndices lead;
-      for (int64_t i = 0; i < rank - 1; ++i)
-        lead.push_back(i);
-      flatTokens = {lead, {rank - 1}};
-    }
-    // [..., C] <-> [T, C]
-    auto flatten = [&](OpBuilder &b, Value v) -> Value {
-      if (rank == 2)
-        return v;
-      return tensor::CollapseShapeOp::create(b, loc, v, flatTokens);
-    };
-    auto unflatten = [&](OpBuilder &b, Value v, int64_t c) -> Value {
-      if (rank == 2)
-        return v;
-      SmallVector<int64_t> shape(x.getShape().drop_back());
-      shape.push_back(c);
-      return tensor::ExpandShapeOp::create(
-          b, loc, RankedTensorType::get(shape, elem), v, flatTokens);
-    };
-    auto weight3d = [&](OpBuilder &b, Value v) -> Value {
-      return tensor::ExpandShapeOp::create(
-          b, loc, RankedTensorType::get({1, n, k}, w.getElementType()), v,
-          SmallVector<ReassociationIndices>{{0, 1}, {2}});
-    };
-    auto offsets = [&](OpBuilder &b) -> Value {
-      auto t = RankedTensorType::get({1}, b.getI32Type());
-      return arith::ConstantOp::create(
-          b, loc, t,
-          DenseElementsAttr::get(t, b.getI32IntegerAttr(tokens)));
-    };
-    StringAttr fqn = op.getFqnAttr();
+                                   bool weightGradBF16, Type weightGradElem) {
+  RankedTensorType x = op.getInput().getType(), w = op.getWeight().getType(),
+                   y = op.getResult().getType();
+  if (!x.hasStaticShape() || !w.hasStaticShape()) {
+    op.emitOpError("mxmoe-expand-scaled-matmul needs static shapes "
+                   "(tokens, N and K)");
+    return failure();
+  }
+  if (failed(checkNamesFree(op, name, symbols)))
+    return failure();
+  LinearFunctions fns;
+  int64_t rank = x.getRank();
+  int64_t n = w.getDimSize(0), k = w.getDimSize(1);
+  int64_t tokens = x.getNumElements() / k;
+  Dims d{tokens, n, k, 1};
+  MXRecipeAttr recipe = op.getRecipeAttr();
+  if (!recipe) {
+    MLIRContext *ctx = op.getContext();
+    Type elem = op.getPrecision() == Precision::mxfp4
+                    ? Type(Float4E2M1FNType::get(ctx))
+                    : Type(Float8E4M3FNType::get(ctx));
+    recipe = MXRecipeAttr::get(ctx, elem, kMXBlockSize, RoundingMode::rceil);
+  }
+  Location loc = op.getLoc();
+  Type elem = x.getElementType();
+  SmallVector<ReassociationIndices> flatTokens;
+  {
+    ReassociationIndices lead;
+    for (int64_t i = 0; i < rank - 1; ++i)
+      lead.push_back(i);
+    flatTokens = {lead, {rank - 1}};
+  }
+  // [..., C] <-> [T, C]
+  auto flatten = [&](OpBuilder &b, Value v) -> Value {
+    if (rank == 2)
+      return v;
+    return tensor::CollapseShapeOp::create(b, loc, v, flatTokens);
+  };
+  auto unflatten = [&](OpBuilder &b, Value v, int64_t c) -> Value {
+    if (rank == 2)
+      return v;
+    SmallVector<int64_t> shape(x.getShape().drop_back());
+    shape.push_back(c);
+    return tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get(shape, elem), v, flatTokens);
+  };
+  auto weight3d = [&](OpBuilder &b, Value v) -> Value {
+    return tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get({1, n, k}, w.getElementType()), v,
+        SmallVector<ReassociationIndices>{{0, 1}, {2}});
+  };
+  auto offsets = [&](OpBuilder &b) -> Value {
+    auto t = RankedTensorType::get({1}, b.getI32Type());
+    return arith::ConstantOp::create(
+        b, loc, t, DenseElementsAttr::get(t, b.getI32IntegerAttr(tokens)));
+  };
+  StringAttr fqn = op.getFqnAttr();
 
-    SmallVector<Type> fwdIns{x, w};
-    if (op.getBias())
-      fwdIns.push_back(op.getBias().getType());
-    func::FuncOp fwd = fns.forward =
-        makeFunc(op, fqn, name, symbols, "forward", fwdIns, y);
+  SmallVector<Type> fwdIns{x, w};
+  if (op.getBias())
+    fwdIns.push_back(op.getBias().getType());
+  func::FuncOp fwd = fns.forward =
+      makeFunc(op, fqn, name, symbols, "forward", fwdIns, y);
+  {
+    OpBuilder b = OpBuilder::atBlockBegin(&fwd.front());
+    Expander e{b, loc, recipe, d};
+    ValueRange a = fwd.getArguments();
+    Value in = flatten(b, a[0]);
+    Value weight = weight3d(b, a[1]);
+    Value out = e.forward(in, weight, offsets(b), y.getElementType());
+    if (op.getBias()) {
+      auto flatY = cast<RankedTensorType>(out.getType());
+      Value init = tensor::EmptyOp::create(b, loc, flatY.getShape(),
+                                           flatY.getElementType());
+      Value bias = a[2];
+      if (cast<RankedTensorType>(bias.getType()).getElementType() !=
+          flatY.getElementType()) {
+        op.emitOpError("bias element type must match the result's");
+        return failure();
+      }
+      Value bcast =
+          linalg::BroadcastOp::create(b, loc, bias, init, ArrayRef<int64_t>{0})
+              .getResult()[0];
+      out = arith::AddFOp::create(b, loc, out, bcast);
+    }
+    func::ReturnOp::create(b, loc, unflatten(b, out, n));
+  }
+  if (backward) {
+    SmallVector<int64_t> dyShape(x.getShape().drop_back());
+    dyShape.push_back(n);
+    auto dyT = RankedTensorType::get(dyShape, elem);
+    func::FuncOp dgrad = fns.inputGrad =
+        makeFunc(op, fqn, name, symbols, "input_grad", {dyT, w}, x);
     {
-      OpBuilder b = OpBuilder::atBlockBegin(&fwd.front());
+      OpBuilder b = OpBuilder::atBlockBegin(&dgrad.front());
       Expander e{b, loc, recipe, d};
-      ValueRange a = fwd.getArguments();
-      Value in = flatten(b, a[0]);
+      ValueRange a = dgrad.getArguments();
+      Value dy = flatten(b, a[0]);
       Value weight = weight3d(b, a[1]);
-      Value out = e.forward(in, weight, offsets(b), y.getElementType());
-      if (op.getBias()) {
-        auto flatY = cast<RankedTensorType>(out.getType());
-        Value init = tensor::EmptyOp::create(b, loc, flatY.getShape(),
-                                             flatY.getElementType());
-        Value bias = a[2];
-        if (cast<RankedTensorType>(bias.getType()).getElementType() !=
-            flatY.getElementType())
-        {
-          op.emitOpError("bias element type must match the result's");
-          return failure();
-        }
-        Value bcast = linalg::BroadcastOp::create(b, loc, bias, init,
-                                                  ArrayRef<int64_t>{0})
-                          .getResult()[0];
-        out = arith::AddFOp::create(b, loc, out, bcast);
-      }
-      func::ReturnOp::create(b, loc, unflatten(b, out, n));
+      Value dx = e.inputGrad(dy, weight, offsets(b), elem);
+      func::ReturnOp::create(b, loc, unflatten(b, dx, k));
     }
-    if (backward) {
-      SmallVector<int64_t> dyShape(x.getShape().drop_back());
-      dyShape.push_back(n);
-      auto dyT = RankedTensorType::get(dyShape, elem);
-      func::FuncOp dgrad = fns.inputGrad =
-          makeFunc(op, fqn, name, symbols, "input_grad", {dyT, w}, x);
-      {
-        OpBuilder b = OpBuilder::atBlockBegin(&dgrad.front());
-        Expander e{b, loc, recipe, d};
-        ValueRange a = dgrad.getArguments();
-        Value dy = flatten(b, a[0]);
-        Value weight = weight3d(b, a[1]);
-        Value dx = e.inputGrad(dy, weight, offsets(b), elem);
-        func::ReturnOp::create(b, loc, unflatten(b, dx, k));
-      }
-      Type dwElem = weightGradElem ? weightGradElem : w.getElementType();
-      func::FuncOp wgrad = fns.weightGrad =
-          makeFunc(op, fqn, name, symbols, "weight_grad", {dyT, x},
-                   RankedTensorType::get(w.getShape(), dwElem));
-      {
-        OpBuilder b = OpBuilder::atBlockBegin(&wgrad.front());
-        Expander e{b, loc, recipe, d};
-        ValueRange a = wgrad.getArguments();
-        Value dy = flatten(b, a[0]);
-        Value in = flatten(b, a[1]);
-        Value dw = e.weightGrad(dy, in, offsets(b), dwElem, weightGradBF16);
-        dw = tensor::CollapseShapeOp::create(
-            b, loc, dw, SmallVector<ReassociationIndices>{{0, 1}, {2}});
-        func::ReturnOp::create(b, loc, dw);
-      }
-      // d(bias) = the sum of grad_out over the tokens, accumulated in f32
-      // (host IR: a reduction, no MX quantization).
-      if (Value biasV = op.getBias()) {
-        auto biasT = cast<RankedTensorType>(biasV.getType());
-        if (weightGradElem) // e.g. f32 for an f32 gradient accumulator
-          biasT = RankedTensorType::get(biasT.getShape(), weightGradElem);
-        func::FuncOp bgrad = fns.biasGrad =
-            makeFunc(op, fqn, name, symbols, "bias_grad", {dyT}, biasT);
-        OpBuilder b = OpBuilder::atBlockBegin(&bgrad.front());
-        Value dy = flatten(b, bgrad.getArgument(0));
-        Type f32 = b.getF32Type();
-        Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
-        Value init = linalg::FillOp::create(
-                         b, loc, zero,
-                         tensor::EmptyOp::create(b, loc, biasT.getShape(), f32)
-                             .getResult())
-                         .getResult(0);
-        auto red = linalg::ReduceOp::create(
-            b, loc, ValueRange{dy}, ValueRange{init}, ArrayRef<int64_t>{0},
-            [&](OpBuilder &nb, Location nl, ValueRange args) {
-              Value v = args[0].getType() == f32
-                            ? args[0]
-                            : arith::ExtFOp::create(nb, nl, f32, args[0])
-                                  .getResult();
-              linalg::YieldOp::create(
-                  nb, nl, ValueRange{arith::AddFOp::create(nb, nl, v, args[1])});
-            });
-        Value db = red.getResult(0);
-        if (biasT.getElementType() != f32)
-          db = arith::TruncFOp::create(b, loc, biasT, db);
-        func::ReturnOp::create(b, loc, db);
-      }
+    Type dwElem = weightGradElem ? weightGradElem : w.getElementType();
+    func::FuncOp wgrad = fns.weightGrad =
+        makeFunc(op, fqn, name, symbols, "weight_grad", {dyT, x},
+                 RankedTensorType::get(w.getShape(), dwElem));
+    {
+      OpBuilder b = OpBuilder::atBlockBegin(&wgrad.front());
+      Expander e{b, loc, recipe, d};
+      ValueRange a = wgrad.getArguments();
+      Value dy = flatten(b, a[0]);
+      Value in = flatten(b, a[1]);
+      Value dw = e.weightGrad(dy, in, offsets(b), dwElem, weightGradBF16);
+      dw = tensor::CollapseShapeOp::create(
+          b, loc, dw, SmallVector<ReassociationIndices>{{0, 1}, {2}});
+      func::ReturnOp::create(b, loc, dw);
     }
-    return fns;
+    // d(bias) = the sum of grad_out over the tokens, accumulated in f32
+    // (host IR: a reduction, no MX quantization).
+    if (Value biasV = op.getBias()) {
+      auto biasT = cast<RankedTensorType>(biasV.getType());
+      if (weightGradElem) // e.g. f32 for an f32 gradient accumulator
+        biasT = RankedTensorType::get(biasT.getShape(), weightGradElem);
+      func::FuncOp bgrad = fns.biasGrad =
+          makeFunc(op, fqn, name, symbols, "bias_grad", {dyT}, biasT);
+      OpBuilder b = OpBuilder::atBlockBegin(&bgrad.front());
+      Value dy = flatten(b, bgrad.getArgument(0));
+      Type f32 = b.getF32Type();
+      Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+      Value init = linalg::FillOp::create(
+                       b, loc, zero,
+                       tensor::EmptyOp::create(b, loc, biasT.getShape(), f32)
+                           .getResult())
+                       .getResult(0);
+      auto red = linalg::ReduceOp::create(
+          b, loc, ValueRange{dy}, ValueRange{init}, ArrayRef<int64_t>{0},
+          [&](OpBuilder &nb, Location nl, ValueRange args) {
+            Value v =
+                args[0].getType() == f32
+                    ? args[0]
+                    : arith::ExtFOp::create(nb, nl, f32, args[0]).getResult();
+            linalg::YieldOp::create(
+                nb, nl, ValueRange{arith::AddFOp::create(nb, nl, v, args[1])});
+          });
+      Value db = red.getResult(0);
+      if (biasT.getElementType() != f32)
+        db = arith::TruncFOp::create(b, loc, biasT, db);
+      func::ReturnOp::create(b, loc, db);
+    }
+  }
+  return fns;
 }
 
 namespace {
 
-
 struct ExpandScaledMatmulPass
-    : ::mlir::mxmoe::impl::MXMoEExpandScaledMatmulBase<
-          ExpandScaledMatmulPass> {
+    : ::mlir::mxmoe::impl::MXMoEExpandScaledMatmulBase<ExpandScaledMatmulPass> {
   using Base::Base;
 
   void runOnOperation() override {
@@ -391,8 +381,7 @@ struct ExpandScaledMatmulPass
     SmallVector<ScaledGroupedMatmulOp> ops;
     module.walk([&](ScaledGroupedMatmulOp op) {
       auto p = op.getPrecisionAttr();
-      if ((!p || p.getValue() != Precision::bf16) &&
-          !deferred(op, op.getFqn()))
+      if ((!p || p.getValue() != Precision::bf16) && !deferred(op, op.getFqn()))
         ops.push_back(op);
     });
     SmallVector<LinearOp> linears;
@@ -417,8 +406,8 @@ struct ExpandScaledMatmulPass
       if (failed(fns))
         return signalPassFailure();
       OpBuilder b(op);
-      auto call = func::CallOp::create(b, op.getLoc(), fns->forward,
-                                       op->getOperands());
+      auto call =
+          func::CallOp::create(b, op.getLoc(), fns->forward, op->getOperands());
       op.getResult().replaceAllUsesWith(call.getResult(0));
       op.erase();
     }
@@ -439,8 +428,8 @@ struct ExpandScaledMatmulPass
       return ::makeFunc(op, op.getFqnAttr(), op.getFqn(), symbols, kind, ins,
                         out);
     };
-    auto body = [&](func::FuncOp fn, function_ref<Value(Expander &,
-                                                        ValueRange)> gen) {
+    auto body = [&](func::FuncOp fn,
+                    function_ref<Value(Expander &, ValueRange)> gen) {
       OpBuilder b = OpBuilder::atBlockBegin(&fn.front());
       Expander e{b, op.getLoc(), recipe, d};
       Value r = gen(e, fn.getArguments());

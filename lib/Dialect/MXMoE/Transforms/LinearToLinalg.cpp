@@ -45,8 +45,7 @@ struct LinearToLinalgPass
     Value x = op.getInput(), w = op.getWeight();
     auto wt = cast<RankedTensorType>(w.getType());
     auto yt = op.getResult().getType();
-    auto dims = [&](Value v, ArrayRef<int64_t> shape,
-                    ArrayRef<int64_t> from) {
+    auto dims = [&](Value v, ArrayRef<int64_t> shape, ArrayRef<int64_t> from) {
       SmallVector<Value> dyn;
       for (auto [i, d] : llvm::enumerate(shape))
         if (ShapedType::isDynamic(d))
@@ -57,12 +56,11 @@ struct LinearToLinalgPass
     SmallVector<int64_t> tshape{wt.getDimSize(1), wt.getDimSize(0)};
     Value tinit = tensor::EmptyOp::create(b, loc, tshape, wt.getElementType(),
                                           dims(w, tshape, {1, 0}));
-    Value wT = linalg::TransposeOp::create(b, loc, w, tinit,
-                                           ArrayRef<int64_t>{1, 0})
-                   .getResult()[0];
+    Value wT =
+        linalg::TransposeOp::create(b, loc, w, tinit, ArrayRef<int64_t>{1, 0})
+            .getResult()[0];
     Value init = tensor::EmptyOp::create(
-        b, loc, yt.getShape(), yt.getElementType(),
-        SmallVector<Value>{[&]() {
+        b, loc, yt.getShape(), yt.getElementType(), SmallVector<Value>{[&]() {
           SmallVector<Value> dyn;
           if (yt.isDynamicDim(0))
             dyn.push_back(tensor::DimOp::create(b, loc, x, 0));
@@ -73,18 +71,18 @@ struct LinearToLinalgPass
     Value zero =
         arith::ConstantOp::create(b, loc, b.getZeroAttr(yt.getElementType()));
     Value acc = linalg::FillOp::create(b, loc, zero, init).getResult(0);
-    Value y = linalg::MatmulOp::create(b, loc, ValueRange{x, wT},
-                                       ValueRange{acc})
-                  .getResult(0);
+    Value y =
+        linalg::MatmulOp::create(b, loc, ValueRange{x, wT}, ValueRange{acc})
+            .getResult(0);
     if (Value bias = op.getBias()) {
       Value binit = tensor::EmptyOp::create(
           b, loc, yt.getShape(), yt.getElementType(),
           yt.isDynamicDim(0)
               ? SmallVector<Value>{tensor::DimOp::create(b, loc, x, 0)}
               : SmallVector<Value>{});
-      Value bcast = linalg::BroadcastOp::create(b, loc, bias, binit,
-                                                ArrayRef<int64_t>{0})
-                        .getResult()[0];
+      Value bcast =
+          linalg::BroadcastOp::create(b, loc, bias, binit, ArrayRef<int64_t>{0})
+              .getResult()[0];
       y = arith::AddFOp::create(b, loc, y, bcast);
     }
     op.getResult().replaceAllUsesWith(y);

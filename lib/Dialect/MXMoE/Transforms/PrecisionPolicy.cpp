@@ -30,11 +30,16 @@ std::vector<std::string> mlir::mxmoe::getDefaultPrecisionExcludes() {
   // TorchTitan names, then the Hugging Face names of the same layers: the
   // router of Qwen3-MoE / DeepSeek-V3 (mlp.gate), Mixtral
   // (block_sparse_moe.gate) and gpt-oss (mlp.router); attention k/v.
-  return {"output",          "lm_head",
-          "router.gate",     "attention.wk",
-          "attention.wv",    "mlp.gate",
-          "block_sparse_moe.gate", "mlp.router",
-          "self_attn.k_proj", "self_attn.v_proj"};
+  return {"output",
+          "lm_head",
+          "router.gate",
+          "attention.wk",
+          "attention.wv",
+          "mlp.gate",
+          "block_sparse_moe.gate",
+          "mlp.router",
+          "self_attn.k_proj",
+          "self_attn.v_proj"};
 }
 
 bool mlir::mxmoe::fqnMatches(StringRef fqn, StringRef pattern) {
@@ -69,8 +74,7 @@ GemmShape getShape(Operation *op) {
       m = ShapedType::isDynamic(d) || ShapedType::isDynamic(m)
               ? ShapedType::kDynamic
               : m * d;
-    return {m, lin.getWeight().getType().getDimSize(0), x.getShape().back(),
-            1};
+    return {m, lin.getWeight().getType().getDimSize(0), x.getShape().back(), 1};
   }
   auto sg = cast<ScaledGroupedMatmulOp>(op);
   RankedTensorType w = sg.getWeight().getType();
@@ -123,9 +127,8 @@ struct PrecisionPolicyPass
     FailureOr<ScaleGranularity> granularity = resolveRecipe(*target);
     if (failed(granularity))
       return signalPassFailure();
-    Type elem = *target == Precision::mxfp4
-                    ? Type(Float4E2M1FNType::get(ctx))
-                    : Type(Float8E4M3FNType::get(ctx));
+    Type elem = *target == Precision::mxfp4 ? Type(Float4E2M1FNType::get(ctx))
+                                            : Type(Float8E4M3FNType::get(ctx));
     auto recipe = MXRecipeAttr::get(ctx, elem, ::mxmoe::kMXBlockSize, *mode,
                                     *granularity);
 
@@ -168,8 +171,8 @@ struct PrecisionPolicyPass
           op->setAttr("recipe", recipe);
       }
       op->emitRemark() << "mxmoe-precision-policy: " << fqn << " -> "
-                       << stringifyPrecision(d.precision) << " (rule "
-                       << d.rule << ": " << d.reason << ")";
+                       << stringifyPrecision(d.precision) << " (rule " << d.rule
+                       << ": " << d.reason << ")";
       auto dim = [](int64_t v) -> llvm::json::Value {
         if (ShapedType::isDynamic(v))
           return nullptr;
@@ -244,14 +247,13 @@ struct PrecisionPolicyPass
         llvm::none_of(includes, [&](const std::string &pat) {
           return fqnMatches(fqn, pat);
         }))
-      return {Precision::bf16, "include",
-              "fqn matches no include pattern"};
+      return {Precision::bf16, "include", "fqn matches no include pattern"};
     for (const std::string &pat : excludes)
       if (fqnMatches(fqn, pat))
         return {Precision::bf16, "exclude",
                 "fqn matches exclude pattern '" + pat + "'"};
-    for (auto [name, size] : {std::pair<StringRef, int64_t>{"K", s.k},
-                              {"N", s.n}})
+    for (auto [name, size] :
+         {std::pair<StringRef, int64_t>{"K", s.k}, {"N", s.n}})
       if (!ShapedType::isDynamic(size) && size % ::mxmoe::kMXBlockSize != 0)
         return {Precision::bf16, "legality",
                 (name + " = " + Twine(size) +
@@ -259,13 +261,12 @@ struct PrecisionPolicyPass
                  "contraction axis)")
                     .str()};
     if (minDim > 0)
-      for (auto [name, size] : {std::pair<StringRef, int64_t>{"K", s.k},
-                                {"N", s.n},
-                                {"M", s.m}})
+      for (auto [name, size] :
+           {std::pair<StringRef, int64_t>{"K", s.k}, {"N", s.n}, {"M", s.m}})
         if (!ShapedType::isDynamic(size) && size < minDim)
           return {Precision::bf16, "min-dim",
-                  (name + " = " + Twine(size) + " < min-dim = " +
-                   Twine(static_cast<int64_t>(minDim)))
+                  (name + " = " + Twine(size) +
+                   " < min-dim = " + Twine(static_cast<int64_t>(minDim)))
                       .str()};
     return {target, "default", "passes every rule"};
   }
@@ -275,10 +276,10 @@ struct PrecisionPolicyPass
     std::string resolved = stringifyScaleGranularity(granularity).str();
     if (recipe == "auto")
       resolved = "auto -> " + resolved;
-    llvm::json::Value doc = llvm::json::Object{
-        {"pass", "mxmoe-precision-policy"},
-        {"recipe", resolved},
-        {"decisions", std::move(rows)}};
+    llvm::json::Value doc =
+        llvm::json::Object{{"pass", "mxmoe-precision-policy"},
+                           {"recipe", resolved},
+                           {"decisions", std::move(rows)}};
     if (report == "-") {
       llvm::outs() << llvm::formatv("{0:2}", doc) << "\n";
       return success();

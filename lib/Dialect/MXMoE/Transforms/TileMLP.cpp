@@ -10,14 +10,14 @@
 #include "mxmoe/Dialect/MXMoE/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/IR/SymbolTable.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
@@ -31,7 +31,6 @@ using namespace mlir;
 using namespace mlir::mxmoe;
 
 namespace {
-
 
 /// [B, S, H] -> [T = B*S, H]; a 2-D input is returned as it is.
 Value flattenTokens(OpBuilder &b, Location loc, Value input) {
@@ -62,7 +61,7 @@ Partition makePartition(OpBuilder &b, Location loc, TiledMLPOp op, Value x,
   } else {
     int64_t per = rule == "square" ? xt.getShape().back() : tokensPerShard;
     Value count = arith::CeilDivUIOp::create(b, loc, p.tokens, cst(per));
-    count = arith::MinUIOp::create(b, loc, count, p.tokens); // at most T
+    count = arith::MinUIOp::create(b, loc, count, p.tokens);  // at most T
     p.shards = arith::MaxUIOp::create(b, loc, count, cst(1)); // at least 1
   }
   p.q = arith::DivUIOp::create(b, loc, p.tokens, p.shards);
@@ -74,8 +73,8 @@ Partition makePartition(OpBuilder &b, Location loc, TiledMLPOp op, Value x,
 std::pair<Value, Value> shardBounds(OpBuilder &b, Location loc,
                                     const Partition &p, Value i) {
   Value full = arith::MulIOp::create(b, loc, i, p.q);
-  Value offset = arith::AddIOp::create(
-      b, loc, full, arith::MinUIOp::create(b, loc, i, p.r));
+  Value offset = arith::AddIOp::create(b, loc, full,
+                                       arith::MinUIOp::create(b, loc, i, p.r));
   Value extra = arith::IndexCastOp::create(
       b, loc, b.getIndexType(),
       arith::ExtUIOp::create(
@@ -129,7 +128,6 @@ Value zerosLike(OpBuilder &b, Location loc, Value like, Type elem = {}) {
   return linalg::FillOp::create(b, loc, zero, empty).getResult(0);
 }
 
-
 /// One loop of a static partition: shards [begin, end), each `size` tokens
 /// (shard i starts at i * size + bias). A balanced split of T tokens into
 /// N shards has at most two: r = T % N shards of q + 1 tokens, then N - r
@@ -152,7 +150,8 @@ SmallVector<ShardRun> staticRuns(TiledMLPOp op, int64_t tokens, int64_t hidden,
     n = *explicitN;
   } else {
     int64_t per = rule == "square" ? hidden : tokensPerShard;
-    n = std::max<int64_t>(1, std::min<int64_t>(llvm::divideCeil(tokens, per), tokens));
+    n = std::max<int64_t>(
+        1, std::min<int64_t>(llvm::divideCeil(tokens, per), tokens));
   }
   int64_t q = tokens / n, r = tokens % n;
   SmallVector<ShardRun> runs;
@@ -195,7 +194,8 @@ FailureOr<SmallVector<Value>> refineStatic(OpBuilder &b, Operation *c,
     auto st = dyn_cast<RankedTensorType>(dim.getSource().getType());
     if (!i || !st || *i < 0 || *i >= st.getRank() || st.isDynamicDim(*i))
       return failure();
-    return replaceWith(arith::ConstantIndexOp::create(b, loc, st.getDimSize(*i)));
+    return replaceWith(
+        arith::ConstantIndexOp::create(b, loc, st.getDimSize(*i)));
   }
   // Scalar arithmetic on constants (e.g. 2 * tokens for a size) folds.
   if (c->getNumRegions() == 0 && c->getNumResults() > 0 &&
@@ -211,8 +211,7 @@ FailureOr<SmallVector<Value>> refineStatic(OpBuilder &b, Operation *c,
     // A cast to a dynamic type: the static source stands for it.
     auto src = dyn_cast<RankedTensorType>(cast.getSource().getType());
     auto dst = dyn_cast<RankedTensorType>(cast.getType());
-    if (!src || !dst || !src.hasStaticShape() ||
-        src.getRank() != dst.getRank())
+    if (!src || !dst || !src.hasStaticShape() || src.getRank() != dst.getRank())
       return failure();
     if (dst.hasStaticShape())
       return SmallVector<Value>(c->getResults());
@@ -244,11 +243,12 @@ FailureOr<SmallVector<Value>> refineStatic(OpBuilder &b, Operation *c,
         sizes, constSizes(slice.getMixedStrides())));
   }
   if (auto splat = dyn_cast<tensor::SplatOp>(c)) {
-    SmallVector<OpFoldResult> sizes = constSizes(getMixedValues(
-        splat.getType().getShape(), splat.getDynamicSizes(), b));
+    SmallVector<OpFoldResult> sizes = constSizes(
+        getMixedValues(splat.getType().getShape(), splat.getDynamicSizes(), b));
     if (llvm::any_of(sizes, [](OpFoldResult f) { return isa<Value>(f); }))
       return failure();
-    return replaceWith(tensor::SplatOp::create(b, loc, splat.getInput(), sizes));
+    return replaceWith(
+        tensor::SplatOp::create(b, loc, splat.getInput(), sizes));
   }
   if (auto empty = dyn_cast<tensor::EmptyOp>(c)) {
     SmallVector<OpFoldResult> sizes = constSizes(empty.getMixedSizes());
@@ -267,9 +267,8 @@ FailureOr<SmallVector<Value>> refineStatic(OpBuilder &b, Operation *c,
     for (OpOperand &init : dps.getDpsInitsMutable())
       types.push_back(init.get().getType());
   } else if (c->hasTrait<OpTrait::Elementwise>()) {
-    auto it = llvm::find_if(c->getOperandTypes(), [](Type t) {
-      return isa<RankedTensorType>(t);
-    });
+    auto it = llvm::find_if(c->getOperandTypes(),
+                            [](Type t) { return isa<RankedTensorType>(t); });
     if (it == c->getOperandTypes().end())
       return failure();
     ArrayRef<int64_t> shape = cast<RankedTensorType>(*it).getShape();
@@ -282,8 +281,7 @@ FailureOr<SmallVector<Value>> refineStatic(OpBuilder &b, Operation *c,
   } else {
     return failure();
   }
-  if (types.size() != c->getNumResults() ||
-      !llvm::all_of(types, isStaticType))
+  if (types.size() != c->getNumResults() || !llvm::all_of(types, isStaticType))
     return failure();
   for (auto [r, t] : llvm::zip(c->getResults(), types))
     r.setType(t);
@@ -300,8 +298,7 @@ FailureOr<SmallVector<Operation *>> cloneBody(OpBuilder &b, Block &body,
                                               Operation **failedOp = nullptr) {
   Block *block = b.getInsertionBlock();
   Block::iterator end = b.getInsertionPoint();
-  Operation *before =
-      end == block->begin() ? nullptr : &*std::prev(end);
+  Operation *before = end == block->begin() ? nullptr : &*std::prev(end);
   for (Operation &inner : body.without_terminator()) {
     Operation *c = b.clone(inner, map);
     if (!refine)
@@ -335,9 +332,9 @@ std::string staticBodyFailure(TiledMLPOp op, int64_t size) {
   SmallVector<Type> argTypes{RankedTensorType::get(shape, xt.getElementType())};
   for (BlockArgument a : body.getArguments().drop_front())
     argTypes.push_back(a.getType());
-  auto scratchFn = func::FuncOp::create(
-      op.getLoc(), "mxmoe.tile_mlp.scratch",
-      FunctionType::get(op.getContext(), argTypes, {}));
+  auto scratchFn =
+      func::FuncOp::create(op.getLoc(), "mxmoe.tile_mlp.scratch",
+                           FunctionType::get(op.getContext(), argTypes, {}));
   Block *scratch = scratchFn.addEntryBlock();
   OpBuilder b = OpBuilder::atBlockBegin(scratch);
   IRMapping map;
@@ -429,7 +426,8 @@ struct ShardVJP {
     Type pe = cast<RankedTensorType>(prev.getType()).getElementType();
     Type ge = cast<RankedTensorType>(g.getType()).getElementType();
     if (pe != ge) {
-      Type wide = pe.getIntOrFloatBitWidth() >= ge.getIntOrFloatBitWidth() ? pe : ge;
+      Type wide =
+          pe.getIntOrFloatBitWidth() >= ge.getIntOrFloatBitWidth() ? pe : ge;
       prev = convert(prev, wide);
       g = convert(g, wide);
     }
@@ -461,9 +459,9 @@ struct ShardVJP {
       Value ga = arith::DivFOp::create(b, loc, g, div.getRhs());
       this->add(div.getLhs(), ga);
       Value q = arith::DivFOp::create(b, loc, ga, div.getRhs());
-      this->add(div.getRhs(), arith::NegFOp::create(
-                                  b, loc, arith::MulFOp::create(
-                                              b, loc, q, div.getLhs())));
+      this->add(div.getRhs(),
+                arith::NegFOp::create(
+                    b, loc, arith::MulFOp::create(b, loc, q, div.getLhs())));
     } else if (auto neg = dyn_cast<arith::NegFOp>(op)) {
       this->add(neg.getOperand(), arith::NegFOp::create(b, loc, g));
     } else if (auto exp = dyn_cast<math::ExpOp>(op)) {
@@ -488,10 +486,9 @@ struct ShardVJP {
         auto wt = cast<RankedTensorType>(w.getType());
         auto rt = RankedTensorType::get({it.getDimSize(0), wt.getDimSize(0)},
                                         it.getElementType());
-        auto l = LinearOp::create(
-            b, loc, rt, in, w, Value(),
-            b.getStringAttr(lin.getFqn() + suffix), lin.getPrecisionAttr(),
-            lin.getRecipeAttr());
+        auto l = LinearOp::create(b, loc, rt, in, w, Value(),
+                                  b.getStringAttr(lin.getFqn() + suffix),
+                                  lin.getPrecisionAttr(), lin.getRecipeAttr());
         return l.getResult();
       };
       this->add(lin.getInput(),
@@ -522,7 +519,8 @@ struct ShardVJP {
       // linear may produce f32 from bf16 inputs).
       auto asArg = [&](func::FuncOp fn, Value v) {
         return convert(
-            v, cast<RankedTensorType>(fn.getArgumentTypes()[0]).getElementType());
+            v,
+            cast<RankedTensorType>(fn.getArgumentTypes()[0]).getElementType());
       };
       Value x = call.getOperand(0), w = call.getOperand(1);
       this->add(x, func::CallOp::create(b, loc, f.inputGrad,
@@ -636,11 +634,11 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
   /// cannot take static shapes (a remark names the reason).
   SmallVector<ShardRun> decideRuns(TiledMLPOp op) {
     auto x = cast<RankedTensorType>(op.getInput().getType());
-    int64_t tokens = x.getRank() == 3 && !ShapedType::isDynamic(x.getDimSize(0)) &&
-                             !ShapedType::isDynamic(x.getDimSize(1))
-                         ? x.getDimSize(0) * x.getDimSize(1)
-                         : (x.getRank() == 3 ? ShapedType::kDynamic
-                                             : x.getDimSize(0));
+    int64_t tokens =
+        x.getRank() == 3 && !ShapedType::isDynamic(x.getDimSize(0)) &&
+                !ShapedType::isDynamic(x.getDimSize(1))
+            ? x.getDimSize(0) * x.getDimSize(1)
+            : (x.getRank() == 3 ? ShapedType::kDynamic : x.getDimSize(0));
     SmallVector<ShardRun> runs =
         staticRuns(op, tokens, x.getShape().back(), rule, tokensPerShard);
     for (const ShardRun &run : runs) {
@@ -684,12 +682,12 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
             lin, name, symbols, backward, weightGradBF16, dwElem);
         if (failed(fns))
           return failure();
-        it = table
-                 .try_emplace(fwdName,
-                              ExpandedLinear{*fns, owner.getOperation(),
-                                             lin.getPrecisionAttr(),
-                                             lin.getRecipeAttr()})
-                 .first;
+        it =
+            table
+                .try_emplace(fwdName, ExpandedLinear{*fns, owner.getOperation(),
+                                                     lin.getPrecisionAttr(),
+                                                     lin.getRecipeAttr()})
+                .first;
       }
       const ExpandedLinear &e = it->second;
       func::FuncOp fwd = e.fns.forward;
@@ -711,7 +709,8 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
         return failure();
       }
       OpBuilder b(lin);
-      auto call = func::CallOp::create(b, lin.getLoc(), fwd, lin->getOperands());
+      auto call =
+          func::CallOp::create(b, lin.getLoc(), fwd, lin->getOperands());
       lin.getResult().replaceAllUsesWith(call.getResult(0));
       for (Operation &o : body)
         for (Value r : o.getResults())
@@ -784,7 +783,8 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
       moveLoopInvariantCode(cast<LoopLikeOpInterface>(loop.getOperation()));
       // The ops hoisted just now sit between `prev` and the loop.
       SmallVector<Operation *> hoisted;
-      for (Operation *o = prev ? prev->getNextNode() : &loop->getBlock()->front();
+      for (Operation *o = prev ? prev->getNextNode()
+                               : &loop->getBlock()->front();
            o != loop.getOperation(); o = o->getNextNode())
         hoisted.push_back(o);
       for (Operation *h : hoisted) {
@@ -818,22 +818,20 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
   /// Clones the body of `op` for one shard: the token argument bound to
   /// `shard`, the parameters to `params`; in a static run the types are
   /// made static and the MX linears expanded. Returns the created ops.
-  FailureOr<SmallVector<Operation *>> cloneShard(OpBuilder &b, TiledMLPOp op,
-                                                 Value shard, ValueRange params,
-                                                 const ShardRun *run,
-                                                 IRMapping &map,
-                                                 SymbolTable &symbols) {
+  FailureOr<SmallVector<Operation *>>
+  cloneShard(OpBuilder &b, TiledMLPOp op, Value shard, ValueRange params,
+             const ShardRun *run, IRMapping &map, SymbolTable &symbols) {
     Block &body = op.getBody().front();
     map.map(body.getArgument(0), shard);
-    for (auto [arg, param] : llvm::zip(body.getArguments().drop_front(), params))
+    for (auto [arg, param] :
+         llvm::zip(body.getArguments().drop_front(), params))
       map.map(arg, param);
     FailureOr<SmallVector<Operation *>> created =
         cloneBody(b, body, map, /*refine=*/run != nullptr);
     if (failed(created))
       return op.emitOpError("mxmoe-tile-mlp: the body cannot take static "
                             "shard shapes");
-    if (run &&
-        failed(expandLinears(*created, *run, op, body, map, symbols)))
+    if (run && failed(expandLinears(*created, *run, op, body, map, symbols)))
       return failure();
     return created;
   }
@@ -855,7 +853,8 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
     for (Value p : op.getParams()) {
       ins.push_back(p.getType());
       auto t = dyn_cast<RankedTensorType>(p.getType());
-      if (t && isa<BFloat16Type, Float16Type, Float32Type>(t.getElementType())) {
+      if (t &&
+          isa<BFloat16Type, Float16Type, Float32Type>(t.getElementType())) {
         trainable.push_back(p);
         outs.push_back(t);
       }
@@ -879,7 +878,8 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
       // of that name is an error; without an fqn the name is uniquified.
       if (fn && op.getFqnAttr()) {
         InFlightDiagnostic d = op.emitOpError("mxmoe-tile-mlp: @")
-                               << name << " already exists; the fqn names the "
+                               << name
+                               << " already exists; the fqn names the "
                                   "backward function a runtime looks up";
         d.attachNote(fn.getLoc()) << "the existing function";
         return failure();
@@ -954,8 +954,8 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
       // its input) is dropped, with the pure ops that only fed it.
       for (Operation *c : llvm::reverse(*cloned)) {
         auto call = dyn_cast<func::CallOp>(c);
-        bool deadForward = call && call->use_empty() &&
-                           vjp.linears.count(call.getCallee());
+        bool deadForward =
+            call && call->use_empty() && vjp.linears.count(call.getCallee());
         if (deadForward || isOpTriviallyDead(c))
           c->erase();
       }
@@ -1026,9 +1026,9 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
           tensor::EmptyOp::create(b, loc, shape, rt.getElementType(), dyn));
     }
     auto tag = [&](scf::ForOp loop) {
-      loop->setAttr("mxmoe.tiled_mlp",
-                    op.getFqnAttr() ? Attribute(op.getFqnAttr())
-                                    : Attribute(b.getUnitAttr()));
+      loop->setAttr("mxmoe.tiled_mlp", op.getFqnAttr()
+                                           ? Attribute(op.getFqnAttr())
+                                           : Attribute(b.getUnitAttr()));
       if (std::optional<int64_t> n = op.getNumShards())
         loop->setAttr("mxmoe.num_shards", b.getI64IntegerAttr(*n));
       if (std::optional<Type> acc = op.getGradAccumulator())

@@ -67,8 +67,7 @@ std::vector<int64_t> getPaddedGroupStarts(const int32_t *offsets,
 }
 
 int64_t getMGroupedBlockedOffset(int64_t rowInGroup, int64_t col,
-                                 int64_t paddedGroupStart,
-                                 int64_t paddedCols) {
+                                 int64_t paddedGroupStart, int64_t paddedCols) {
   return getBlockedOffset(paddedGroupStart + rowInGroup, col, paddedCols);
 }
 

@@ -52,12 +52,10 @@ struct LinearFunctions {
 /// count need not be a multiple of 32. Every function carries `mxmoe.fqn`
 /// (the op's fqn) and `mxmoe.pass`. `op` itself is left unchanged.
 /// Errors (emitted on `op`): dynamic shapes; a name already taken.
-FailureOr<LinearFunctions> createLinearFunctions(LinearOp op,
-                                                 llvm::StringRef name,
-                                                 SymbolTable &symbols,
-                                                 bool backward,
-                                                 bool weightGradBF16,
-                                                 Type weightGradElem = {});
+FailureOr<LinearFunctions>
+createLinearFunctions(LinearOp op, llvm::StringRef name, SymbolTable &symbols,
+                      bool backward, bool weightGradBF16,
+                      Type weightGradElem = {});
 
 } // namespace mlir::mxmoe
 

@@ -41,10 +41,10 @@ struct MXElementFormat {
   unsigned exponentBits;
   unsigned mantissaBits;
   int exponentBias;
-  double maxNormal;  ///< largest finite magnitude (448 for E4M3)
-  int emaxElem;      ///< unbiased exponent of maxNormal (8 for E4M3)
-  bool hasInf;       ///< only E5M2
-  bool hasNaN;       ///< E4M3 (0x7F/0xFF) and E5M2
+  double maxNormal;         ///< largest finite magnitude (448 for E4M3)
+  int emaxElem;             ///< unbiased exponent of maxNormal (8 for E4M3)
+  bool hasInf;              ///< only E5M2
+  bool hasNaN;              ///< E4M3 (0x7F/0xFF) and E5M2
   unsigned tcgen05TypeCode; ///< kind::mxf8f6f4 A/B type field (PTX ISA
                             ///< 9.7.16.4.2): E4M3 0, E5M2 1, E2M3 3, E3M2 4,
                             ///< E2M1 5
