@@ -1,5 +1,4 @@
-//===- KernelStatus.h - status words of input-validating kernels -*- C++
-//-*-===//
+//===- KernelStatus.h - status words of validating kernels ------*- C++ -*-===//
 //
 // Kernels that validate run-time input (quantize over token-group offsets,
 // the grouped GEMMs) write one i32 status word before touching any output:

@@ -1,5 +1,4 @@
-//===- Version.h - mxmoe version string --------------------------*- C++
-//-*-===//
+//===- Version.h - mxmoe version string -------------------------*- C++ -*-===//
 //
 // `--version` of the mxmoe tools: the project version (CMake's
 // PROJECT_VERSION), the LLVM/MLIR it was built against and the chips the

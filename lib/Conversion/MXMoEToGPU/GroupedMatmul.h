@@ -1,5 +1,4 @@
-//===- GroupedMatmul.h - MX grouped GEMM kernels (sm_90a, sm_100a) -*- C++
-//-*-===//
+//===- GroupedMatmul.h - MX grouped GEMM kernels ----------------*- C++ -*-===//
 //
 // Generators of the persistent MX grouped-GEMM kernels that implement
 // mxmoe.grouped_matmul on MXFP8 operands (e4m3/e5m2 data with e8m0 scales in
@@ -19,6 +18,15 @@
 // 32-term block, for block-scale products sa * sb from 2^-149 to 2^127
 // (beyond them fp32 underflows or overflows, as any fp32 promotion does).
 //
+// MX128 operands (GemmKind::mx128: both scale types record tiles whose c
+// is a multiple of 128; GroupedMatmul/Sm90Mx128.cpp): per 128-wide stage
+// the four k32 fp8 wgmmas chain into one fp32 partial and one FFMA per
+// element applies the stage's scale (2D x 3D: row scale times the tile's
+// 128x128 rhs block scale; 2D x 2D: row times column scale, from the
+// CUDA cores, no tf32 wgmma), and the epilogue stages the rows in shared
+// memory for per-row cp.async.bulk copies (DeepSeek-V3 report, arXiv
+// 2412.19437 section 3.3.2).
+//
 // CTA = 3 warpgroups. Warpgroup 0 (40-88 registers per thread): thread 0
 // issues the loads (A and B tiles by TMA, cp.async.bulk.tensor,
 // SWIZZLE_128B, K-major, and the two 512-byte blocked scale atoms of the
@@ -36,7 +44,8 @@
 //
 // Implementation: GroupedMatmul/Common.{h,cpp} (tile scheduler, kernel
 // frame, prologue, shared-memory maps, pipeline ring), GroupedMatmul/Sm90.cpp
-// and GroupedMatmul/Sm100.cpp (the kernels' roles).
+// (with Sm90Upcast.cpp and Sm90Mx128.cpp) and GroupedMatmul/Sm100.cpp (the
+// kernels' roles).
 //===----------------------------------------------------------------------===//
 
 #ifndef MXMOE_LIB_CONVERSION_MXMOETOGPU_GROUPEDMATMUL_H
