@@ -370,13 +370,9 @@ void Sm90Consumer::emitTileLoop() {
   }
 }
 
-/// Epilogue: predicated stores of this thread's fragment (the fp32
-/// accumulator of wgmma m64nNk*: element i of thread (warp, lane) is row
-/// 16*warp + lane/4 + 8*((i/2)%2), column 8*(i/4) + 2*(lane%4) + i%2, PTX
-/// ISA 9.7.15.5.2), bounds and output base from the tile's record.
-void Sm90Consumer::emitFragmentEpilogue(const Tile &T, ArrayRef<Value> accv) {
-  Value out = k.f.out;
-  Type outTy = p.outF32 ? Type(f32) : Type(b.getBF16Type());
+/// The tile record's epilogue fields (Sm90SmemMap::tileRecord): valid rows
+/// (+8), valid columns (+12), output base index (+16).
+TileBounds Sm90Consumer::readTileBounds(const Tile &T) {
   auto field = [&](int64_t off, Type t) -> Value {
     return arith::IndexCastOp::create(b, b.getIndexType(),
                                       b.lds(t, b.add(T.record, b.idx(off))));
@@ -384,6 +380,19 @@ void Sm90Consumer::emitFragmentEpilogue(const Tile &T, ArrayRef<Value> accv) {
   Value rowsValid = field(8, b.getI32Type());
   Value colsValid = field(12, b.getI32Type());
   Value outBase = field(16, b.getI64Type());
+  return {rowsValid, colsValid, outBase};
+}
+
+/// Epilogue: predicated stores of this thread's fragment (the fp32
+/// accumulator of wgmma m64nNk*: element i of thread (warp, lane) is row
+/// 16*warp + lane/4 + 8*((i/2)%2), column 8*(i/4) + 2*(lane%4) + i%2, PTX
+/// ISA 9.7.15.5.2), bounds and output base from the tile's record.
+void Sm90Consumer::emitFragmentEpilogue(const Tile &T, ArrayRef<Value> accv) {
+  Value out = k.f.out;
+  Type outTy = p.outF32 ? Type(f32) : Type(b.getBF16Type());
+  TileBounds bounds = readTileBounds(T);
+  Value rowsValid = bounds.rowsValid, colsValid = bounds.colsValid;
+  Value outBase = bounds.outBase;
   // Elements i, i+1 are columns c, c+1 (c even) of one row: one 4-byte
   // (bf16) or 8-byte (f32) store when both are valid and the row stride N
   // is even (outBase and c are then even too, so the pair is aligned);

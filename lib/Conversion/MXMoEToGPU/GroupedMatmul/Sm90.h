@@ -79,6 +79,11 @@ struct Fp8Operands {
   Value saTab, sbTab, aTile, bTile, zeroBlock;
 };
 
+/// A tile's epilogue bounds from its record (index values).
+struct TileBounds {
+  Value rowsValid, colsValid, outBase;
+};
+
 /// Consumer warpgroups 1 and 2: each owns 64 rows of the 128-row tile;
 /// they read the loader's tile records, run the MMAs of every stage and
 /// store their fragment.
@@ -108,6 +113,7 @@ private:
   std::pair<SmallVector<Value>, Value> stageLoop(
       const Tile &T, Value it0,
       function_ref<SmallVector<Value>(Value, Value, SmallVector<Value>)> body);
+  TileBounds readTileBounds(const Tile &T);
   void emitFragmentEpilogue(const Tile &T, ArrayRef<Value> accv);
 
   // fp8 wgmma with tf32 scale products (option B).

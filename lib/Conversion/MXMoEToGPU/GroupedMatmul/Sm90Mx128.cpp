@@ -194,13 +194,9 @@ void Sm90Consumer::warpgroupBarrier() {
 
 /// The tile's epilogue (see the file comment).
 void Sm90Consumer::mx128Epilogue(const Tile &T, ArrayRef<Value> accv) {
-  auto field = [&](int64_t off, Type t) -> Value {
-    return arith::IndexCastOp::create(b, b.getIndexType(),
-                                      b.lds(t, b.add(T.record, b.idx(off))));
-  };
-  Value rowsValid = field(8, b.getI32Type());
-  Value colsValid = field(12, b.getI32Type());
-  Value outBase = field(16, b.getI64Type());
+  TileBounds bounds = readTileBounds(T);
+  Value rowsValid = bounds.rowsValid, colsValid = bounds.colsValid;
+  Value outBase = bounds.outBase;
   int64_t align = 16 / map.outBytes;
   Value strideRem = b.rem(T.outStride, align);
   Value aligned = b.eq(strideRem, b.idx(0));
