@@ -379,22 +379,10 @@ LogicalResult assemble(ModuleOp module, const std::string &toolkit,
   return success();
 }
 
-} // namespace
-
-LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
-                                         const CompileOptions &requested,
-                                         CompileResult &result) {
-  MLIRContext *context = module.getContext();
-  // A chip given twice is compiled once.
-  CompileOptions options = requested;
-  options.chips.clear();
-  for (const std::string &chip : requested.chips)
-    if (!llvm::is_contained(options.chips, chip))
-      options.chips.push_back(chip);
-  // Options are checked before any pass runs, each error naming the option
-  // and its value (diagnostics carry the module's location only: a failing
-  // pass would otherwise print the whole module after it).
-  Location loc = module.getLoc();
+/// Checks the options before any pass runs, each error naming the option
+/// and its value (diagnostics carry the module's location only: a failing
+/// pass would otherwise print the whole module after it).
+LogicalResult checkOptions(Location loc, const CompileOptions &options) {
   for (const std::string &chip : options.chips)
     if (!isSupportedChip(chip))
       return emitError(loc, "mxmoe: unsupported chip '")
@@ -440,96 +428,70 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
   if (options.llvmOptLevel < 0 || options.llvmOptLevel > 3)
     return emitError(loc, "mxmoe: llvm-opt-level must be 0, 1, 2 or 3, got ")
            << options.llvmOptLevel;
-  auto configure = [&](PassManager &pm) {
-    if (options.configure)
-      options.configure(pm);
-  };
+  return success();
+}
 
-  // Model level -> MX level. The policy report goes through a temporary
-  // file when the caller did not ask for one.
-  DefaultPipelineOptions opts = options;
-  SmallString<128> reportPath(opts.policyReport);
-  bool tempReport = reportPath.empty();
-  if (tempReport &&
-      llvm::sys::fs::createTemporaryFile("mxmoe-policy", "json", reportPath))
-    return emitError(module.getLoc(),
-                     "mxmoe: cannot create a temporary policy report");
-  opts.policyReport = reportPath.str().str();
-  PassManager model(context);
-  configure(model);
-  buildModelPipeline(model, opts);
-  LogicalResult modelOk = [&] {
-    // Remarks of the policy go to the report, not to the caller.
-    ScopedDiagnosticHandler quiet(context, [](Diagnostic &d) {
-      return success(d.getSeverity() == DiagnosticSeverity::Remark);
-    });
-    return model.run(module);
-  }();
-  result.policyReport = slurp(reportPath);
-  if (tempReport)
-    llvm::sys::fs::remove(reportPath);
-  if (failed(modelOk))
-    return failure();
-
-  // The shard partition of every tiled MLP's forward loops, so a runtime
-  // runs the shards the kernels were compiled for: per static loop, its
-  // shards [first, first + count) of `shard_tokens` tokens and the suffix
-  // of its MX linears' functions ("": <linear fqn>.forward ..., ".tail":
-  // <linear fqn>.tail.forward ...).
+/// The shard partition of every tiled MLP's forward loops, so a runtime
+/// runs the shards the kernels were compiled for: per static loop, its
+/// shards [first, first + count) of `shard_tokens` tokens and the suffix
+/// of its MX linears' functions ("": <linear fqn>.forward ..., ".tail":
+/// <linear fqn>.tail.forward ...).
+llvm::json::Array describeTiledMLPs(ModuleOp module) {
   llvm::json::Array tiledMLPs;
-  {
-    // One entry per tiled MLP (mxmoe.tiled_mlp_id; fqns may repeat across
-    // nested modules, and an op may have none).
-    llvm::MapVector<int64_t, llvm::json::Object> byId;
-    module.walk([&](scf::ForOp loop) {
-      Attribute tag = loop->getAttr("mxmoe.tiled_mlp");
-      auto id = loop->getAttrOfType<IntegerAttr>("mxmoe.tiled_mlp_id");
-      if (!tag || !id)
-        return;
-      auto fqn = dyn_cast<StringAttr>(tag);
-      auto fn = loop->getParentOfType<FunctionOpInterface>();
-      llvm::json::Object &e = byId[id.getInt()];
-      if (e.empty()) {
-        e = llvm::json::Object{
-            {"fqn", fqn ? llvm::json::Value(fqn.getValue()) : nullptr},
-            {"function", fn ? fn.getName() : StringRef()},
-            {"shards", int64_t{0}},
-            {"tokens", int64_t{0}},
-            {"loops", llvm::json::Array()}};
-        if (auto n = loop->getAttrOfType<IntegerAttr>("mxmoe.num_shards"))
-          e["num_shards"] = n.getInt();
-      }
-      auto size = loop->getAttrOfType<IntegerAttr>("mxmoe.shard_tokens");
-      std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
-      std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
-      if (!size || !lb || !ub) {
-        e["static"] = false;
-        return;
-      }
-      e["static"] = true;
-      auto *loops = e.getArray("loops");
-      int64_t count = *ub - *lb;
-      loops->push_back(llvm::json::Object{
-          {"first", *lb},
-          {"count", count},
-          {"shard_tokens", size.getInt()},
-          {"function_suffix", loops->empty() ? "" : ".tail"}});
-      e["shards"] = *e.getInteger("shards") + count;
-      e["tokens"] = *e.getInteger("tokens") + count * size.getInt();
-    });
-    for (auto &kv : byId) {
-      if (!*kv.second.getBoolean("static")) {
-        kv.second.erase("shards");
-        kv.second.erase("tokens");
-      }
-      tiledMLPs.push_back(std::move(kv.second));
+  // One entry per tiled MLP (mxmoe.tiled_mlp_id; fqns may repeat across
+  // nested modules, and an op may have none).
+  llvm::MapVector<int64_t, llvm::json::Object> byId;
+  module.walk([&](scf::ForOp loop) {
+    Attribute tag = loop->getAttr("mxmoe.tiled_mlp");
+    auto id = loop->getAttrOfType<IntegerAttr>("mxmoe.tiled_mlp_id");
+    if (!tag || !id)
+      return;
+    auto fqn = dyn_cast<StringAttr>(tag);
+    auto fn = loop->getParentOfType<FunctionOpInterface>();
+    llvm::json::Object &e = byId[id.getInt()];
+    if (e.empty()) {
+      e = llvm::json::Object{
+          {"fqn", fqn ? llvm::json::Value(fqn.getValue()) : nullptr},
+          {"function", fn ? fn.getName() : StringRef()},
+          {"shards", int64_t{0}},
+          {"tokens", int64_t{0}},
+          {"loops", llvm::json::Array()}};
+      if (auto n = loop->getAttrOfType<IntegerAttr>("mxmoe.num_shards"))
+        e["num_shards"] = n.getInt();
     }
+    auto size = loop->getAttrOfType<IntegerAttr>("mxmoe.shard_tokens");
+    std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
+    std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
+    if (!size || !lb || !ub) {
+      e["static"] = false;
+      return;
+    }
+    e["static"] = true;
+    auto *loops = e.getArray("loops");
+    int64_t count = *ub - *lb;
+    loops->push_back(
+        llvm::json::Object{{"first", *lb},
+                           {"count", count},
+                           {"shard_tokens", size.getInt()},
+                           {"function_suffix", loops->empty() ? "" : ".tail"}});
+    e["shards"] = *e.getInteger("shards") + count;
+    e["tokens"] = *e.getInteger("tokens") + count * size.getInt();
+  });
+  for (auto &kv : byId) {
+    if (!*kv.second.getBoolean("static")) {
+      kv.second.erase("shards");
+      kv.second.erase("tokens");
+    }
+    tiledMLPs.push_back(std::move(kv.second));
   }
+  return tiledMLPs;
+}
 
-  // MX ops the expansion left in place (inside tiled-MLP shard loops: their
-  // token count is dynamic) get no kernels: say so, in the diagnostics (one
-  // warning per tiled MLP, at its location) and in the manifest, instead of
-  // letting the policy report's "mxfp8" stand.
+/// MX ops the expansion left in place (inside tiled-MLP shard loops: their
+/// token count is dynamic) get no kernels: say so, in the diagnostics (one
+/// warning per tiled MLP, at its location) and in the manifest, instead of
+/// letting the policy report's "mxfp8" stand.
+llvm::json::Array describeUncompiled(ModuleOp module) {
   llvm::json::Array uncompiled;
   struct Uncompiled {
     Location loc;
@@ -592,22 +554,34 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
         << llvm::join(entry.items, ", ")
         << "; they stay in the host IR (model.mlir) and are listed under "
            "\"uncompiled\" in the manifest";
+  return uncompiled;
+}
 
-  // Kernel generation, NVVM lowering, PTX and ptxas per chip, on a clone of
-  // the MX-level module. Chips are independent: with several chips and a
-  // multithreaded context they run on their own threads (MLIR contexts
-  // are thread-safe for passes on distinct IR; diagnostics are emitted
-  // under the context's lock), then are assembled in the given order.
-  struct ChipJob {
-    std::string chip;
-    LogicalResult status = success();
-    llvm::json::Array rows;
-    ChipArtifacts art;
-    std::string modelIR;              ///< first chip only
-    llvm::json::Array programs;       ///< first chip only
-    llvm::json::Array withoutProgram; ///< first chip only
+/// What one chip's compilation produces.
+struct ChipJob {
+  std::string chip;
+  LogicalResult status = success();
+  llvm::json::Array rows;
+  ChipArtifacts art;
+  std::string modelIR;              ///< first chip only
+  llvm::json::Array programs;       ///< first chip only
+  llvm::json::Array withoutProgram; ///< first chip only
+};
+
+/// Kernel generation, NVVM lowering, PTX and ptxas per chip, on a clone of
+/// the MX-level module. Chips are independent: with several chips and a
+/// multithreaded context they run on their own threads (MLIR contexts
+/// are thread-safe for passes on distinct IR; diagnostics are emitted
+/// under the context's lock), then are assembled in the given order.
+LogicalResult compileChips(ModuleOp module, const CompileOptions &options,
+                           const DefaultPipelineOptions &opts,
+                           std::vector<ChipJob> &jobs) {
+  MLIRContext *context = module.getContext();
+  auto configure = [&](PassManager &pm) {
+    if (options.configure)
+      options.configure(pm);
   };
-  std::vector<ChipJob> jobs(options.chips.size());
+  jobs.resize(options.chips.size());
   auto runChip = [&](ChipJob &job, bool first) -> LogicalResult {
     const std::string &chip = job.chip;
     OwningOpRef<ModuleOp> clone = module.clone();
@@ -673,6 +647,63 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
   for (ChipJob &job : jobs)
     if (failed(job.status))
       return failure();
+  return success();
+}
+
+} // namespace
+
+LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
+                                         const CompileOptions &requested,
+                                         CompileResult &result) {
+  MLIRContext *context = module.getContext();
+  // A chip given twice is compiled once.
+  CompileOptions options = requested;
+  options.chips.clear();
+  for (const std::string &chip : requested.chips)
+    if (!llvm::is_contained(options.chips, chip))
+      options.chips.push_back(chip);
+  // Options are checked before any pass runs.
+  Location loc = module.getLoc();
+  if (failed(checkOptions(loc, options)))
+    return failure();
+  auto configure = [&](PassManager &pm) {
+    if (options.configure)
+      options.configure(pm);
+  };
+
+  // Model level -> MX level. The policy report goes through a temporary
+  // file when the caller did not ask for one.
+  DefaultPipelineOptions opts = options;
+  SmallString<128> reportPath(opts.policyReport);
+  bool tempReport = reportPath.empty();
+  if (tempReport &&
+      llvm::sys::fs::createTemporaryFile("mxmoe-policy", "json", reportPath))
+    return emitError(module.getLoc(),
+                     "mxmoe: cannot create a temporary policy report");
+  opts.policyReport = reportPath.str().str();
+  PassManager model(context);
+  configure(model);
+  buildModelPipeline(model, opts);
+  LogicalResult modelOk = [&] {
+    // Remarks of the policy go to the report, not to the caller.
+    ScopedDiagnosticHandler quiet(context, [](Diagnostic &d) {
+      return success(d.getSeverity() == DiagnosticSeverity::Remark);
+    });
+    return model.run(module);
+  }();
+  result.policyReport = slurp(reportPath);
+  if (tempReport)
+    llvm::sys::fs::remove(reportPath);
+  if (failed(modelOk))
+    return failure();
+
+  llvm::json::Array tiledMLPs = describeTiledMLPs(module);
+
+  llvm::json::Array uncompiled = describeUncompiled(module);
+
+  std::vector<ChipJob> jobs;
+  if (failed(compileChips(module, options, opts, jobs)))
+    return failure();
 
   llvm::json::Array manifest;
   llvm::json::Array programs = std::move(jobs.front().programs);
