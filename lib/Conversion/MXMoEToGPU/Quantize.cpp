@@ -397,43 +397,39 @@ LogicalResult KernelGen::genQuantize(QuantizeOp op) {
   return success();
 }
 
+GeneralQuantizeSizes
+mlir::mxmoe::kernels::generalQuantizeSizes(QuantizeOp op,
+                                           const MXGeometry &geo) {
+  RankedTensorType in = op.getInput().getType();
+  RankedTensorType data = op.getData().getType();
+  RankedTensorType scales = op.getScales().getType();
+  int64_t sRows = scales.getShape()[scales.getRank() - 2];
+  int64_t sCols = scales.getShape().back();
+  SmallVector<int64_t> sizes{geo.batch,   geo.rows,  geo.len,
+                             geo.hpBatch, geo.hpRow, geo.hpAlong,
+                             sRows,       sCols,     in.getDimSize(0)};
+  RuntimeShapeSpec spec{{in.getElementType(), flatMemRef(data).getElementType(),
+                         scales.getElementType()},
+                        {"batch", "rows", "len", "hp_batch", "hp_row",
+                         "hp_along", "scale_rows", "scale_cols", "tokens"}};
+  return {std::move(sizes), std::move(spec)};
+}
+
 void KernelGen::genQuantizeGeneral(QuantizeOp op, const MXGeometry &geo,
                                    MXElementKind kind) {
   RankedTensorType in = op.getInput().getType();
-  RankedTensorType data = op.getData().getType();
   RankedTensorType scales = op.getScales().getType();
   Type elem = in.getElementType();
   RoundingMode mode = op.getRounding();
   bool blocked = isBlockedScales(scales);
   Value offsets = op.getOffsets();
   int64_t cs = geo.scaleCols();
-  int64_t sRows = scales.getShape()[scales.getRank() - 2];
-  int64_t sCols = scales.getShape().back();
   int64_t dataWork = geo.batch * geo.rows * cs;
   int64_t padWork = blocked ? scales.getNumElements() : 0;
   // Sizes are run-time parameters (one kernel per element types, layout,
-  // rounding, axis kind and group count): the data is [batch, rows, len]
-  // with high-precision element (b, r, p) at b*hp_batch + r*hp_row +
-  // p*hp_along; one blocked scale matrix is [scale_rows, scale_cols];
-  // `tokens` bounds the offsets (the input's dim 0).
-  enum {
-    kBatch,
-    kRows,
-    kLen,
-    kHpBatch,
-    kHpRow,
-    kHpAlong,
-    kScaleRows,
-    kScaleCols,
-    kTokens
-  };
-  SmallVector<int64_t> sizes{geo.batch,   geo.rows,  geo.len,
-                             geo.hpBatch, geo.hpRow, geo.hpAlong,
-                             sRows,       sCols,     in.getDimSize(0)};
-  RuntimeShapeSpec rspec{
-      {elem, flatMemRef(data).getElementType(), scales.getElementType()},
-      {"batch", "rows", "len", "hp_batch", "hp_row", "hp_along", "scale_rows",
-       "scale_cols", "tokens"}};
+  // rounding, axis kind and group count): generalQuantizeSizes.
+  using namespace general_quantize_sizes;
+  auto [sizes, rspec] = generalQuantizeSizes(op, geo);
   std::optional<GroupSpec> spec;
   bool jagged = offsets && op.getAxis() == 0;
   bool rowwise = geo.rowwise();

@@ -15,6 +15,31 @@
 
 namespace mlir::mxmoe::kernels {
 
+/// The run-time sizes of the general quantize kernels (genQuantizeGeneral,
+/// genQuantizeGeneralTiles), in launch order (the indices in
+/// general_quantize_sizes): the data is [batch, rows, len] with
+/// high-precision element (b, r, p) at b*hp_batch + r*hp_row + p*hp_along;
+/// one blocked scale matrix is [scale_rows, scale_cols]; `tokens` bounds
+/// the offsets (the input's dim 0).
+namespace general_quantize_sizes {
+enum : unsigned {
+  kBatch,
+  kRows,
+  kLen,
+  kHpBatch,
+  kHpRow,
+  kHpAlong,
+  kScaleRows,
+  kScaleCols,
+  kTokens
+};
+} // namespace general_quantize_sizes
+struct GeneralQuantizeSizes {
+  SmallVector<int64_t> values; ///< the op's sizes, kernel argument order
+  RuntimeShapeSpec spec;       ///< views (input, data, scales) and names
+};
+GeneralQuantizeSizes generalQuantizeSizes(QuantizeOp op, const MXGeometry &geo);
+
 /// decompose() with run-time extents (index values).
 void decomposeV(KB &b, Value t, bool rowwise, Value rs, Value cs, Value &bi,
                 Value &r, Value &c);

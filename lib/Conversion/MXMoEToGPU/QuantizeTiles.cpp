@@ -396,7 +396,6 @@ LogicalResult KernelGen::genQuantizeTiles(QuantizeOp op, const MXGeometry &geo,
 void KernelGen::genQuantizeGeneralTiles(QuantizeOp op, const MXGeometry &geo,
                                         MXElementKind kind) {
   RankedTensorType in = op.getInput().getType();
-  RankedTensorType data = op.getData().getType();
   RankedTensorType scales = op.getScales().getType();
   std::array<int64_t, 2> ts = op.getScaleTileOrDefault();
   TileShape tile{ts[0], ts[1]};
@@ -404,8 +403,6 @@ void KernelGen::genQuantizeGeneralTiles(QuantizeOp op, const MXGeometry &geo,
   bool blocked = isBlockedScales(scales), compact = isCompactScales(scales);
   Value offsets = op.getOffsets();
   bool jagged = offsets && op.getAxis() == 0;
-  int64_t sRows = scales.getShape()[scales.getRank() - 2];
-  int64_t sCols = scales.getShape().back();
   int64_t cs = geo.scaleCols();
   int64_t tpr = ::mxmoe::ceilDiv(cs, tile.blocks());
   // One thread per tile (jagged: per unit, one per data block of the
@@ -415,25 +412,9 @@ void KernelGen::genQuantizeGeneralTiles(QuantizeOp op, const MXGeometry &geo,
   int64_t dataWork =
       geo.batch * geo.rows * (jagged ? cs : tpr * (lanes ? bpt : 1));
   int64_t padWork = blocked ? scales.getNumElements() : 0;
-  // Sizes as the MX general kernel's (genQuantizeGeneral).
-  enum {
-    kBatch,
-    kRows,
-    kLen,
-    kHpBatch,
-    kHpRow,
-    kHpAlong,
-    kScaleRows,
-    kScaleCols,
-    kTokens
-  };
-  SmallVector<int64_t> sizes{geo.batch,   geo.rows,  geo.len,
-                             geo.hpBatch, geo.hpRow, geo.hpAlong,
-                             sRows,       sCols,     in.getDimSize(0)};
-  RuntimeShapeSpec rspec{
-      {elem, flatMemRef(data).getElementType(), scales.getElementType()},
-      {"batch", "rows", "len", "hp_batch", "hp_row", "hp_along", "scale_rows",
-       "scale_cols", "tokens"}};
+  // Sizes as the MX general kernel's (generalQuantizeSizes).
+  using namespace general_quantize_sizes;
+  auto [sizes, rspec] = generalQuantizeSizes(op, geo);
   std::optional<GroupSpec> spec;
   unsigned windowUnit = 0;
   if (offsets) {
