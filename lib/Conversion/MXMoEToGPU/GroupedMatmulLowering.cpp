@@ -69,7 +69,7 @@ LogicalResult KernelGen::genGroupedMatmul(GroupedMatmulOp op) {
     ScaleLayoutAttr l = getScaleLayout(t);
     return l && !l.getTile().empty() ? l.getTile()[1] : ::mxmoe::kMXBlockSize;
   };
-  p.mx128 = !sm100 && tileCols(as) % 128 == 0 && tileCols(bs) % 128 == 0;
+  bool mx128Tiles = tileCols(as) % 128 == 0 && tileCols(bs) % 128 == 0;
   if (sz.groups < 1)
     return op.emitOpError("needs at least one group");
   if (sz.m == 0 || sz.n == 0 || sz.k == 0)
@@ -106,8 +106,7 @@ LogicalResult KernelGen::genGroupedMatmul(GroupedMatmulOp op) {
   // by test/Integration/gemm_gpu.py, where the upcast stays near 1e-7.)
   bool useUpcast =
       !sm100 && (sm90Mma == "bf16" || (sm90Mma == "auto" && p.outF32));
-  if (useUpcast)
-    p.mx128 = false;
+  p.mx128 = !sm100 && !useUpcast && mx128Tiles;
   const GemmConfig &cfg = useUpcast ? upcast : gemm;
   if (!sm100 && getSm90GemmSharedBytes(p, cfg) > kMaxDynamicSmem)
     return op.emitOpError("the grouped-GEMM configuration needs ")

@@ -55,6 +55,10 @@ struct Sm90SmemMap {
   bool upcast = false;  ///< GemmConfig::upcastBF16
   bool mx128 = false;   ///< GemmKind::mx128
   int64_t outBytes = 2; ///< bytes per output element (bf16 2, f32 4)
+  /// The map of the kernel of kind `p` under `cfg`.
+  static Sm90SmemMap of(const GemmKind &p, const GemmConfig &cfg) {
+    return {cfg.tileN, cfg.stages, cfg.upcastBF16, p.mx128, p.outF32 ? 4 : 2};
+  }
   int64_t aBytes() const { return kBM * kBK; }
   int64_t bBytes() const { return tileN * kBK; }
   int64_t stageBytes() const {

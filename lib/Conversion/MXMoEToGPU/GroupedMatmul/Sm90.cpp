@@ -555,17 +555,14 @@ void Sm90Consumer::fp8Block(const Fp8Operands &ops, int64_t kb,
 
 int64_t mlir::mxmoe::kernels::getSm90GemmSharedBytes(const GemmKind &p,
                                                      const GemmConfig &cfg) {
-  return Sm90SmemMap{cfg.tileN, cfg.stages, cfg.upcastBF16, p.mx128,
-                     p.outF32 ? 4 : 2}
-      .total();
+  return Sm90SmemMap::of(p, cfg).total();
 }
 
 gpu::GPUFuncOp
 mlir::mxmoe::kernels::buildGroupedMatmulSm90(gpu::GPUModuleOp module,
                                              StringRef name, const GemmKind &p,
                                              const GemmConfig &cfg) {
-  Sm90SmemMap map{cfg.tileN, cfg.stages, cfg.upcastBF16, p.mx128,
-                  p.outF32 ? 4 : 2};
+  Sm90SmemMap map = Sm90SmemMap::of(p, cfg);
   KernelFrame f = createGemmKernel(module, name, p, cfg, kThreads, map.total());
   Sm90Kernel(f, p, cfg, map).build();
   return f.fn;
