@@ -462,6 +462,14 @@ def MXMoE_GroupedMatmulOp : MXMoE_Op<"grouped_matmul",
     result equals the fp32-accumulated product of the dequantized operands.
     Source: PyTorch `torch._scaled_grouped_mm`, TorchAO MXFP8 MoE training.
 
+    MX128: scales whose layout records a tile (`#mxmoe.scale_layout<...,
+    tile = [r, c]>`, written by `mxmoe.quantize` with `scale_tile`) are
+    still one e8m0 byte per 32 elements, each c-run equal. When both
+    operands' tiles have c a multiple of 128, the sm_90a lowering promotes
+    the fp8 partial sums once per 128 K instead of once per 32 (DeepSeek-V3
+    report, arXiv 2412.19437 section 3.3.2); the result is the same product
+    up to the fp8 MMA's internal accumulation of 128 terms instead of 32.
+
     Example:
     ```mlir
     %o = mxmoe.grouped_matmul %a scales %as, %w scales %ws offsets %offs
