@@ -13,11 +13,18 @@ torch._grouped_mm. Prints tokens/s and peak memory per path and shape.
     python3 bench/moe_layer_bench.py .device/layer        # device
     python3 bench/moe_layer_bench.py .device/layer --profile   # + GPU time per kernel class and per mxmoe kernel
 
+Several compile outputs in one run (one row per recipe, `path` "mxmoe <label>"):
+
+    ./build/bin/mxmoe-compile bench/moe_layer.mlir --chip sm_90a --recipe mx128 -o .device/layer128
+    python3 bench/moe_layer_bench.py mx128=.device/layer128 mx32=.device/layer32 --profile
+
 With --profile each path's step also runs 3 times under torch.profiler and
 the GPU time per iteration is split into mxmoe grouped-GEMM kernels, mxmoe
 quantize kernels and PyTorch kernels (the rest of the wall time is GPU
 idle: host overhead and synchronization); `mxmoe_ms_by_kernel` gives each
-mxmoe kernel's GPU ms and launches per iteration.
+mxmoe kernel's GPU ms and launches per iteration. Every row also has
+`host_ms`: the host time to enqueue one step on an idle GPU (a step whose
+host_ms approaches ms_fwd_bwd is host-bound).
 """
 from __future__ import annotations
 
@@ -63,7 +70,7 @@ def gpu_time_breakdown(step, iters=3):
             step()
         torch.cuda.synchronize()
     cls = {"mxmoe_gemm_ms": 0.0, "mxmoe_quantize_ms": 0.0, "torch_ms": 0.0}
-    kernels = {}  # mxmoe kernel name -> [ms per iteration, launches per iteration]
+    kernels = {}  # kernel name -> [ms per iteration, launches per iteration]
     for e in prof.events():
         if e.device_type != torch.autograd.DeviceType.CUDA:
             continue
@@ -71,33 +78,63 @@ def gpu_time_breakdown(step, iters=3):
         key = ("mxmoe_gemm_ms" if "grouped_matmul" in e.name else
                "mxmoe_quantize_ms" if "__quantize" in e.name else "torch_ms")
         cls[key] += us / 1e3 / iters
-        if key != "torch_ms":
-            k = kernels.setdefault(e.name, [0.0, 0.0])
-            k[0] += us / 1e3 / iters
-            k[1] += 1 / iters
+        k = kernels.setdefault(e.name[:60], [0.0, 0.0])
+        k[0] += us / 1e3 / iters
+        k[1] += 1 / iters
     out = {k: round(v, 3) for k, v in cls.items()}
-    out["mxmoe_ms_by_kernel"] = {n: [round(t, 3), round(c, 2)]
-                                 for n, (t, c) in sorted(kernels.items(), key=lambda kv: -kv[1][0])}
+    by_time = sorted(kernels.items(), key=lambda kv: -kv[1][0])
+    out["mxmoe_ms_by_kernel"] = {n: [round(t, 3), round(c, 2)] for n, (t, c) in by_time
+                                 if "grouped_matmul" in n or "__quantize" in n}
+    torch_top = [(n, tc) for n, tc in by_time if not ("grouped_matmul" in n or "__quantize" in n)]
+    out["torch_ms_by_kernel"] = {n: [round(t, 3), round(c, 2)] for n, (t, c) in torch_top[:10]}
     return out
 
 
+def host_ms(step, iters=5):
+    """Host ms to enqueue one step, each starting on an idle GPU."""
+    import time
+    total = 0.0
+    for _ in range(iters):
+        torch.cuda.synchronize()
+        t = time.perf_counter()
+        step()
+        total += time.perf_counter() - t
+    torch.cuda.synchronize()
+    return total / iters * 1e3
+
+
+def compile_outputs(argv):
+    """[(path label, out dir)]: `label=dir` arguments, or one bare dir
+    (labelled "MXFP8", the row format of the earlier tables)."""
+    outs = []
+    for a in argv:
+        if a.startswith("--"):
+            continue
+        label, _, d = a.rpartition("=")
+        outs.append((label or "MXFP8", d))
+    return outs
+
+
 def main():
-    out_dir = sys.argv[1]
-    profile = "--profile" in sys.argv[2:]
+    outs = compile_outputs(sys.argv[1:])
+    profile = "--profile" in sys.argv[1:]
     dev = torch.device("cuda")
     rows = []
     for name, s in SHAPES.items():
         T, k, E, H, I = s["T"], s["k"], s["E"], s["H"], s["I"]
-        op13 = mp.register_torch_op(out_dir, f"{name}.w13", namespace="mxmoe_bench")
-        op2 = mp.register_torch_op(out_dir, f"{name}.w2", namespace="mxmoe_bench")
+        paths = [("bf16 torch._grouped_mm", (bf16_gmm, bf16_gmm))]
+        for label, d in outs:
+            ns = "mxmoe_bench_" + "".join(c if c.isalnum() else "_" for c in label)
+            paths.append((f"mxmoe {label}",
+                          (mp.register_torch_op(d, f"{name}.w13", namespace=ns),
+                           mp.register_torch_op(d, f"{name}.w2", namespace=ns))))
         torch.manual_seed(0)
         x = torch.randn(T, H, device=dev, dtype=torch.bfloat16, requires_grad=True)
         router = (torch.randn(E, H, device=dev) / math.sqrt(H)).to(torch.bfloat16).requires_grad_()
         w13 = (torch.randn(E, 2 * I, H, device=dev) / math.sqrt(H)).to(torch.bfloat16).requires_grad_()
         w2 = (torch.randn(E, H, I, device=dev) / math.sqrt(I)).to(torch.bfloat16).requires_grad_()
         dy = torch.randn(T, H, device=dev, dtype=torch.bfloat16)
-        for path, (g13, g2) in (("bf16 torch._grouped_mm", (bf16_gmm, bf16_gmm)),
-                                ("mxmoe MXFP8", (op13, op2))):
+        for path, (g13, g2) in paths:
             def step():
                 y = layer(x, router, w13, w2, k, E, g13, g2)
                 y.backward(dy)
@@ -119,7 +156,8 @@ def main():
             peak = (torch.cuda.max_memory_allocated() - base) / 2**30
             r = {"shape": name, "path": path, "tokens": T, "top_k": k, "experts": E,
                  "hidden": H, "expert_dim": I, "ms_fwd_bwd": round(ms, 3),
-                 "tokens_per_s": round(T / ms * 1e3), "peak_gib_above_params": round(peak, 2)}
+                 "tokens_per_s": round(T / ms * 1e3), "peak_gib_above_params": round(peak, 2),
+                 "host_ms": round(host_ms(step), 3)}
             if profile:
                 r.update(gpu_time_breakdown(step))
             rows.append(r)

@@ -160,6 +160,24 @@ class Module:
             self._mod, name.encode(), g, b, shared_bytes,
             ctypes.c_void_p(stream or None), ptrs, len(pointers), ints, len(scalars)))
 
+    def prepare(self, name: str, grid: Sequence[int], block: Sequence[int],
+                shared_bytes: int = 0, scalars: Sequence[int] = ()):
+        """launch() with everything but the pointers and the stream fixed:
+        returns f(pointers, stream) (the per-call work of a replayed
+        program step: one ctypes array and the launch)."""
+        lib, mod, key = _load(), self._mod, name.encode()
+        g = (ctypes.c_uint32 * 3)(*grid)
+        b = (ctypes.c_uint32 * 3)(*block)
+        ints = (ctypes.c_int64 * max(1, len(scalars)))(*scalars)
+        n_ints = len(scalars)
+
+        def launch(pointers: Sequence[int], stream: int = 0) -> None:
+            ptrs = (ctypes.c_void_p * max(1, len(pointers)))(*pointers)
+            _check(lib.mxmoeRtLaunchWithScalars(
+                mod, key, g, b, shared_bytes, ctypes.c_void_p(stream or None),
+                ptrs, len(pointers), ints, n_ints))
+        return launch
+
     def __del__(self):
         if _lib is not None and getattr(self, "_mod", None):
             _lib.mxmoeRtModuleUnload(self._mod)

@@ -110,7 +110,9 @@ def build_cases():
     # last offset < T); the static shapes use the always-fitting bounds.
     def bound(total, groups, mult):
         return (total + (mult - 1) * groups) // mult * mult
-    for T, K, G in ((300, 96, 1), (300, 96, 5), (1000, 64, 40), (75, 32, 3)):
+    # K = 36: not a multiple of the 16-byte load (the one-thread-per-block
+    # kernel instead of the chunked one of QuantizeJagged.cpp).
+    for T, K, G in ((300, 96, 1), (300, 96, 5), (1000, 64, 40), (75, 32, 3), (300, 36, 5)):
         Tp = bound(T, G, 32)
         Qp = -(-(Tp // 32 + 3 * G) // 4) * 4
         Kp = -(-K // 128) * 128
@@ -187,7 +189,10 @@ def build_cases():
 TILE_GEOMS = [((200, 2880), 1, (1, 128)), ((256, 1408), 1, (1, 128)),
               ((160, 96), 1, (1, 64)), ((320, 96), 0, (1, 128)),
               ((3, 200, 2880), 2, (128, 128)), ((3, 256, 192), 1, (128, 128)),
-              ((200, 320), 1, (128, 128)), ((2, 200, 256), 2, (128, 64))]
+              ((200, 320), 1, (128, 128)), ((2, 200, 256), 2, (128, 64)),
+              # Staged along-N tiles (QuantizeTiles2D.cpp) with partial tiles
+              # in both directions, 3-D and 2-D.
+              ((2, 160, 136), 1, (128, 128)), ((288, 200), 0, (128, 128))]
 TILE_RECIPES = [("f8E4M3FN", "bf16", "rceil"), ("f8E4M3FN", "bf16", "floor"),
                 ("f8E5M2", "f32", "rceil"), ("f8E4M3FN", "f32", "even")]
 
@@ -251,7 +256,7 @@ def add_tile_cases(funcs, cases, n):
         n += 1
     # Jagged token axis, 1 x c windows restarting at every group start.
     for T, K, G, c in ((300, 96, 5, 128), (1000, 64, 40, 128), (75, 32, 3, 128),
-                       (129, 64, 1, 128), (300, 96, 5, 64)):
+                       (129, 64, 1, 128), (300, 96, 5, 64), (300, 20, 5, 128)):
         Tp = bound(T, G, 32)
         Qp = -(-(Tp // 32 + 3 * G) // 4) * 4
         Kp = -(-K // 128) * 128

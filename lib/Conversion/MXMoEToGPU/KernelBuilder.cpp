@@ -201,6 +201,19 @@ Value KB::countLE(Value arr, int64_t n, Value key) {
   return lo;
 }
 
+Value mlir::mxmoe::kernels::addSharedBuffer(KB &b, int64_t elems, Type elem) {
+  auto fn =
+      b.getInsertionBlock()->getParent()->getParentOfType<gpu::GPUFuncOp>();
+  auto wg =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  Value buf = fn.addWorkgroupAttribution(
+      MemRefType::get({elems}, elem, MemRefLayoutAttrInterface{}, wg),
+      fn.getLoc());
+  fn.setWorkgroupAttributionAttr(fn.getNumWorkgroupAttributions() - 1,
+                                 "llvm.align", b.getI64IntegerAttr(16));
+  return buf;
+}
+
 Value GroupTable::groupBegin(KB &b, Value g) {
   Value clamped = b.maxsi(g, b.idx(1));
   Value prev = b.sub(clamped, b.idx(1));
@@ -351,16 +364,14 @@ void buildKernelBody(gpu::GPUFuncOp fn, KB &b, Value work, int64_t blockSize,
     // run).
     int64_t units = groups->units.size();
     SmallVector<Value> scratch;
-    for (int64_t u = 0; u < units; ++u)
+    for (int64_t u = 0; u < units; ++u) {
       scratch.push_back(fn.addWorkgroupAttribution(
           MemRefType::get({blockSize}, b.getIndexType(),
                           MemRefLayoutAttrInterface{}, wg),
           loc));
-    fn.setWorkgroupAttributionAttr(fn.getNumWorkgroupAttributions() - 1,
-                                   "llvm.align", b.getI64IntegerAttr(16));
-    if (units > 1)
-      fn.setWorkgroupAttributionAttr(fn.getNumWorkgroupAttributions() - 2,
+      fn.setWorkgroupAttributionAttr(fn.getNumWorkgroupAttributions() - 1,
                                      "llvm.align", b.getI64IntegerAttr(16));
+    }
     ifThen(b, b.eq(tid, b.idx(0)), [&] {
       Value one = b.i32(1);
       b.store(one, flag, b.idx(0));

@@ -150,6 +150,11 @@ void ifThen(KB &b, Value cond, function_ref<void()> then);
 void ifThenElse(KB &b, Value cond, function_ref<void()> then,
                 function_ref<void()> otherwise);
 
+/// A 16-byte aligned workgroup (shared-memory) buffer of `elems` elements
+/// of `elem`, added to the gpu.func `b` builds in (a workgroup attribution:
+/// static shared memory).
+Value addSharedBuffer(KB &b, int64_t elems, Type elem);
+
 /// The group table of a CTA: group end offsets and the prefix arrays, in
 /// shared memory, built by all threads of the CTA (the offsets copied in,
 /// validated per group, the prefix arrays scanned in parallel) and

@@ -148,6 +148,12 @@ struct KernelGen {
                                       ::mxmoe::MXElementKind kind);
   void genQuantizeTile2D(QuantizeOp op, const MXGeometry &geo,
                          ::mxmoe::MXElementKind kind);
+  // QuantizeJagged.cpp: along a jagged token axis (weight-gradient
+  // operands), MX and [1, c] scale tiles; needs 256-thread CTAs, [1, 32 /
+  // 64 / 128] tiles and rows (K) a multiple of the 16-byte load.
+  bool canQuantizeJaggedTiled(QuantizeOp op, const MXGeometry &geo);
+  void genQuantizeJaggedTiled(QuantizeOp op, const MXGeometry &geo,
+                              ::mxmoe::MXElementKind kind);
   LogicalResult genDequantize(DequantizeOp op);
   LogicalResult genSwizzle(SwizzleScalesOp op);
   LogicalResult genGroupedMatmul(GroupedMatmulOp op);

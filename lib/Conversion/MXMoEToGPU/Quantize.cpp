@@ -4,7 +4,8 @@
 // blocked scale byte), columnwise without groups (tiled through shared
 // memory), and the general one (any layout, M-grouped or jagged token
 // groups; one thread per data block, then one per padding byte of blocked
-// scales). Math: shared/reference/mx-formats.md; layouts: scale-layout.md.
+// scales). Math: OCP MX v1.0 section 6.3 (mxmoe.quantize's description);
+// layouts: #mxmoe.scale_layout's description.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,7 @@
 
 #include "mxmoe/Dialect/MXMoE/Utils/ScaleLayout.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
@@ -85,6 +87,35 @@ void mlir::mxmoe::kernels::storeZeroScale(KB &b, Value mem, Value index) {
   storeScale(b, b.i32(0), mem, index);
 }
 
+Value mlir::mxmoe::kernels::maxOf(KB &b, Value a, Value c) {
+  return arith::MaximumFOp::create(b, a, c);
+}
+
+void mlir::mxmoe::kernels::storeScaled(KB &b, ArrayRef<Value> xs, Value inv,
+                                       MXElementKind kind, Value data,
+                                       Value dataIdx) {
+  SmallVector<Value> scaled;
+  for (Value x : xs)
+    scaled.push_back(arith::MulFOp::create(b, x, inv));
+  storeElements(b, scaled, kind, data, dataIdx);
+}
+
+Value mlir::mxmoe::kernels::groupMax(KB &b, Value v, int64_t lanes) {
+  Value lane = NVVM::LaneIdOp::create(b, b.getI32Type());
+  Value first = arith::AndIOp::create(b, lane, b.i32(~(lanes - 1)));
+  Value ones = b.i32((int64_t{1} << lanes) - 1);
+  Value member = arith::ShLIOp::create(b, ones, first);
+  Value clamp = b.i32(0x1f);
+  for (int64_t off = 1; off < lanes; off *= 2) {
+    Value offset = b.i32(off);
+    auto kind = NVVM::ShflKindAttr::get(b.getContext(), NVVM::ShflKind::bfly);
+    Value other = NVVM::ShflOp::create(b, b.getF32Type(), member, v, offset,
+                                       clamp, kind, UnitAttr());
+    v = maxOf(b, v, other);
+  }
+  return v;
+}
+
 /// Quantizes 32 values: computes the scale byte, stores the element codes
 /// at `dataIdx`; returns the scale byte (i32).
 Value mlir::mxmoe::kernels::quantizeBlock(KB &b, ArrayRef<Value> xs,
@@ -92,10 +123,7 @@ Value mlir::mxmoe::kernels::quantizeBlock(KB &b, ArrayRef<Value> xs,
                                           Value data, Value dataIdx) {
   Value byte = computeScaleByte(b, blockAmax(b, xs), mode, kind);
   Value inv = reciprocalScale(b, byte);
-  SmallVector<Value> scaled;
-  for (Value x : xs)
-    scaled.push_back(arith::MulFOp::create(b, x, inv));
-  storeElements(b, scaled, kind, data, dataIdx);
+  storeScaled(b, xs, inv, kind, data, dataIdx);
   return byte;
 }
 
@@ -384,6 +412,11 @@ LogicalResult KernelGen::genQuantize(QuantizeOp op) {
   // thread per blocked scale byte.
   if (geo.rowwise() && blocked) {
     genQuantizeRowwiseBlocked(op, geo, kind);
+    return success();
+  }
+  // Along a jagged token axis: the chunked shared-memory kernel.
+  if (canQuantizeJaggedTiled(op, geo)) {
+    genQuantizeJaggedTiled(op, geo, kind);
     return success();
   }
   // Columnwise without groups: the tiled kernel (shared-memory transpose).
@@ -689,16 +722,7 @@ void KernelGen::genQuantizeColwiseTiled(QuantizeOp op, const MXGeometry &geo,
       },
       blockSize, nullptr,
       [&](KB &b, ValueRange a, ValueRange sz, Value t, GroupTable &) {
-        auto fn = b.getInsertionBlock()
-                      ->getParent()
-                      ->getParentOfType<gpu::GPUFuncOp>();
-        auto wg = gpu::AddressSpaceAttr::get(b.getContext(),
-                                             gpu::AddressSpace::Workgroup);
-        Value smem = fn.addWorkgroupAttribution(
-            MemRefType::get({smemElems}, elem, MemRefLayoutAttrInterface{}, wg),
-            fn.getLoc());
-        fn.setWorkgroupAttributionAttr(fn.getNumWorkgroupAttributions() - 1,
-                                       "llvm.align", b.getI64IntegerAttr(16));
+        Value smem = addSharedBuffer(b, smemElems, elem);
         TiledWork wk = workOf(b, sz);
         Value Mv = sz[kTokens], Kv = sz[kRows];
         Value csv = b.div(Mv, kMXBlockSize);

@@ -2,7 +2,9 @@
 //
 // Internal to the quantize lowerings: Quantize.cpp (one scale per 1x32
 // block: the general, rowwise-blocked and columnwise-tiled kernels) and
-// QuantizeTiles.cpp (scale tiles: mxmoe.quantize's `scale_tile`, MX128).
+// QuantizeTiles.cpp (scale tiles: mxmoe.quantize's `scale_tile`, MX128)
+// with QuantizeTiles2D.cpp (multi-row tiles: MX128 weights), and
+// QuantizeJagged.cpp (along a jagged token axis, MX and MX128).
 // Math: OCP MX v1.0 section 6.3 (mxmoe.quantize's description); layouts:
 // #mxmoe.scale_layout's description.
 //
@@ -57,6 +59,26 @@ SmallVector<Value> loadHPBlockStrided(KB &b, Value mem, Type elem, Value base,
 /// Stores the low byte of `byteI32` as an E8M0 scale at `mem[index]`.
 void storeScale(KB &b, Value byteI32, Value mem, Value index);
 void storeZeroScale(KB &b, Value mem, Value index);
+
+/// The scale-tile sizes of a quantization (`scale_tile`): rows x cols
+/// elements, cols / 32 blocks per tile row.
+struct TileShape {
+  int64_t rows, cols;
+  int64_t blocks() const { return cols / ::mxmoe::kMXBlockSize; }
+};
+
+/// NaN-propagating maximum of fp32 values.
+Value maxOf(KB &b, Value a, Value c);
+
+/// The maximum of fp32 `v` over the `lanes` (a power of two <= 32) lanes
+/// of the calling thread's aligned lane group; only that group need take
+/// part (shfl.sync with the group's member mask, PTX ISA section 9.7.9.6).
+Value groupMax(KB &b, Value v, int64_t lanes);
+
+/// Converts 32 values with the reciprocal scale `inv` and stores the codes
+/// at element index `dataIdx`.
+void storeScaled(KB &b, ArrayRef<Value> xs, Value inv,
+                 ::mxmoe::MXElementKind kind, Value data, Value dataIdx);
 
 /// Quantizes 32 values: computes the scale byte, stores the element codes
 /// at `dataIdx`; returns the scale byte (i32).

@@ -14,11 +14,12 @@
 //    this layout is the MX kernel's);
 //  * other [1, c] tiles (any layout, M-grouped or jagged token groups,
 //    strided input): rowwise with c/32 a power of two, one thread per
-//    block in aligned lane groups as above; otherwise one thread per tile; on a
-//    jagged token axis the tiles are c-token windows restarting at every group
-//    start; blocked padding bytes as in the MX kernel;
-//  * [r, c] tiles with r > 1 (weights, no token groups): one CTA per tile,
-//    the amax reduced by warp shuffles and shared memory.
+//    block in aligned lane groups as above; otherwise one thread per tile;
+//    on a jagged token axis the tiles are c-token windows restarting at
+//    every group start, blocked padding bytes as in the MX kernel (the
+//    chunked kernel of QuantizeJagged.cpp takes every jagged case whose
+//    rows are a multiple of the 16-byte load);
+//  * [r, c] tiles with r > 1 (weights, no token groups): QuantizeTiles2D.cpp.
 //
 // Scale math and element conversion are the MX kernels' (Quantize.h).
 //
@@ -41,28 +42,6 @@ namespace {
 /// The most 1x32 blocks one thread of the CTA-per-tile kernel keeps in
 /// registers (4 x 32 fp32 values).
 constexpr int64_t kMaxBlocksPerThread = 4;
-
-/// The scale-tile sizes of a quantization: rows x cols elements, cols / 32
-/// blocks per tile row.
-struct TileShape {
-  int64_t rows, cols;
-  int64_t blocks() const { return cols / kMXBlockSize; }
-};
-
-/// NaN-propagating maximum of fp32 values.
-Value maxOf(KB &b, Value a, Value c) {
-  return arith::MaximumFOp::create(b, a, c);
-}
-
-/// Converts 32 values with the tile's reciprocal scale `inv` and stores the
-/// codes at element index `dataIdx`.
-void storeScaled(KB &b, ArrayRef<Value> xs, Value inv, MXElementKind kind,
-                 Value data, Value dataIdx) {
-  SmallVector<Value> scaled;
-  for (Value x : xs)
-    scaled.push_back(arith::MulFOp::create(b, x, inv));
-  storeElements(b, scaled, kind, data, dataIdx);
-}
 
 /// The blocks of one [1, c] tile: their values, whether each exists, and
 /// the tile's amax over the existing ones.
@@ -112,25 +91,6 @@ TileBlocks loadTile(KB &b, int64_t blocks, bool rowwise, Value x, Type elem,
     t.valid.push_back(valid);
   }
   return t;
-}
-
-/// The maximum of fp32 `v` over the `lanes` (a power of two <= 32) lanes
-/// of the calling thread's aligned lane group; only that group need take
-/// part (shfl.sync with the group's member mask, PTX ISA section 9.7.9.6).
-Value groupMax(KB &b, Value v, int64_t lanes) {
-  Value lane = NVVM::LaneIdOp::create(b, b.getI32Type());
-  Value first = arith::AndIOp::create(b, lane, b.i32(~(lanes - 1)));
-  Value ones = b.i32((int64_t{1} << lanes) - 1);
-  Value member = arith::ShLIOp::create(b, ones, first);
-  Value clamp = b.i32(0x1f);
-  for (int64_t off = 1; off < lanes; off *= 2) {
-    Value offset = b.i32(off);
-    auto kind = NVVM::ShflKindAttr::get(b.getContext(), NVVM::ShflKind::bfly);
-    Value other = NVVM::ShflOp::create(b, b.getF32Type(), member, v, offset,
-                                       clamp, kind, UnitAttr());
-    v = maxOf(b, v, other);
-  }
-  return v;
 }
 
 /// One thread of the general tile kernel: the kernel's configuration and
@@ -383,6 +343,10 @@ LogicalResult KernelGen::genQuantizeTiles(QuantizeOp op, const MXGeometry &geo,
     genQuantizeTile2D(op, geo, kind);
     return success();
   }
+  if (canQuantizeJaggedTiled(op, geo)) {
+    genQuantizeJaggedTiled(op, geo, kind);
+    return success();
+  }
   bool jagged = op.getOffsets() && op.getAxis() == 0;
   if (geo.rowwise() && blocked && !jagged &&
       (tile.cols == 64 || tile.cols == 128)) {
@@ -571,216 +535,4 @@ void KernelGen::genQuantizeRowwiseBlockedTiles(QuantizeOp op,
         });
       });
   finish(op, kernel, quantizeHostArgs(op), abi.sizes, abi.work);
-}
-
-namespace {
-
-/// One thread of the CTA-per-tile kernel (genQuantizeTile2D): the tile
-/// (bi, ti, tj) of the data [batch, R, L] is r rows x c/32 blocks; thread
-/// `tid` holds blocks tid + k * blockSize of it.
-struct Tile2DThread {
-  KB &b;
-  Type elem;
-  RoundingMode mode;
-  MXElementKind kind;
-  TileShape tile;
-  int64_t blockSize;
-  bool rowwise, blocked, compact;
-  Value x, dmem, smem, red; ///< red: per-warp amax in shared memory
-  Value R, L, cs, tilesR, tilesC, sR, sC, hpBatch, hpRow, hpAlong;
-
-  void run(Value t);
-  /// The CTA's amax of the per-thread `amax` (every thread gets it).
-  Value ctaAmax(Value tid, Value amax);
-  /// Writes the tile's 512-byte blocked atom ([128, 128] tiles).
-  void storeAtom(Value tid, Value bi, Value ti, Value tj, Value byte);
-};
-
-Value Tile2DThread::ctaAmax(Value tid, Value amax) {
-  for (int32_t off = 16; off >= 1; off /= 2) {
-    auto shfl = gpu::ShuffleOp::create(b, amax, off, 32, gpu::ShuffleMode::XOR);
-    amax = maxOf(b, amax, shfl.getShuffleResult());
-  }
-  Value warp, lane;
-  std::tie(warp, lane) = b.divRem(tid, b.idx(32));
-  ifThen(b, b.eq(lane, b.idx(0)), [&] { b.store(amax, red, warp); });
-  gpu::BarrierOp::create(b);
-  Value all = b.load(red, b.idx(0));
-  for (int64_t w = 1; w < blockSize / 32; ++w)
-    all = maxOf(b, all, b.load(red, b.idx(w)));
-  return all;
-}
-
-void Tile2DThread::storeAtom(Value tid, Value bi, Value ti, Value tj,
-                             Value byte) {
-  // Byte o of an atom holds row (o % 16) / 4 * 32 + o / 16, column o % 4
-  // (the inverse of the in-atom part of the blocked offset).
-  Value atom = b.add(b.mul(ti, b.div(sC, 4)), tj);
-  Value batchBase = b.mul(bi, b.mul(sR, sC));
-  Value atomBase = b.add(batchBase, b.mulc(atom, 512));
-  for (int64_t k = 0; k * blockSize < 512; ++k) {
-    Value o = b.add(tid, b.idx(k * blockSize));
-    Value inAtom = b.ult(o, b.idx(512));
-    Value quarter = b.div(b.rem(o, 16), 4);
-    Value quarterRow = b.mulc(quarter, 32);
-    Value ar = b.add(quarterRow, b.div(o, 16));
-    Value row = b.add(b.mulc(ti, 128), ar);
-    Value atomCol = b.mulc(tj, 4);
-    Value blk = b.add(atomCol, b.rem(o, 4));
-    Value rowOk = b.ult(row, R);
-    Value real = b.andi(rowOk, b.ult(blk, cs));
-    Value value = b.select(real, byte, b.i32(0));
-    ifThen(b, inAtom, [&] { storeScale(b, value, smem, b.add(atomBase, o)); });
-  }
-}
-
-void Tile2DThread::run(Value t) {
-  Value cta, tid, rest, tj, bi, ti;
-  std::tie(cta, tid) = b.divRem(t, b.idx(blockSize));
-  std::tie(rest, tj) = b.divRem(cta, tilesC);
-  std::tie(bi, ti) = b.divRem(rest, tilesR);
-  int64_t tileBlocks = tile.rows * tile.blocks();
-  int64_t perThread = ::mxmoe::ceilDiv(tileBlocks, blockSize);
-  Value row0 = b.mulc(ti, tile.rows), blk0 = b.mulc(tj, tile.blocks());
-  Value batchBase = b.mul(bi, hpBatch);
-  auto baseOf = [&](Value row, Value blk) {
-    Value along = b.mul(b.mulc(blk, kMXBlockSize), hpAlong);
-    return b.add(b.add(batchBase, b.mul(row, hpRow)), along);
-  };
-  Value base0 = baseOf(row0, blk0); // the tile's first block exists
-  SmallVector<SmallVector<Value>> xs;
-  SmallVector<Value> valid, rowOf, blkOf;
-  Value amax = b.f32(0.0f);
-  for (int64_t k = 0; k < perThread; ++k) {
-    // Rowwise: blocks of a row adjacent (contiguous loads); strided:
-    // rows adjacent (adjacent threads read adjacent columns).
-    Value q = b.add(tid, b.idx(k * blockSize));
-    Value hi, lo;
-    std::tie(hi, lo) = b.divRem(q, b.idx(rowwise ? tile.blocks() : tile.rows));
-    Value row = b.add(row0, rowwise ? hi : lo);
-    Value blk = b.add(blk0, rowwise ? lo : hi);
-    Value rowOk = b.ult(row, R);
-    Value ok = b.andi(rowOk, b.ult(blk, cs));
-    if ((k + 1) * blockSize > tileBlocks)
-      ok = b.andi(ok, b.ult(q, b.idx(tileBlocks)));
-    Value own = baseOf(row, blk);
-    Value base = b.select(ok, own, base0);
-    SmallVector<Value> v = rowwise
-                               ? loadHPBlock(b, x, elem, base)
-                               : loadHPBlockStrided(b, x, elem, base, hpAlong);
-    Value vMax = blockAmax(b, v);
-    Value m = b.select(ok, vMax, b.f32(0.0f));
-    amax = maxOf(b, amax, m);
-    xs.push_back(std::move(v));
-    valid.push_back(ok);
-    rowOf.push_back(row);
-    blkOf.push_back(blk);
-  }
-  Value byte = computeScaleByte(b, ctaAmax(tid, amax), mode, kind);
-  Value inv = reciprocalScale(b, byte);
-  for (int64_t k = 0; k < perThread; ++k)
-    ifThen(b, valid[k], [&] {
-      Value dRow = b.add(b.mul(bi, R), rowOf[k]);
-      Value rowStart = b.mul(dRow, L);
-      Value dIdx = b.add(rowStart, b.mulc(blkOf[k], kMXBlockSize));
-      storeScaled(b, xs[k], inv, kind, dmem, dIdx);
-      if (!blocked && !compact)
-        storeScale(b, byte, smem, b.add(b.mul(dRow, cs), blkOf[k]));
-    });
-  if (blocked) {
-    storeAtom(tid, bi, ti, tj, byte);
-    return;
-  }
-  if (compact) {
-    Value cRow = b.add(b.mul(bi, tilesR), ti);
-    Value cIdx = b.add(b.mul(cRow, tilesC), tj);
-    ifThen(b, b.eq(tid, b.idx(0)), [&] { storeScale(b, byte, smem, cIdx); });
-  }
-}
-
-} // namespace
-
-void KernelGen::genQuantizeTile2D(QuantizeOp op, const MXGeometry &geo,
-                                  MXElementKind kind) {
-  RankedTensorType in = op.getInput().getType();
-  RankedTensorType data = op.getData().getType();
-  RankedTensorType scales = op.getScales().getType();
-  std::array<int64_t, 2> ts = op.getScaleTileOrDefault();
-  TileShape tile{ts[0], ts[1]};
-  Type elem = in.getElementType();
-  bool blocked = isBlockedScales(scales), compact = isCompactScales(scales);
-  int64_t sRows = scales.getShape()[scales.getRank() - 2];
-  int64_t sCols = scales.getShape().back();
-  // Sizes are run-time parameters; one CTA per tile.
-  enum {
-    kBatch,
-    kRows,
-    kLen,
-    kHpBatch,
-    kHpRow,
-    kHpAlong,
-    kScaleRows,
-    kScaleCols
-  };
-  SmallVector<int64_t> sizes{geo.batch, geo.rows,    geo.len, geo.hpBatch,
-                             geo.hpRow, geo.hpAlong, sRows,   sCols};
-  RuntimeShapeSpec rspec{
-      {elem, flatMemRef(data).getElementType(), scales.getElementType()},
-      {"batch", "rows", "len", "hp_batch", "hp_row", "hp_along", "scale_rows",
-       "scale_cols"}};
-  auto tilesOf = [&](KB &b, ValueRange sz) {
-    Value cs = b.div(sz[kLen], kMXBlockSize);
-    Value tilesR = b.div(b.add(sz[kRows], b.idx(tile.rows - 1)), tile.rows);
-    Value tilesC = b.div(b.add(cs, b.idx(tile.blocks() - 1)), tile.blocks());
-    return std::make_tuple(cs, tilesR, tilesC);
-  };
-  int64_t tiles = geo.batch * ::mxmoe::ceilDiv(geo.rows, tile.rows) *
-                  ::mxmoe::ceilDiv(geo.scaleCols(), tile.blocks());
-  auto kernel = createKernel(
-      module, name("quantize", op), rspec,
-      [&](KB &b, ValueRange sz) {
-        Value cs, tilesR, tilesC;
-        std::tie(cs, tilesR, tilesC) = tilesOf(b, sz);
-        Value perBatch = b.mul(tilesR, tilesC);
-        return b.mulc(b.mul(sz[kBatch], perBatch), blockSize);
-      },
-      blockSize, nullptr,
-      [&](KB &b, ValueRange a, ValueRange sz, Value t, GroupTable &) {
-        auto fn = b.getInsertionBlock()
-                      ->getParent()
-                      ->getParentOfType<gpu::GPUFuncOp>();
-        auto wg = gpu::AddressSpaceAttr::get(b.getContext(),
-                                             gpu::AddressSpace::Workgroup);
-        Value red = fn.addWorkgroupAttribution(
-            MemRefType::get({blockSize / 32}, b.getF32Type(),
-                            MemRefLayoutAttrInterface{}, wg),
-            fn.getLoc());
-        Value cs, tilesR, tilesC;
-        std::tie(cs, tilesR, tilesC) = tilesOf(b, sz);
-        Tile2DThread th{b,
-                        elem,
-                        op.getRounding(),
-                        kind,
-                        tile,
-                        blockSize,
-                        geo.rowwise(),
-                        blocked,
-                        compact,
-                        a[0],
-                        a[1],
-                        a[2],
-                        red,
-                        sz[kRows],
-                        sz[kLen],
-                        cs,
-                        tilesR,
-                        tilesC,
-                        sz[kScaleRows],
-                        sz[kScaleCols],
-                        sz[kHpBatch],
-                        sz[kHpRow],
-                        sz[kHpAlong]};
-        th.run(t);
-      });
-  finish(op, kernel, quantizeHostArgs(op), sizes, tiles * blockSize);
 }

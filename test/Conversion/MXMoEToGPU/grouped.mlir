@@ -1,17 +1,18 @@
 // RUN: mxmoe-opt %s --convert-mxmoe-to-gpu --split-input-file | FileCheck %s
 
 // Jagged token axis (32x1 along tokens, per-group 32-blocks) with
-// per-K-group blocked scales. Parameters: input, offsets, data, scales,
-// status. Every CTA builds the group table (end offsets, 32-block starts,
-// 4-column starts) in shared memory with all its threads: each copies one
+// per-K-group blocked scales (the kernel itself: quantize-jagged.mlir).
+// Parameters: input, offsets, data, scales, status. Every CTA builds the
+// group table (end offsets, 32-block starts, 4-column starts, 128-token
+// chunk starts) in shared memory with all its threads: each copies one
 // offset, checks it against its predecessor (a violation clears the flag),
-// and the padded sizes are prefix-summed in two 256-entry scratch arrays
+// and the padded sizes are prefix-summed in three 256-entry scratch arrays
 // (Hillis-Steele: per step a barrier between the loads and the stores, one
 // after them).
 // Pointers (input, offsets, data, scales, status), then the sizes: batch,
 // rows, len, hp_batch, hp_row, hp_along, scale rows and columns, tokens.
 // CHECK-LABEL: gpu.func @jagged__quantize_0(%{{.*}}: !llvm.ptr {llvm.noalias, mxmoe.element_type = bf16}, %{{.*}}: !llvm.ptr {llvm.noalias, mxmoe.element_type = i32}, %{{.*}}: !llvm.ptr {llvm.noalias, mxmoe.element_type = f8E4M3FN}, %{{.*}}: !llvm.ptr {llvm.noalias, mxmoe.element_type = f8E8M0FNU}, %{{.*}}: !llvm.ptr {llvm.noalias, mxmoe.element_type = i32}, %{{.*}}: i64 {mxmoe.scalar = "batch"}, %{{.*}}: i64 {mxmoe.scalar = "rows"}, %{{.*}}: i64 {mxmoe.scalar = "len"}, %{{.*}}: i64 {mxmoe.scalar = "hp_batch"}, %{{.*}}: i64 {mxmoe.scalar = "hp_row"}, %{{.*}}: i64 {mxmoe.scalar = "hp_along"}, %{{.*}}: i64 {mxmoe.scalar = "scale_rows"}, %{{.*}}: i64 {mxmoe.scalar = "scale_cols"}, %{{.*}}: i64 {mxmoe.scalar = "tokens"})
-// CHECK-SAME: workgroup(%[[ENDS:.*]] : memref<5xindex, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[STARTS32:.*]] : memref<6xindex, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[STARTS4:.*]] : memref<6xindex, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[FLAG:.*]] : memref<1xi32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[SCAN32:.*]] : memref<256xindex, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[SCAN4:.*]] : memref<256xindex, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK-SAME: workgroup(%[[ENDS:.*]] : memref<5xindex, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[STARTS32:.*]] : memref<6xindex, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[STARTS4:.*]] : memref<6xindex, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[CHUNKS:.*]] : memref<6xindex, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[FLAG:.*]] : memref<1xi32, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[SCAN32:.*]] : memref<256xindex, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[SCAN4:.*]] : memref<256xindex, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[SCANCHUNK:.*]] : memref<256xindex, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}, %[[TILE:.*]] : memref<8224xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CHECK: memref.store %c1_i32, %[[FLAG]]
 // CHECK: memref.store %{{.*}}, %[[ENDS]][%{{.*}}]
 // CHECK: gpu.barrier
@@ -22,17 +23,27 @@
 // CHECK: memref.store %{{.*}}, %[[FLAG]]
 // CHECK: memref.store %{{.*}}, %[[SCAN32]][%thread_id_x]
 // CHECK: memref.store %{{.*}}, %[[SCAN4]][%thread_id_x]
+// CHECK: memref.store %{{.*}}, %[[SCANCHUNK]][%thread_id_x]
 // One barrier, then ceil(log2(5)) = 3 scan steps of two barriers each:
 // CHECK-COUNT-7: gpu.barrier
 // CHECK-NOT: gpu.barrier
 // CHECK: memref.store %{{.*}}, %[[STARTS32]]
 // CHECK: memref.store %{{.*}}, %[[STARTS4]]
+// CHECK: memref.store %{{.*}}, %[[CHUNKS]]
 // CHECK: gpu.barrier
 // Thread 0: the totals and the capacity check.
 // CHECK: memref.store %{{.*}}, %[[STARTS32]][%c5{{.*}}]
 // CHECK: memref.store %{{.*}}, %[[STARTS4]][%c5{{.*}}]
+// CHECK: memref.store %{{.*}}, %[[CHUNKS]][%c5{{.*}}]
 // CHECK: gpu.barrier
 // CHECK: memref.load %[[FLAG]]
+// The body: per 64-column tile a barrier after the loads into %[[TILE]]
+// and one before the next tile's.
+// CHECK: scf.for
+// CHECK: vector.store %{{.*}}, %[[TILE]]
+// CHECK-COUNT-2: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.return
 func.func @jagged(%x: tensor<300x96xbf16>, %o: tensor<5xi32>) {
   %q, %s = mxmoe.quantize %x offsets(%o : tensor<5xi32>) {axis = 0 : i64}
       : tensor<300x96xbf16> -> tensor<96x448xf8E4M3FN>,
@@ -67,11 +78,11 @@ func.func @fp4(%x: tensor<64x64xbf16>) {
 // -----
 
 // One group: no scan steps (the single padded size is its own prefix);
-// the barriers are the offsets copy, the scratch stores, the chunk's end
-// and the totals.
+// the barriers are the offsets copy, the scratch stores, the chunk's end,
+// the totals and the body's two (around the use of a token chunk's tile).
 // CHECK-LABEL: gpu.func @one_group__quantize_0
 // CHECK-SAME: workgroup(%[[ENDS1:.*]] : memref<1xindex, #gpu.address_space<workgroup>>
-// CHECK-COUNT-4: gpu.barrier
+// CHECK-COUNT-6: gpu.barrier
 // CHECK-NOT: gpu.barrier
 // CHECK: gpu.return
 func.func @one_group(%x: tensor<300x96xbf16>, %o: tensor<1xi32>) {
@@ -88,8 +99,9 @@ func.func @one_group(%x: tensor<300x96xbf16>, %o: tensor<1xi32>) {
 // from the first's totals.
 // CHECK-LABEL: gpu.func @many_groups__quantize_0
 // CHECK-SAME: workgroup(%{{.*}} : memref<300xindex, #gpu.address_space<workgroup>>
-// 1 (copy) + 1 + 2 x 8 + 1 (chunk 1) + 1 + 2 x 6 + 1 (chunk 2) + 1 (totals):
-// CHECK-COUNT-34: gpu.barrier
+// 1 (copy) + 1 + 2 x 8 + 1 (chunk 1) + 1 + 2 x 6 + 1 (chunk 2) + 1 (totals),
+// then the body's two:
+// CHECK-COUNT-36: gpu.barrier
 // CHECK-NOT: gpu.barrier
 // CHECK: gpu.return
 func.func @many_groups(%x: tensor<9600x64xbf16>, %o: tensor<300xi32>) {

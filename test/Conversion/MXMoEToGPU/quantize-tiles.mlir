@@ -26,9 +26,20 @@
 // CHECK-LABEL: gpu.func @weight_compact__quantize_0(
 // CHECK-COUNT-5: gpu.shuffle  xor
 // CHECK:         gpu.barrier
+// Along N (strided), bf16: the 128x128 input tile is staged in shared
+// memory with 16-byte loads along K (QuantizeTiles2D.cpp), then read down
+// its columns.
 // CHECK-LABEL: gpu.func @weight_along_n__quantize_0(
+// CHECK-SAME:    memref<16416xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}
+// CHECK:         vector.load %{{.*}} {alignment = 16 : i64} : memref<?xbf16>, vector<8xbf16>
+// CHECK:         vector.store
+// CHECK:         gpu.barrier
 // CHECK-COUNT-5: gpu.shuffle  xor
 // CHECK:         gpu.barrier
+// f32 weights keep the strided loads (a staged f32 tile would need 64 KB).
+// CHECK-LABEL: gpu.func @weight_along_n_f32__quantize_0(
+// CHECK-NOT:     vector.load
+// CHECK:         gpu.shuffle  xor
 // CHECK-LABEL: gpu.func @jagged__quantize_0(
 // CHECK-LABEL: gpu.func @jagged__quantize_1(
 
@@ -67,6 +78,11 @@ func.func @weight_compact(%w: tensor<16x200x2880xbf16>) -> tensor<16x2x23xf8E8M0
 func.func @weight_along_n(%w: tensor<4x256x192xbf16>) -> tensor<4x256x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>> {
   %q, %s = mxmoe.quantize %w {axis = 1 : i64, scale_tile = array<i64: 128, 128>}
       : tensor<4x256x192xbf16> -> tensor<4x192x256xf8E4M3FN>, tensor<4x256x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>
+  return %s : tensor<4x256x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>
+}
+func.func @weight_along_n_f32(%w: tensor<4x256x192xf32>) -> tensor<4x256x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>> {
+  %q, %s = mxmoe.quantize %w {axis = 1 : i64, scale_tile = array<i64: 128, 128>}
+      : tensor<4x256x192xf32> -> tensor<4x192x256xf8E4M3FN>, tensor<4x256x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>
   return %s : tensor<4x256x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>
 }
 func.func @jagged(%x: tensor<1000x64xbf16>, %offs: tensor<8xi32>) {

@@ -1,0 +1,349 @@
+//===- QuantizeTiles2D.cpp - mxmoe.quantize with multi-row scale tiles ----===//
+//
+// Quantize kernels for `scale_tile = [r, c]` with r > 1 (MX128 weights:
+// [128, 128], the DeepSeek-V3 report, arXiv 2412.19437 section 3.3.2): one
+// CTA per tile, the amax reduced by warp shuffles and shared memory, one
+// E8M0 scale per tile written into every 1x32 slot (row-major or blocked
+// MX scales; blocked as whole 512-byte atoms) or once (compact scales).
+// Scale math and element conversion are the MX kernels' (Quantize.h).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Quantize.h"
+
+#include "mxmoe/Dialect/MXMoE/Utils/ScaleLayout.h"
+
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::mxmoe;
+using namespace mlir::mxmoe::kernels;
+using ::mxmoe::kMXBlockSize;
+using ::mxmoe::MXElementKind;
+
+namespace {
+
+/// The staged kernel's shared-memory tile: rows of 128 elements, 32-row
+/// block i shifted by 8 i elements, so that the 8 columns x 4 blocks of a
+/// warp's reads fall in distinct banks (as Quantize.cpp's columnwise tiled
+/// kernel).
+constexpr int64_t kStagedStride = 128, kStagedShift = 8;
+constexpr int64_t kStagedElems = 128 * kStagedStride + 4 * kStagedShift;
+
+/// One thread of the CTA-per-tile kernel (genQuantizeTile2D): the tile
+/// (bi, ti, tj) of the data [batch, R, L] is r rows x c/32 blocks; thread
+/// `tid` holds blocks tid + k * blockSize of it.
+struct Tile2DThread {
+  KB &b;
+  Type elem;
+  RoundingMode mode;
+  MXElementKind kind;
+  TileShape tile;
+  int64_t blockSize;
+  bool rowwise, blocked, compact;
+  Value x, dmem, smem, red; ///< red: per-warp amax in shared memory
+  Value R, L, cs, tilesR, tilesC, sR, sC, hpBatch, hpRow, hpAlong;
+  /// Shared-memory input tile of the staged kernel (null: loads straight
+  /// from global memory).
+  Value tileBuf = {};
+
+  /// A thread's blocks of the tile: values, validity, data row and block
+  /// index of each, and their amax.
+  struct TileValues {
+    SmallVector<SmallVector<Value>> xs; ///< empty: re-read from tileBuf
+    SmallVector<Value> valid, rowOf, blkOf;
+    SmallVector<Value> firstOf, colOf; ///< staged: the block in tileBuf
+    Value amax;
+  };
+
+  void run(Value t);
+  TileValues loadDirect(Value tid, Value bi, Value ti, Value tj);
+  /// Strided [128, 128] tiles of 2-byte elements: the tile through shared
+  /// memory (16-byte loads along the contiguous data rows).
+  TileValues loadStaged(Value tid, Value bi, Value ti, Value tj);
+  Value sIndex(Value row, Value col);
+  /// The 32 values of tileBuf column `col` from row `first` on, as f32.
+  SmallVector<Value> readStaged(Value first, Value col);
+  /// The CTA's amax of the per-thread `amax` (every thread gets it).
+  Value ctaAmax(Value tid, Value amax);
+  /// Writes the tile's 512-byte blocked atom ([128, 128] tiles).
+  void storeAtom(Value tid, Value bi, Value ti, Value tj, Value byte);
+};
+
+Value Tile2DThread::ctaAmax(Value tid, Value amax) {
+  for (int32_t off = 16; off >= 1; off /= 2) {
+    auto shfl = gpu::ShuffleOp::create(b, amax, off, 32, gpu::ShuffleMode::XOR);
+    amax = maxOf(b, amax, shfl.getShuffleResult());
+  }
+  Value warp, lane;
+  std::tie(warp, lane) = b.divRem(tid, b.idx(32));
+  ifThen(b, b.eq(lane, b.idx(0)), [&] { b.store(amax, red, warp); });
+  gpu::BarrierOp::create(b);
+  Value all = b.load(red, b.idx(0));
+  for (int64_t w = 1; w < blockSize / 32; ++w)
+    all = maxOf(b, all, b.load(red, b.idx(w)));
+  return all;
+}
+
+void Tile2DThread::storeAtom(Value tid, Value bi, Value ti, Value tj,
+                             Value byte) {
+  // Byte o of an atom holds row (o % 16) / 4 * 32 + o / 16, column o % 4
+  // (the inverse of the in-atom part of the blocked offset).
+  Value atom = b.add(b.mul(ti, b.div(sC, 4)), tj);
+  Value batchBase = b.mul(bi, b.mul(sR, sC));
+  Value atomBase = b.add(batchBase, b.mulc(atom, 512));
+  for (int64_t k = 0; k * blockSize < 512; ++k) {
+    Value o = b.add(tid, b.idx(k * blockSize));
+    Value inAtom = b.ult(o, b.idx(512));
+    Value quarter = b.div(b.rem(o, 16), 4);
+    Value quarterRow = b.mulc(quarter, 32);
+    Value ar = b.add(quarterRow, b.div(o, 16));
+    Value row = b.add(b.mulc(ti, 128), ar);
+    Value atomCol = b.mulc(tj, 4);
+    Value blk = b.add(atomCol, b.rem(o, 4));
+    Value rowOk = b.ult(row, R);
+    Value real = b.andi(rowOk, b.ult(blk, cs));
+    Value value = b.select(real, byte, b.i32(0));
+    ifThen(b, inAtom, [&] { storeScale(b, value, smem, b.add(atomBase, o)); });
+  }
+}
+
+void Tile2DThread::run(Value t) {
+  Value cta, tid, rest, tj, bi, ti;
+  std::tie(cta, tid) = b.divRem(t, b.idx(blockSize));
+  std::tie(rest, tj) = b.divRem(cta, tilesC);
+  std::tie(bi, ti) = b.divRem(rest, tilesR);
+  TileValues v =
+      tileBuf ? loadStaged(tid, bi, ti, tj) : loadDirect(tid, bi, ti, tj);
+  Value byte = computeScaleByte(b, ctaAmax(tid, v.amax), mode, kind);
+  Value inv = reciprocalScale(b, byte);
+  for (size_t k = 0; k < v.xs.size(); ++k)
+    ifThen(b, v.valid[k], [&] {
+      Value dRow = b.add(b.mul(bi, R), v.rowOf[k]);
+      Value rowStart = b.mul(dRow, L);
+      Value dIdx = b.add(rowStart, b.mulc(v.blkOf[k], kMXBlockSize));
+      // Staged tiles read their values again (after the amax barrier):
+      // keeping 64 of them live held the CTA to 2 per SM.
+      SmallVector<Value> xs =
+          v.xs[k].empty() ? readStaged(v.firstOf[k], v.colOf[k]) : v.xs[k];
+      storeScaled(b, xs, inv, kind, dmem, dIdx);
+      if (!blocked && !compact)
+        storeScale(b, byte, smem, b.add(b.mul(dRow, cs), v.blkOf[k]));
+    });
+  if (blocked) {
+    storeAtom(tid, bi, ti, tj, byte);
+    return;
+  }
+  if (compact) {
+    Value cRow = b.add(b.mul(bi, tilesR), ti);
+    Value cIdx = b.add(b.mul(cRow, tilesC), tj);
+    ifThen(b, b.eq(tid, b.idx(0)), [&] { storeScale(b, byte, smem, cIdx); });
+  }
+}
+
+Tile2DThread::TileValues Tile2DThread::loadDirect(Value tid, Value bi, Value ti,
+                                                  Value tj) {
+  int64_t tileBlocks = tile.rows * tile.blocks();
+  int64_t perThread = ::mxmoe::ceilDiv(tileBlocks, blockSize);
+  Value row0 = b.mulc(ti, tile.rows), blk0 = b.mulc(tj, tile.blocks());
+  Value batchBase = b.mul(bi, hpBatch);
+  auto baseOf = [&](Value row, Value blk) {
+    Value along = b.mul(b.mulc(blk, kMXBlockSize), hpAlong);
+    return b.add(b.add(batchBase, b.mul(row, hpRow)), along);
+  };
+  Value base0 = baseOf(row0, blk0); // the tile's first block exists
+  TileValues v;
+  v.amax = b.f32(0.0f);
+  for (int64_t k = 0; k < perThread; ++k) {
+    // Rowwise: blocks of a row adjacent (contiguous loads); strided:
+    // rows adjacent (adjacent threads read adjacent columns).
+    Value q = b.add(tid, b.idx(k * blockSize));
+    Value hi, lo;
+    std::tie(hi, lo) = b.divRem(q, b.idx(rowwise ? tile.blocks() : tile.rows));
+    Value row = b.add(row0, rowwise ? hi : lo);
+    Value blk = b.add(blk0, rowwise ? lo : hi);
+    Value rowOk = b.ult(row, R);
+    Value ok = b.andi(rowOk, b.ult(blk, cs));
+    if ((k + 1) * blockSize > tileBlocks)
+      ok = b.andi(ok, b.ult(q, b.idx(tileBlocks)));
+    Value own = baseOf(row, blk);
+    Value base = b.select(ok, own, base0);
+    SmallVector<Value> xs = rowwise
+                                ? loadHPBlock(b, x, elem, base)
+                                : loadHPBlockStrided(b, x, elem, base, hpAlong);
+    Value vMax = blockAmax(b, xs);
+    Value m = b.select(ok, vMax, b.f32(0.0f));
+    v.amax = maxOf(b, v.amax, m);
+    v.xs.push_back(std::move(xs));
+    v.valid.push_back(ok);
+    v.rowOf.push_back(row);
+    v.blkOf.push_back(blk);
+  }
+  return v;
+}
+
+Value Tile2DThread::sIndex(Value row, Value col) {
+  Value unshifted = b.add(b.mulc(row, kStagedStride), col);
+  Value shift = b.mulc(b.div(row, 32), kStagedShift);
+  return b.add(unshifted, shift);
+}
+
+SmallVector<Value> Tile2DThread::readStaged(Value first, Value col) {
+  SmallVector<Value> xs;
+  for (int64_t e = 0; e < kMXBlockSize; ++e) {
+    Value at = sIndex(b.add(first, b.idx(e)), col);
+    xs.push_back(arith::ExtFOp::create(b, b.getF32Type(), b.load(tileBuf, at)));
+  }
+  return xs;
+}
+
+Tile2DThread::TileValues Tile2DThread::loadStaged(Value tid, Value bi, Value ti,
+                                                  Value tj) {
+  // The input tile: 128 rows along the quantized axis (n0 + i, strided by
+  // hp_along) x 128 contiguous data rows (k0 + j), into shared memory
+  // [i][j] with 16-byte loads.
+  int64_t perLoad = 16 / (elem.getIntOrFloatBitWidth() / 8);
+  int64_t chunksPerRow = tile.rows / perLoad;
+  int64_t rowsPerPass = blockSize / chunksPerRow;
+  Value k0 = b.mulc(ti, tile.rows), n0 = b.mulc(tj, tile.cols);
+  Value batchBase = b.mul(bi, hpBatch);
+  Value j = b.mulc(b.rem(tid, chunksPerRow), perLoad);
+  Value k = b.add(k0, j);
+  Value kOk = b.ult(k, R);
+  Value i0 = b.div(tid, chunksPerRow);
+  auto vt = VectorType::get({perLoad}, elem);
+  for (int64_t pass = 0; pass < tile.cols / rowsPerPass; ++pass) {
+    Value i = b.add(i0, b.idx(pass * rowsPerPass));
+    Value n = b.add(n0, i);
+    ifThen(b, b.andi(kOk, b.ult(n, L)), [&] {
+      Value rowBase = b.add(batchBase, b.mul(n, hpAlong));
+      Value idx = b.add(rowBase, k);
+      Value v = vector::LoadOp::create(b, vt, x, ValueRange{idx}, false,
+                                       llvm::MaybeAlign(16));
+      vector::StoreOp::create(b, v, tileBuf, ValueRange{sIndex(i, j)}, false,
+                              llvm::MaybeAlign(16));
+    });
+  }
+  gpu::BarrierOp::create(b);
+  // Then as loadDirect's strided order: item q is data row k0 + q % 128,
+  // block q / 128 of the tile, read down a shared-memory column.
+  TileValues v;
+  v.amax = b.f32(0.0f);
+  int64_t tileBlocks = tile.rows * tile.blocks();
+  for (int64_t r = 0; r * blockSize < tileBlocks; ++r) {
+    Value q = b.add(tid, b.idx(r * blockSize));
+    Value blkIn, col;
+    std::tie(blkIn, col) = b.divRem(q, b.idx(tile.rows));
+    Value row = b.add(k0, col);
+    Value blk = b.add(b.mulc(tj, tile.blocks()), blkIn);
+    Value rowOk = b.ult(row, R);
+    Value ok = b.andi(rowOk, b.ult(blk, cs));
+    Value first = b.mulc(blkIn, kMXBlockSize);
+    Value vMax = blockAmax(b, readStaged(first, col));
+    Value m = b.select(ok, vMax, b.f32(0.0f));
+    v.amax = maxOf(b, v.amax, m);
+    v.xs.emplace_back();
+    v.firstOf.push_back(first);
+    v.colOf.push_back(col);
+    v.valid.push_back(ok);
+    v.rowOf.push_back(row);
+    v.blkOf.push_back(blk);
+  }
+  return v;
+}
+
+} // namespace
+
+void KernelGen::genQuantizeTile2D(QuantizeOp op, const MXGeometry &geo,
+                                  MXElementKind kind) {
+  RankedTensorType in = op.getInput().getType();
+  RankedTensorType data = op.getData().getType();
+  RankedTensorType scales = op.getScales().getType();
+  std::array<int64_t, 2> ts = op.getScaleTileOrDefault();
+  TileShape tile{ts[0], ts[1]};
+  Type elem = in.getElementType();
+  bool blocked = isBlockedScales(scales), compact = isCompactScales(scales);
+  int64_t sRows = scales.getShape()[scales.getRank() - 2];
+  int64_t sCols = scales.getShape().back();
+  // Sizes are run-time parameters; one CTA per tile.
+  enum {
+    kBatch,
+    kRows,
+    kLen,
+    kHpBatch,
+    kHpRow,
+    kHpAlong,
+    kScaleRows,
+    kScaleCols
+  };
+  SmallVector<int64_t> sizes{geo.batch, geo.rows,    geo.len, geo.hpBatch,
+                             geo.hpRow, geo.hpAlong, sRows,   sCols};
+  RuntimeShapeSpec rspec{
+      {elem, flatMemRef(data).getElementType(), scales.getElementType()},
+      {"batch", "rows", "len", "hp_batch", "hp_row", "hp_along", "scale_rows",
+       "scale_cols"}};
+  auto tilesOf = [&](KB &b, ValueRange sz) {
+    Value cs = b.div(sz[kLen], kMXBlockSize);
+    Value tilesR = b.div(b.add(sz[kRows], b.idx(tile.rows - 1)), tile.rows);
+    Value tilesC = b.div(b.add(cs, b.idx(tile.blocks() - 1)), tile.blocks());
+    return std::make_tuple(cs, tilesR, tilesC);
+  };
+  // Strided [128, 128] tiles of bf16/f16 whose data rows (the contiguous
+  // input axis) are a multiple of the 16-byte load: through shared memory
+  // (the strided 2-byte loads ran at 61 % of copy bandwidth on the H200,
+  // bench/RESULTS.md).
+  bool staged = !geo.rowwise() && tile.rows == 128 && tile.cols == 128 &&
+                elem.getIntOrFloatBitWidth() == 16 && geo.hpRow == 1 &&
+                geo.rows % 8 == 0 && blockSize == 256;
+  int64_t tiles = geo.batch * ::mxmoe::ceilDiv(geo.rows, tile.rows) *
+                  ::mxmoe::ceilDiv(geo.scaleCols(), tile.blocks());
+  auto kernel = createKernel(
+      module, name("quantize", op), rspec,
+      [&](KB &b, ValueRange sz) {
+        Value cs, tilesR, tilesC;
+        std::tie(cs, tilesR, tilesC) = tilesOf(b, sz);
+        Value perBatch = b.mul(tilesR, tilesC);
+        return b.mulc(b.mul(sz[kBatch], perBatch), blockSize);
+      },
+      blockSize, nullptr,
+      [&](KB &b, ValueRange a, ValueRange sz, Value t, GroupTable &) {
+        auto fn = b.getInsertionBlock()
+                      ->getParent()
+                      ->getParentOfType<gpu::GPUFuncOp>();
+        auto wg = gpu::AddressSpaceAttr::get(b.getContext(),
+                                             gpu::AddressSpace::Workgroup);
+        Value red = fn.addWorkgroupAttribution(
+            MemRefType::get({blockSize / 32}, b.getF32Type(),
+                            MemRefLayoutAttrInterface{}, wg),
+            fn.getLoc());
+        Value cs, tilesR, tilesC;
+        std::tie(cs, tilesR, tilesC) = tilesOf(b, sz);
+        Tile2DThread th{b,
+                        elem,
+                        op.getRounding(),
+                        kind,
+                        tile,
+                        blockSize,
+                        geo.rowwise(),
+                        blocked,
+                        compact,
+                        a[0],
+                        a[1],
+                        a[2],
+                        red,
+                        sz[kRows],
+                        sz[kLen],
+                        cs,
+                        tilesR,
+                        tilesC,
+                        sz[kScaleRows],
+                        sz[kScaleCols],
+                        sz[kHpBatch],
+                        sz[kHpRow],
+                        sz[kHpAlong]};
+        if (staged)
+          th.tileBuf = addSharedBuffer(b, kStagedElems, elem);
+        th.run(t);
+      });
+  finish(op, kernel, quantizeHostArgs(op), sizes, tiles * blockSize);
+}
