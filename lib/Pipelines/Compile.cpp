@@ -725,15 +725,17 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
   llvm::json::Array manifest;
   llvm::json::Array programs = std::move(jobs.front().programs);
   llvm::json::Array withoutProgram = std::move(jobs.front().withoutProgram);
+  // Each warning is at its function (created at the op it was expanded
+  // from; the last of that name in walk order), looked up in one walk.
+  llvm::StringMap<Location> functionLocs;
+  if (!withoutProgram.empty())
+    module.walk([&](func::FuncOp f) {
+      functionLocs.insert_or_assign(f.getName(), f.getLoc());
+    });
   for (const llvm::json::Value &v : withoutProgram) {
     const llvm::json::Object *o = v.getAsObject();
-    // At the function (created at the op it was expanded from).
-    Location at = module.getLoc();
-    module.walk([&](func::FuncOp f) {
-      if (f.getName() == *o->getString("function"))
-        at = f.getLoc();
-    });
-    emitWarning(at)
+    auto fn = functionLocs.find(*o->getString("function"));
+    emitWarning(fn == functionLocs.end() ? module.getLoc() : fn->second)
         << "mxmoe: " << *o->getString("function") << " has no launch program ("
         << *o->getString("reason")
         << "); it is listed under \"functions_without_program\" in the "
