@@ -557,6 +557,17 @@ llvm::json::Array describeUncompiled(ModuleOp module) {
   return uncompiled;
 }
 
+/// Applies the caller's configuration to a pass manager of compileModule
+/// and times its passes under `timing` (when that scope is enabled: the
+/// caller gave CompileOptions::timing).
+void configure(PassManager &pm, const CompileOptions &options,
+               TimingScope &timing) {
+  if (options.configure)
+    options.configure(pm);
+  if (timing)
+    pm.enableTiming(timing);
+}
+
 /// What one chip's compilation produces.
 struct ChipJob {
   std::string chip;
@@ -572,38 +583,42 @@ struct ChipJob {
 /// the MX-level module. Chips are independent: with several chips and a
 /// multithreaded context they run on their own threads (MLIR contexts
 /// are thread-safe for passes on distinct IR; diagnostics are emitted
-/// under the context's lock), then are assembled in the given order.
+/// under the context's lock), then are assembled in the given order. Each
+/// chip's stages are timed in a scope of `timing` named after the chip.
 LogicalResult compileChips(ModuleOp module, const CompileOptions &options,
                            const DefaultPipelineOptions &opts,
-                           std::vector<ChipJob> &jobs) {
+                           TimingScope &timing, std::vector<ChipJob> &jobs) {
   MLIRContext *context = module.getContext();
-  auto configure = [&](PassManager &pm) {
-    if (options.configure)
-      options.configure(pm);
-  };
   jobs.resize(options.chips.size());
   auto runChip = [&](ChipJob &job, bool first) -> LogicalResult {
     const std::string &chip = job.chip;
+    TimingScope chipTime = timing.nest(StringRef(chip));
+    TimingScope stage = chipTime.nest("clone");
     OwningOpRef<ModuleOp> clone = module.clone();
+    stage = chipTime.nest("kernel passes");
     PassManager convert(context);
-    configure(convert);
+    configure(convert, options, stage);
     buildKernelPipeline(convert, chip, opts);
     if (failed(convert.run(*clone)))
       return failure();
     if (first) {
+      stage = chipTime.nest("model IR text and programs");
       llvm::raw_string_ostream os(job.modelIR);
       clone->print(os);
       job.programs = describePrograms(*clone, job.withoutProgram);
     }
+    stage = chipTime.nest("manifest rows");
     job.rows = describeKernels(*clone, chip);
     job.art.chip = chip;
     if (job.rows.empty())
       return success();
+    stage = chipTime.nest("PTX passes");
     PassManager lower(context);
-    configure(lower);
+    configure(lower, options, stage);
     buildPTXPipeline(lower, chip, opts.llvmOptLevel);
     if (failed(lower.run(*clone)))
       return failure();
+    stage = chipTime.nest("ptxas");
     clone->walk([&](gpu::BinaryOp op) {
       for (Attribute a : op.getObjects())
         if (auto obj = dyn_cast<gpu::ObjectAttr>(a))
@@ -666,10 +681,8 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
   Location loc = module.getLoc();
   if (failed(checkOptions(loc, options)))
     return failure();
-  auto configure = [&](PassManager &pm) {
-    if (options.configure)
-      options.configure(pm);
-  };
+  TimingScope untimed;
+  TimingScope &timing = options.timing ? *options.timing : untimed;
 
   // Model level -> MX level. The policy report goes through a temporary
   // file when the caller did not ask for one.
@@ -681,8 +694,9 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
     return emitError(module.getLoc(),
                      "mxmoe: cannot create a temporary policy report");
   opts.policyReport = reportPath.str().str();
+  TimingScope stage = timing.nest("model passes");
   PassManager model(context);
-  configure(model);
+  configure(model, options, stage);
   buildModelPipeline(model, opts);
   LogicalResult modelOk = [&] {
     // Remarks of the policy go to the report, not to the caller.
@@ -697,26 +711,31 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
   if (failed(modelOk))
     return failure();
 
+  stage = timing.nest("tiled MLPs and uncompiled ops");
   llvm::json::Array tiledMLPs = describeTiledMLPs(module);
 
   llvm::json::Array uncompiled = describeUncompiled(module);
+  stage.stop();
 
   std::vector<ChipJob> jobs;
-  if (failed(compileChips(module, options, opts, jobs)))
+  if (failed(compileChips(module, options, opts, timing, jobs)))
     return failure();
 
+  stage = timing.nest("manifest and header");
   llvm::json::Array manifest;
   llvm::json::Array programs = std::move(jobs.front().programs);
   llvm::json::Array withoutProgram = std::move(jobs.front().withoutProgram);
+  // Each warning is at its function (created at the op it was expanded
+  // from; the last of that name in walk order), looked up in one walk.
+  llvm::StringMap<Location> functionLocs;
+  if (!withoutProgram.empty())
+    module.walk([&](func::FuncOp f) {
+      functionLocs.insert_or_assign(f.getName(), f.getLoc());
+    });
   for (const llvm::json::Value &v : withoutProgram) {
     const llvm::json::Object *o = v.getAsObject();
-    // At the function (created at the op it was expanded from).
-    Location at = module.getLoc();
-    module.walk([&](func::FuncOp f) {
-      if (f.getName() == *o->getString("function"))
-        at = f.getLoc();
-    });
-    emitWarning(at)
+    auto fn = functionLocs.find(*o->getString("function"));
+    emitWarning(fn == functionLocs.end() ? module.getLoc() : fn->second)
         << "mxmoe: " << *o->getString("function") << " has no launch program ("
         << *o->getString("reason")
         << "); it is listed under \"functions_without_program\" in the "

@@ -35,13 +35,17 @@ void mlir::mxmoe::buildKernelPipeline(OpPassManager &pm, llvm::StringRef chip,
                                       const DefaultPipelineOptions &opts) {
   ConvertMXMoEToGPUOptions conv;
   conv.hostLaunch = false;
+  // An op equal to an earlier one takes its kernel without generating a
+  // copy (a model's layers need one layer's kernels)...
+  conv.reuseKernels = true;
   conv.chip = chip.str();
   conv.gemmTileN = opts.gemmTileN;
   conv.gemmStages = opts.gemmStages;
   conv.gemmCTAs = opts.gemmCTAs;
   conv.gemmSm90Mma = opts.gemmSm90Mma;
   pm.addPass(createConvertMXMoEToGPU(conv));
-  // Ops of equal shapes and types get identical kernels: compile each once.
+  // ...and ops of other shapes whose kernels are equal (run-time sizes)
+  // share one: compile each distinct kernel once.
   pm.addPass(createMXMoEDedupeKernels());
 }
 

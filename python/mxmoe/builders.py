@@ -24,6 +24,10 @@ Field names per family (any family's names are accepted):
                scales the shared output where the framework combines the
                outputs, as for the routing weights: not in this IR)
 
+`model_ir(config, tokens, layers)` stacks `layers` such layers into one
+module (functions @moe_<i>, fqns `layers.<i>.*`), e.g. for whole-model
+compile-time measurements (bench/compile_time_bench.py).
+
 `tokens` is the number of tokens of the batch (batch x sequence); routed
 rows = tokens x top-k. Experts per GPU can be reduced with `experts` (expert
 parallelism: the local slice). Errors (missing or non-positive fields)
@@ -91,8 +95,9 @@ def _t(shape, elem="bf16"):
 
 def moe_layer_ir(config: Mapping, tokens: int, layer: int = 0,
                  experts: Optional[int] = None, rounding: str = "rceil",
-                 shards: str = "auto") -> str:
-    """The MoE layer as model-level mxmoe IR text (one func.func @moe)."""
+                 shards: str = "auto", name: str = "moe") -> str:
+    """The MoE layer as model-level mxmoe IR text (one func.func @<name>,
+    fqns `layers.<layer>.moe.*`)."""
     d = moe_dims(config)
     H, I, k = d["H"], d["I"], d["top_k"]
     E = d["E"] if experts is None else int(experts)
@@ -161,9 +166,22 @@ def moe_layer_ir(config: Mapping, tokens: int, layer: int = 0,
         rets.append("%shared_out")
     head = (f"// MoE layer {layer} of a {d['family']} config: H={H}, I={I}, "
             f"E={E} of {d['E']}, top-{k}, {tokens} tokens -> {M} routed rows.\n")
-    return (head + "func.func @moe(" + ", ".join(args) + ")\n    -> (" +
+    return (head + f"func.func @{name}(" + ", ".join(args) + ")\n    -> (" +
             ", ".join(results) + ") {\n" + "\n".join(body) +
             f"\n  return {', '.join(rets)} : {', '.join(results)}\n}}\n")
+
+
+def model_ir(config: Mapping, tokens: int, layers: int,
+             experts: Optional[int] = None, rounding: str = "rceil",
+             shards: str = "auto") -> str:
+    """`layers` MoE layers of one model as one module: func.func @moe_<i>
+    with fqns `layers.<i>.moe.*` for i in [0, layers), each the layer of
+    `moe_layer_ir` (same shapes, so their kernels are shared)."""
+    if layers < 1:
+        raise ValueError(f"layers must be >= 1, got {layers}")
+    return "\n".join(moe_layer_ir(config, tokens, layer=i, experts=experts,
+                                  rounding=rounding, shards=shards,
+                                  name=f"moe_{i}") for i in range(layers))
 
 
 # Configs of the four target models (the MoE fields of their config.json).
@@ -191,7 +209,12 @@ if __name__ == "__main__":
     ap.add_argument("--tokens", type=int, default=8192)
     ap.add_argument("--experts", type=int, default=None, help="local experts (EP slice)")
     ap.add_argument("--rounding", default="rceil", choices=["floor", "rceil", "ceil", "even"])
+    ap.add_argument("--layers", type=int, default=None,
+                    help="N layers in one module (@moe_<i>, fqns layers.<i>.*); "
+                         "default: one layer as @moe")
     a = ap.parse_args()
+    if a.layers is not None and a.layers < 1:
+        ap.error(f"--layers must be >= 1, got {a.layers}")
     if a.tokens < 1:
         ap.error(f"--tokens must be >= 1, got {a.tokens}")
     if a.experts is not None and a.experts < 1:
@@ -205,6 +228,10 @@ if __name__ == "__main__":
             ap.error(f"config '{a.config}' is neither one of {', '.join(CONFIGS)} "
                      f"nor a readable config.json ({ex})")
     try:
-        print(moe_layer_ir(cfg, a.tokens, experts=a.experts, rounding=a.rounding), end="")
+        if a.layers is None:
+            print(moe_layer_ir(cfg, a.tokens, experts=a.experts, rounding=a.rounding), end="")
+        else:
+            print(model_ir(cfg, a.tokens, a.layers, experts=a.experts,
+                           rounding=a.rounding), end="")
     except (KeyError, ValueError) as ex:
         ap.error(f"cannot build the MoE layer from '{a.config}': {ex!r}")

@@ -168,7 +168,16 @@ def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
     Option<"hostLaunch", "host-launch", "bool", /*default=*/"true",
            "replace each op by a gpu.launch_func on buffers (false: keep "
            "the op and annotate it with mxmoe.kernel, for drivers that "
-           "launch kernels from a manifest)">
+           "launch kernels from a manifest)">,
+    Option<"reuseKernels", "reuse-kernels", "bool", /*default=*/"false",
+           "with host-launch=false: an op equal to an earlier one (op name, "
+           "attributes, operand and result types, repeated operands) takes "
+           "that op's kernel annotation instead of a kernel of its own; its "
+           "kernel would be identical to the earlier op's, which "
+           "mxmoe-dedupe-kernels would keep, so after that pass the result "
+           "is the same, with one kernel generated per distinct op "
+           "(mxmoe-compile's pipeline; a model of equal layers generates "
+           "one layer's kernels)">
   ];
 }
 
@@ -195,6 +204,14 @@ def MXMoEDedupeKernels : Pass<"mxmoe-dedupe-kernels", "::mlir::ModuleOp"> {
 
     The result is the same program: a kernel is a pure function of its
     parameters, so launching one copy or another cannot change an output.
+
+    Duplicates are found by a structural hash of each kernel (compared
+    exactly within a hash bucket) and every reference is redirected in one
+    walk of the module, so the pass is linear in the module's size. With
+    `convert-mxmoe-to-gpu{reuse-kernels}` (mxmoe-compile's pipeline) ops
+    equal to an earlier op generate no kernel at all; this pass then merges
+    the kernels of ops that differ only in what the kernel takes at run
+    time (e.g. a quantize's sizes), with the same result as without reuse.
   }];
 }
 

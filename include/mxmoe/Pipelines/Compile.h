@@ -19,6 +19,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 
 #include <functional>
 #include <string>
@@ -33,6 +34,12 @@ struct CompileOptions : DefaultPipelineOptions {
   std::string inputName = "<module>";
   /// Called on every PassManager before it runs (timing, IR printing).
   std::function<void(PassManager &)> configure;
+  /// When set (and enabled), compileModule times its stages in scopes
+  /// nested in this one: "model passes" (each pass inside), "tiled MLPs
+  /// and uncompiled ops", per chip a scope named after it ("clone",
+  /// "kernel passes", "model IR text and programs", "manifest rows", "PTX
+  /// passes", "ptxas") and "manifest and header" (mxmoe-compile --timing).
+  TimingScope *timing = nullptr;
   /// Compile the chips on parallel threads (when the context is
   /// multithreaded); false keeps one chip after the other, e.g. for
   /// readable --timing or --dump-ir-after output.

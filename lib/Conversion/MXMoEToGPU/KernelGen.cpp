@@ -85,11 +85,16 @@ Value mlir::mxmoe::kernels::largestStartLE(KB &b, GroupTable &t, unsigned unit,
   return b.sub(count, b.idx(1));
 }
 
-std::string KernelGen::name(StringRef kind, Operation *op) {
+std::string KernelGen::functionPart(Operation *op) {
   auto fn = op->getParentOfType<FunctionOpInterface>();
   std::string fnName = fn ? fn.getName().str() : "kernel";
   for (char &ch : fnName)
     if (!llvm::isAlnum(ch) && ch != '_')
       ch = '_';
+  return fnName;
+}
+
+std::string KernelGen::name(StringRef kind, Operation *op) {
+  std::string fnName = functionPart(op);
   return (fnName + "__" + kind + "_" + Twine(counters[fnName]++)).str();
 }

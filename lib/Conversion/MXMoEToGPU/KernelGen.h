@@ -94,6 +94,9 @@ struct KernelGen {
   /// the function name (e.g. the dots of `layers.0.moe.experts.w13.forward`)
   /// become '_'.
   std::string name(StringRef kind, Operation *op);
+  /// The `<function>` part of the names of `op`'s kernels (the key of
+  /// `counters`).
+  static std::string functionPart(Operation *op);
 
   // HostLaunch.cpp.
 

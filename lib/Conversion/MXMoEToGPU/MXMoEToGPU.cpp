@@ -3,7 +3,9 @@
 // The pass: checks its options, then lowers every mxmoe.quantize,
 // dequantize, swizzle_scales and grouped_matmul not yet implemented by a
 // kernel, in program order, into the `mxmoe_kernels` gpu.module (the
-// generators are declared in KernelGen.h: one file per op family).
+// generators are declared in KernelGen.h: one file per op family). With
+// reuse-kernels, an op equal to an earlier one takes its annotation instead
+// (KernelReuse).
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,22 +30,91 @@ namespace {
 
 constexpr StringLiteral kKernelModuleName = "mxmoe_kernels";
 
+/// Which operand each operand first is (operand i is operand first[i]):
+/// bindings name an operand by its first position.
+SmallVector<unsigned> firstOperands(Operation *op) {
+  SmallVector<unsigned> first;
+  for (OpOperand &o : op->getOpOperands())
+    first.push_back(llvm::find(op->getOperands(), o.get()) -
+                    op->operand_begin());
+  return first;
+}
+
+/// The generators build an op's kernel and its annotation from the op's
+/// name, attributes, operand and result types and repeated operands
+/// alone (and the pass options): ops equal in these get identical kernels
+/// and equal annotations. With reuse-kernels, a later op takes the
+/// annotation of the first op equal to it instead of generating a kernel
+/// that mxmoe-dedupe-kernels would erase.
+class KernelReuse {
+public:
+  /// The first op of a kind, as its lowering left it.
+  struct Entry {
+    Operation *op;
+    DictionaryAttr attrs;                   ///< before its lowering
+    SmallVector<NamedAttribute> annotation; ///< what its lowering set
+    unsigned names;                         ///< kernel names it took
+  };
+
+  /// The recorded op equal to `op` (`op` not lowered yet), or null.
+  const Entry *find(Operation *op) const {
+    auto it = buckets.find(hash(op, op->getAttrDictionary()));
+    if (it == buckets.end())
+      return nullptr;
+    for (const Entry &e : it->second)
+      if (e.op->getName() == op->getName() &&
+          e.attrs == op->getAttrDictionary() &&
+          llvm::equal(e.op->getOperandTypes(), op->getOperandTypes()) &&
+          llvm::equal(e.op->getResultTypes(), op->getResultTypes()) &&
+          firstOperands(e.op) == firstOperands(op))
+        return &e;
+    return nullptr;
+  }
+
+  /// Records `op`, just lowered: `before` are its attributes before, its
+  /// lowering took `names` kernel names (KernelGen::counters).
+  void record(Operation *op, DictionaryAttr before, unsigned names) {
+    Entry e{op, before, {}, names};
+    for (NamedAttribute a : op->getAttrs())
+      if (before.get(a.getName()) != a.getValue())
+        e.annotation.push_back(a);
+    buckets[hash(op, before)].push_back(std::move(e));
+  }
+
+private:
+  static llvm::hash_code hash(Operation *op, DictionaryAttr attrs) {
+    auto ptrs = [](auto range) {
+      return llvm::hash_combine_range(llvm::map_range(
+          range, [](Type t) { return t.getAsOpaquePointer(); }));
+    };
+    SmallVector<unsigned> first = firstOperands(op);
+    return llvm::hash_combine(
+        op->getName().getAsOpaquePointer(), attrs.getAsOpaquePointer(),
+        ptrs(op->getOperandTypes()), ptrs(op->getResultTypes()),
+        llvm::hash_combine_range(first));
+  }
+
+  llvm::DenseMap<llvm::hash_code, SmallVector<Entry, 1>> buckets;
+};
+
 struct ConvertMXMoEToGPUPass
     : ::mlir::mxmoe::impl::ConvertMXMoEToGPUBase<ConvertMXMoEToGPUPass> {
   using Base::Base;
 
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
+  /// Checks the options (errors name the option and its value); the GEMM
+  /// configurations are returned in `gemm` (fp8) and `upcast` (bf16).
+  LogicalResult checkOptions(ModuleOp module, GemmConfig &gemm,
+                             GemmConfig &upcast) {
     if (blockSize < 32 || blockSize > 1024 || blockSize % 32 != 0) {
       module.emitError() << "convert-mxmoe-to-gpu: block-size must be a "
                             "multiple of 32 in [32, 1024], got "
                          << static_cast<int64_t>(blockSize);
-      return signalPassFailure();
+      return failure();
     }
     if (!isSupportedChip(chip)) {
       module.emitError() << "convert-mxmoe-to-gpu: unsupported chip '" << chip
                          << "' (supported: " << kSupportedChips << ")";
-      return signalPassFailure();
+      return failure();
     }
     bool sm100 = isTcgen05Chip(chip);
     if (gemmTileN != 64 && gemmTileN != 128 && !(sm100 && gemmTileN == 256)) {
@@ -51,40 +122,40 @@ struct ConvertMXMoEToGPUPass
           << "convert-mxmoe-to-gpu: gemm-tile-n must be 64 or "
              "128 (sm_90a) or 64, 128 or 256 (sm_100a, sm_103a), got "
           << static_cast<int64_t>(gemmTileN);
-      return signalPassFailure();
+      return failure();
     }
     if (gemmStages != 0 && (gemmStages < 2 || gemmStages > 8)) {
       module.emitError() << "convert-mxmoe-to-gpu: gemm-stages must be 0 "
                             "(auto) or in [2, 8], got "
                          << static_cast<int64_t>(gemmStages);
-      return signalPassFailure();
+      return failure();
     }
     // A 1-D grid has at most 2^31 - 1 CTAs (CUDA gridDim.x).
     if (gemmCTAs < 1 || gemmCTAs > 2147483647) {
       module.emitError() << "convert-mxmoe-to-gpu: gemm-ctas must be in [1, "
                             "2147483647] (the GPU's SM count, e.g. 132), got "
                          << static_cast<int64_t>(gemmCTAs);
-      return signalPassFailure();
+      return failure();
     }
     if (gemmSm90Mma != "fp8" && gemmSm90Mma != "bf16" &&
         gemmSm90Mma != "auto") {
       module.emitError() << "convert-mxmoe-to-gpu: gemm-sm90-mma must be fp8, "
                             "bf16 or auto, got '"
                          << gemmSm90Mma << "'";
-      return signalPassFailure();
+      return failure();
     }
     // The fp8 configuration (every sm_100a kernel; sm_90a kernels with the
     // fp8 strategy) and the bf16-upcast one (sm_90a); each generated kernel
     // checks its own shared-memory budget.
-    GemmConfig gemm{gemmTileN, gemmStages ? gemmStages : 4, gemmCTAs, false};
-    GemmConfig upcast{gemmTileN, gemmStages ? gemmStages : 2, gemmCTAs, true};
+    gemm = GemmConfig{gemmTileN, gemmStages ? gemmStages : 4, gemmCTAs, false};
+    upcast = GemmConfig{gemmTileN, gemmStages ? gemmStages : 2, gemmCTAs, true};
     if (sm100 && getSm100GemmSharedBytes(gemm) > kMaxDynamicSmem) {
       module.emitError() << "convert-mxmoe-to-gpu: the grouped-GEMM "
                             "configuration needs "
                          << getSm100GemmSharedBytes(gemm)
                          << " bytes of shared memory, over the 232448 of "
                          << chip << "; lower gemm-stages";
-      return signalPassFailure();
+      return failure();
     }
     if (sm100 && getSm100GemmTmemColumns(gemm) > 512) {
       module.emitError() << "convert-mxmoe-to-gpu: the grouped-GEMM "
@@ -95,8 +166,35 @@ struct ConvertMXMoEToGPUPass
                          << chip
                          << "; lower gemm-stages or "
                             "gemm-tile-n";
-      return signalPassFailure();
+      return failure();
     }
+    if (reuseKernels && hostLaunch) {
+      module.emitError() << "convert-mxmoe-to-gpu: reuse-kernels needs "
+                            "host-launch=false (a launch replaces its op)";
+      return failure();
+    }
+    return success();
+  }
+
+  /// Lowers `op` (static shapes checked) with its family's generator.
+  static LogicalResult lower(KernelGen &gen, Operation *op) {
+    for (Type t :
+         llvm::concat<const Type>(op->getOperandTypes(), op->getResultTypes()))
+      if (auto shaped = dyn_cast<ShapedType>(t);
+          shaped && !shaped.hasStaticShape())
+        return op->emitOpError("GPU lowering needs static shapes, got ") << t;
+    return llvm::TypeSwitch<Operation *, LogicalResult>(op)
+        .Case<QuantizeOp>([&](auto q) { return gen.genQuantize(q); })
+        .Case<DequantizeOp>([&](auto d) { return gen.genDequantize(d); })
+        .Case<SwizzleScalesOp>([&](auto s) { return gen.genSwizzle(s); })
+        .Case<GroupedMatmulOp>([&](auto m) { return gen.genGroupedMatmul(m); });
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    GemmConfig gemm, upcast;
+    if (failed(checkOptions(module, gemm, upcast)))
+      return signalPassFailure();
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {
       if (isa<QuantizeOp, DequantizeOp, SwizzleScalesOp, GroupedMatmulOp>(op) &&
@@ -114,28 +212,29 @@ struct ConvertMXMoEToGPUPass
       b.setInsertionPointToEnd(module.getBody());
       kernels = gpu::GPUModuleOp::create(b, module.getLoc(), kKernelModuleName);
     }
+    bool sm100 = isTcgen05Chip(chip);
     KernelGen gen{kernels,     blockSize, hostLaunch, gemm, upcast,
                   gemmSm90Mma, sm100,     chip,       {},   {}};
+    KernelReuse reuse;
     for (Operation *op : ops) {
+      // (StringMap values stay where they are while others are added.)
+      unsigned &names = gen.counters[KernelGen::functionPart(op)];
+      if (const KernelReuse::Entry *e =
+              reuseKernels ? reuse.find(op) : nullptr) {
+        for (NamedAttribute a : e->annotation)
+          op->setAttr(a.getName(), a.getValue());
+        names += e->names;
+        continue;
+      }
       // The generators size grids, group tables and padding from static
-      // shapes, the number of token groups (offsets) included: this is the
-      // only check of them.
-      for (Type t : llvm::concat<const Type>(op->getOperandTypes(),
-                                             op->getResultTypes()))
-        if (auto shaped = dyn_cast<ShapedType>(t);
-            shaped && !shaped.hasStaticShape()) {
-          op->emitOpError("GPU lowering needs static shapes, got ") << t;
-          return signalPassFailure();
-        }
-      LogicalResult r =
-          llvm::TypeSwitch<Operation *, LogicalResult>(op)
-              .Case<QuantizeOp>([&](auto q) { return gen.genQuantize(q); })
-              .Case<DequantizeOp>([&](auto d) { return gen.genDequantize(d); })
-              .Case<SwizzleScalesOp>([&](auto s) { return gen.genSwizzle(s); })
-              .Case<GroupedMatmulOp>(
-                  [&](auto m) { return gen.genGroupedMatmul(m); });
-      if (failed(r))
+      // shapes, the number of token groups (offsets) included: `lower`
+      // checks them.
+      DictionaryAttr before = op->getAttrDictionary();
+      unsigned namesBefore = names;
+      if (failed(lower(gen, op)))
         return signalPassFailure();
+      if (reuseKernels)
+        reuse.record(op, before, names - namesBefore);
     }
   }
 };
