@@ -90,6 +90,21 @@ def _dtype(name: str):
     }[name]
 
 
+def _weight(w, what: str):
+    """`w` made contiguous, unless its last two dimensions are a transposed
+    view ([..., K, N] storage read as [..., N, K], e.g. TorchAO's `B_t` =
+    W.transpose(-2, -1)): such a tensor has the expected shape only when
+    N == K and would silently compute x @ W instead of x @ W^T, so it is
+    rejected (ValueError) instead of copied."""
+    if w.dim() >= 2 and w.shape[-1] > 1 and w.shape[-2] > 1 \
+            and w.stride(-2) == 1 and w.stride(-1) != 1:
+        raise ValueError(
+            f"{what}: the weight must be [..., N, K] with K contiguous (y = x @ w^T); "
+            f"got a transposed view (shape {list(w.shape)}, strides {list(w.stride())}), "
+            f"e.g. TorchAO's B_t = W.transpose(-2, -1): pass W itself")
+    return w.contiguous()
+
+
 # Deferred status checks: (event, pinned host status words, kernel names,
 # function) of calls that have not been checked yet.
 _PENDING: List[tuple] = []
@@ -102,11 +117,14 @@ def _drain(block: bool) -> None:
     rejected call."""
     global _PENDING
     keep, err = [], None
-    for entry in _PENDING:
+    for n, entry in enumerate(_PENDING):
         event, host, names, function = entry
         if err is not None or not (block or event.query()):
-            keep.append(entry)
-            continue
+            # Calls on one stream complete in order: the ones after a call
+            # still running are checked by a later drain (without querying
+            # each of up to _MAX_PENDING events per call).
+            keep.extend(_PENDING[n:])
+            break
         event.synchronize()
         for code, name in zip(host[:, 0].tolist(), names):
             if code != 0:
@@ -252,7 +270,9 @@ class Program:
         if self.check == "deferred":
             _drain(block=len(_PENDING) >= _MAX_PENDING)
         dev = args[0].device
-        stream = torch.cuda.current_stream(dev).cuda_stream
+        # The raw cudaStream_t of the current stream (one C call; the Stream
+        # object of torch.cuda.current_stream cost 25 us per call).
+        stream = torch._C._cuda_getCurrentRawStream(dev.index)
         bufs = [self._alloc(b, dev) for b in self.prog["buffers"]]
         consts = self._constants(dev)
 
@@ -281,7 +301,7 @@ class Program:
             host = torch.empty(status.shape, dtype=status.dtype, pin_memory=True)
             host.copy_(status, non_blocking=True)
             event = torch.cuda.Event()
-            event.record(torch.cuda.current_stream(dev))
+            event.record()  # on the current stream, as the launches
             _PENDING.append((event, host, self._status_of, self.prog["function"]))
         elif n_status:
             for code, name in zip(status[:, 0].tolist(), self._status_of):
@@ -428,14 +448,14 @@ def mx_linear_function(out_dir: str, fqn: str, chip: str = "sm_90a",
         @staticmethod
         def forward(ctx, x, w):
             ctx.save_for_backward(x, w)
-            return pick(x)[0](x.contiguous(), w.contiguous())[0]
+            return pick(x)[0](x.contiguous(), _weight(w, fqn))[0]
 
         @staticmethod
         def backward(ctx, grad_out):
             x, w = ctx.saved_tensors
             _, dgrad, wgrad = pick(x)
             g = grad_out.contiguous()
-            gx = dgrad(g, w.contiguous())[0] if ctx.needs_input_grad[0] else None
+            gx = dgrad(g, _weight(w, fqn))[0] if ctx.needs_input_grad[0] else None
             gw = wgrad(g, x.contiguous())[0] if ctx.needs_input_grad[1] else None
             # A weight gradient compiled in f32 (grad_accumulator = f32)
             # is returned in the weight's dtype, as autograd requires.
@@ -461,7 +481,7 @@ def register_linear_op(out_dir: str, fqn: str, chip: str = "sm_90a",
     @torch.library.custom_op(qualname, mutates_args=(),
                              schema="(Tensor x, Tensor w) -> Tensor")
     def op(x, w):
-        return pick(x)[0](x.contiguous(), w.contiguous())[0]
+        return pick(x)[0](x.contiguous(), _weight(w, fqn))[0]
 
     @op.register_fake
     def _(x, w):
@@ -472,7 +492,7 @@ def register_linear_op(out_dir: str, fqn: str, chip: str = "sm_90a",
     def backward_op(grad, x, w):
         _, dgrad, wgrad = pick(x)
         g = grad.contiguous()
-        return [dgrad(g, w.contiguous())[0], wgrad(g, x.contiguous())[0].to(w.dtype)]
+        return [dgrad(g, _weight(w, fqn))[0], wgrad(g, x.contiguous())[0].to(w.dtype)]
 
     @backward_op.register_fake
     def _(grad, x, w):
@@ -514,7 +534,7 @@ def register_torch_op(out_dir: str, fqn: str, chip: str = "sm_90a",
                              schema="(Tensor x, Tensor w, Tensor offsets) -> Tensor")
     def op(x, w, offsets):
         # The program's result is a fresh tensor: no copy.
-        return fwd(x.contiguous(), w.contiguous(), offsets.contiguous())[0]
+        return fwd(x.contiguous(), _weight(w, fqn), offsets.contiguous())[0]
 
     @op.register_fake
     def _(x, w, offsets):
@@ -525,7 +545,10 @@ def register_torch_op(out_dir: str, fqn: str, chip: str = "sm_90a",
         schema="(Tensor grad, Tensor x, Tensor w, Tensor offsets) -> Tensor[]")
     def backward_op(grad, x, w, offsets):
         g = grad.contiguous()
-        return [dgrad(g, w, offsets)[0], wgrad(g, x, offsets)[0]]
+        # The saved inputs as the forward took them (contiguous copies of
+        # strided ones; a transposed view never got this far).
+        return [dgrad(g, _weight(w, fqn), offsets.contiguous())[0],
+                wgrad(g, x.contiguous(), offsets.contiguous())[0]]
 
     @backward_op.register_fake
     def _(grad, x, w, offsets):

@@ -14,7 +14,8 @@ routing with an empty expert and rows past the last offset:
   * rows past the last offset and the empty expert's weight gradient are
     exactly zero.
 Then the autograd function (forward + both gradients through mxmoe) against
-torch autograd in float32, the torch op under torch.compile, and offsets
+torch autograd in float32, the torch op under torch.compile, a transposed
+view of the weight rejected by the op (a strided one copied), and offsets
 rejected by the kernels (raised at the call, or later with deferred
 checks). Prints a table and `N passed, N failed` last.
 
@@ -233,6 +234,24 @@ def main():
                f"compiled vs eager: y {dy_:.1e}, grads {dg:.1e}; max rel.err vs fp32 {ec:.2e}")
     except Exception as ex:  # noqa: BLE001
         report("torch.compile(fullgraph) custom op", False, repr(ex)[:300])
+
+    # A transposed view of the weight (TorchAO's B_t = W.transpose(-2, -1)
+    # read as [G, N, K]) is rejected, not copied into a wrong layout; a
+    # strided, non-transposed weight (every other K of a wider tensor) is
+    # copied and gives the contiguous weight's result.
+    try:
+        wt = w.detach().transpose(-2, -1).contiguous().transpose(-2, -1)
+        try:
+            op(x.detach(), wt, offs)
+            report("transposed-view weight rejected", False, "no error")
+        except ValueError as e:
+            report("transposed-view weight rejected", "transposed view" in str(e), str(e)[:120])
+        wide = torch.stack([w.detach(), w.detach()], -1).flatten(-2)[..., ::2]
+        same = rel(op(x.detach(), wide, offs), op(x.detach(), w.detach().contiguous(), offs))
+        report("strided weight copied", not wide.is_contiguous() and same == 0.0,
+               f"result vs contiguous weight: {same:.1e}")
+    except Exception as ex:  # noqa: BLE001
+        report("transposed-view weight rejected", False, repr(ex)[:300])
 
     # bad routing: the kernels reject decreasing offsets, nothing is returned
     bad = torch.tensor(offs_np[::-1].copy(), device=dev)
