@@ -32,3 +32,32 @@ func.func @offsets_missing(%a: tensor<64x64xbf16>, %w: tensor<4x32x64xbf16>) {
   %o = mxmoe.grouped_matmul %a, %w : (tensor<64x64xbf16>, tensor<4x32x64xbf16>) -> tensor<64x32xbf16>
   return
 }
+
+// -----
+
+// Constant offsets are checked at compile time, as the kernels check them
+// at run time: non-decreasing, >= 0, at most M.
+func.func @constant_offsets_decreasing(%a: tensor<4096x64xbf16>, %w: tensor<4x32x64xbf16>) {
+  %offs = arith.constant dense<[1024, 512, 3000, 4096]> : tensor<4xi32>
+  // expected-error @+1 {{'mxmoe.grouped_matmul' op constant offsets must be non-decreasing group end offsets >= 0: entry 1 is 512, after 1024}}
+  %o = mxmoe.grouped_matmul %a, %w offsets %offs : (tensor<4096x64xbf16>, tensor<4x32x64xbf16>, tensor<4xi32>) -> tensor<4096x32xbf16>
+  return
+}
+
+// -----
+
+func.func @constant_offsets_negative(%a: tensor<4096x64xbf16>, %w: tensor<4x32x64xbf16>) {
+  %offs = arith.constant dense<[-1, 512, 3000, 4096]> : tensor<4xi32>
+  // expected-error @+1 {{'mxmoe.grouped_matmul' op constant offsets must be non-decreasing group end offsets >= 0: entry 0 is -1, after 0}}
+  %o = mxmoe.grouped_matmul %a, %w offsets %offs : (tensor<4096x64xbf16>, tensor<4x32x64xbf16>, tensor<4xi32>) -> tensor<4096x32xbf16>
+  return
+}
+
+// -----
+
+func.func @constant_offsets_past_m(%a: tensor<4096x64xbf16>, %w: tensor<4x32x64xbf16>) {
+  %offs = arith.constant dense<[1024, 2048, 3000, 4097]> : tensor<4xi32>
+  // expected-error @+1 {{'mxmoe.grouped_matmul' op constant offsets must not pass the 4096 grouped rows: entry 3 is 4097}}
+  %o = mxmoe.grouped_matmul %a, %w offsets %offs : (tensor<4096x64xbf16>, tensor<4x32x64xbf16>, tensor<4xi32>) -> tensor<4096x32xbf16>
+  return
+}

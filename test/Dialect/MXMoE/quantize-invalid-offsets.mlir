@@ -72,3 +72,14 @@ func.func @offsets_zero_groups(%x: tensor<64x64xbf16>, %offs: tensor<0xi32>) {
       : tensor<64x64xbf16> -> tensor<64x64xf8E4M3FN>, tensor<128x4xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>
   return
 }
+
+// -----
+
+// Constant token-group offsets past the input's tokens (jagged axis 0).
+func.func @constant_offsets_past_tokens(%x: tensor<300x96xbf16>) {
+  %offs = arith.constant dense<[100, 200, 301]> : tensor<3xi32>
+  // expected-error @+1 {{'mxmoe.quantize' op constant offsets must not pass the 300 grouped rows: entry 2 is 301}}
+  %q, %s = mxmoe.quantize %x offsets(%offs : tensor<3xi32>) {axis = 0 : i64}
+      : tensor<300x96xbf16> -> tensor<96x384xf8E4M3FN>, tensor<96x12xf8E8M0FNU>
+  return
+}

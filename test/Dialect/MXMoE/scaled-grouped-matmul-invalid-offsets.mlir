@@ -52,3 +52,29 @@ func.func @offsets_zero_groups(%x: tensor<64x64xbf16>, %w: tensor<0x64x64xbf16>,
       : (tensor<64x64xbf16>, tensor<0x64x64xbf16>, tensor<0xi32>) -> tensor<64x64xbf16>
   return
 }
+
+// -----
+
+// Constant offsets that decrease or pass M: a compile-time error (the
+// kernels would reject them only when the program runs).
+func.func @constant_offsets_past_m(%x: tensor<4096x64xbf16>, %w: tensor<4x32x64xbf16>) -> tensor<4096x32xbf16> {
+  %offs = arith.constant dense<[1024, 512, 3000, 4096]> : tensor<4xi32>
+  // expected-error @+1 {{'mxmoe.scaled_grouped_matmul' op constant offsets must be non-decreasing group end offsets >= 0: entry 1 is 512, after 1024}}
+  %y = mxmoe.scaled_grouped_matmul %x, %w, %offs {fqn = "experts"}
+      : (tensor<4096x64xbf16>, tensor<4x32x64xbf16>, tensor<4xi32>) -> tensor<4096x32xbf16>
+  return %y : tensor<4096x32xbf16>
+}
+
+// -----
+
+func.func @constant_offsets_ok(%x: tensor<4096x64xbf16>, %w: tensor<4x32x64xbf16>) -> tensor<4096x32xbf16> {
+  // Empty groups (equal offsets) and a last offset below M are valid.
+  %offs = arith.constant dense<[0, 512, 512, 4000]> : tensor<4xi32>
+  %bad = arith.constant dense<[0, 512, 512, 5000]> : tensor<4xi32>
+  %y = mxmoe.scaled_grouped_matmul %x, %w, %offs {fqn = "experts"}
+      : (tensor<4096x64xbf16>, tensor<4x32x64xbf16>, tensor<4xi32>) -> tensor<4096x32xbf16>
+  // expected-error @+1 {{'mxmoe.scaled_grouped_matmul' op constant offsets must not pass the 4096 grouped rows: entry 3 is 5000}}
+  %z = mxmoe.scaled_grouped_matmul %x, %w, %bad {fqn = "experts2"}
+      : (tensor<4096x64xbf16>, tensor<4x32x64xbf16>, tensor<4xi32>) -> tensor<4096x32xbf16>
+  return %y : tensor<4096x32xbf16>
+}

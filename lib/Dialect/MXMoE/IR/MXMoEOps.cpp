@@ -9,6 +9,7 @@
 #include "mxmoe/Dialect/MXMoE/Utils/ScaleLayout.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -80,9 +81,37 @@ LogicalResult verifyScaleElementType(Operation *op, RankedTensorType type,
   return success();
 }
 
+/// Offsets that are constants (an arith.constant or any constant-like op)
+/// must be what the kernels accept at run time: non-negative,
+/// non-decreasing and, when `total` (the grouped extent) is static, at
+/// most `total`; otherwise the program would only fail when it runs.
+LogicalResult verifyConstantOffsets(Operation *op, Value offsets,
+                                    std::optional<int64_t> total) {
+  DenseIntElementsAttr values;
+  if (!matchPattern(offsets, m_Constant(&values)))
+    return success();
+  int64_t prev = 0, i = 0;
+  for (const APInt &v : values.getValues<APInt>()) {
+    int64_t end = v.getSExtValue();
+    if (end < prev)
+      return op->emitOpError()
+             << "constant offsets must be non-decreasing group end offsets "
+                ">= 0: entry "
+             << i << " is " << end << ", after " << prev;
+    if (total && !ShapedType::isDynamic(*total) && end > *total)
+      return op->emitOpError()
+             << "constant offsets must not pass the " << *total
+             << " grouped rows: entry " << i << " is " << end;
+    prev = end;
+    ++i;
+  }
+  return success();
+}
+
 LogicalResult verifyOffsetsType(Operation *op, Value offsets,
                                 std::optional<int64_t> numGroups,
-                                StringRef groupsMeaning) {
+                                StringRef groupsMeaning,
+                                std::optional<int64_t> total = std::nullopt) {
   auto type = cast<RankedTensorType>(offsets.getType());
   if (type.getRank() != 1 || !type.getElementType().isSignlessInteger(32))
     return op->emitOpError()
@@ -97,7 +126,7 @@ LogicalResult verifyOffsetsType(Operation *op, Value offsets,
     return op->emitOpError()
            << "offsets has " << type.getDimSize(0) << " entries but there are "
            << *numGroups << " groups (" << groupsMeaning << ")";
-  return success();
+  return verifyConstantOffsets(op, offsets, total);
 }
 
 /// Checks that `scales` is a valid blocked layout of row-major scales of
@@ -333,7 +362,8 @@ LogicalResult verifyMXQuantization(Operation *op, RankedTensorType hp,
     if (rank != 2)
       return op->emitOpError() << "offsets are only supported for a 2-D "
                                << hpName << " (token groups along dim 0)";
-    if (failed(verifyOffsetsType(op, offsets, std::nullopt, "")))
+    int64_t tokens = hp.getDimSize(0);
+    if (failed(verifyOffsetsType(op, offsets, std::nullopt, "", tokens)))
       return failure();
     if (!jagged && !isBlockedScales(scales))
       return op->emitOpError()
@@ -495,7 +525,7 @@ LogicalResult ScaledGroupedMatmulOp::verify() {
     return emitOpError() << "contraction sizes differ: input has K = " << k
                          << " but weight [G, N, K] has K = " << w.getDimSize(2);
   if (failed(verifyOffsetsType(*this, getOffsets(), g,
-                               "weight dim 0 is the number of experts")))
+                               "weight dim 0 is the number of experts", m)))
     return failure();
   if (!shapesCompatible(y.getShape(), {m, n}))
     return emitOpError() << "result must be [M, N] = " << formatShape({m, n})
@@ -847,11 +877,14 @@ LogicalResult GroupedMatmulOp::verify() {
     return emitOpError() << "result must be " << formatShape(expectedOut)
                          << (kGrouped ? " ([G, M', N'])" : " ([M, N])")
                          << ", got " << formatShape(out.getShape());
+  // Grouped extent: M (2D x 3D), the (padded) token axis (2D x 2D).
+  int64_t grouped = lhs.getDimSize(kGrouped ? 1 : 0);
   if (failed(verifyOffsetsType(*this, getOffsets(), numGroups,
                                kGrouped ? "result dim 0 is the number of "
                                           "groups"
                                         : "rhs dim 0 is the number of "
-                                          "experts")))
+                                          "experts",
+                               grouped)))
     return failure();
   if (!lhsMX)
     return success();

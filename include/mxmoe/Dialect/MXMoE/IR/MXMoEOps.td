@@ -109,7 +109,9 @@ def MXMoE_ScaledGroupedMatmulOp : MXMoE_Op<"scaled_grouped_matmul", [Pure]> {
       `B_t = W.transpose(-2, -1)`), same element type as `input`;
     * `offsets`: `[G]` i32 **end** offsets: group g is rows
       `[offsets[g-1], offsets[g])` (offsets[-1] = 0); non-decreasing,
-      `offsets[G-1] <= M`; empty groups allowed;
+      `offsets[G-1] <= M`; empty groups allowed. Constant offsets that
+      break this are a verifier error; run-time ones are checked by the
+      kernels (a status word, nothing written);
     * result: `[M, N]`, bf16 (default of the recipe) or f32.
 
     Semantics: `y[i, n] = sum_k x[i, k] * W[g, n, k]` for row i of group g,
@@ -448,8 +450,9 @@ def MXMoE_GroupedMatmulOp : MXMoE_Op<"grouped_matmul",
     Operands: MX element types (f8E4M3FN, f8E5M2, f6E2M3FN, f6E3M2FN,
     f4E2M1FN; lhs and rhs may differ) each with its f8E8M0FNU scales (one per
     32 elements along K), or both bf16/f16/f32 without scales. `offsets`:
-    `[G]` i32 end offsets (non-decreasing, last <= M or T). Result bf16 or
-    f32; accumulation is fp32.
+    `[G]` i32 end offsets (non-decreasing, last <= M or T; constant ones
+    that are not are a verifier error). Result bf16 or f32; accumulation
+    is fp32.
 
     Scale shapes (row-major | blocked):
     * 2D x 3D lhs: `[M, K/32]` | M-grouped `[Mp, roundUp(K/32, 4)]`, Mp a
