@@ -59,32 +59,38 @@ struct LinearToLinalgPass
     Value wT =
         linalg::TransposeOp::create(b, loc, w, tinit, ArrayRef<int64_t>{1, 0})
             .getResult()[0];
-    Value init = tensor::EmptyOp::create(
-        b, loc, yt.getShape(), yt.getElementType(), SmallVector<Value>{[&]() {
-          SmallVector<Value> dyn;
-          if (yt.isDynamicDim(0))
-            dyn.push_back(tensor::DimOp::create(b, loc, x, 0));
-          if (yt.isDynamicDim(1))
-            dyn.push_back(tensor::DimOp::create(b, loc, w, 0));
-          return dyn;
-        }()});
-    Value zero =
-        arith::ConstantOp::create(b, loc, b.getZeroAttr(yt.getElementType()));
+    // fp32 accumulation (the op's contract) for bf16/f16 results: the
+    // matmul writes an f32 tensor, the bias is added in f32, then one
+    // rounding to the result type.
+    Type elem = yt.getElementType();
+    Type accElem = elem.getIntOrFloatBitWidth() < 32 ? b.getF32Type() : elem;
+    SmallVector<Value> dynY;
+    if (yt.isDynamicDim(0))
+      dynY.push_back(tensor::DimOp::create(b, loc, x, 0));
+    if (yt.isDynamicDim(1))
+      dynY.push_back(tensor::DimOp::create(b, loc, w, 0));
+    Value init = tensor::EmptyOp::create(b, loc, yt.getShape(), accElem, dynY);
+    Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(accElem));
     Value acc = linalg::FillOp::create(b, loc, zero, init).getResult(0);
     Value y =
         linalg::MatmulOp::create(b, loc, ValueRange{x, wT}, ValueRange{acc})
             .getResult(0);
     if (Value bias = op.getBias()) {
-      Value binit = tensor::EmptyOp::create(
-          b, loc, yt.getShape(), yt.getElementType(),
-          yt.isDynamicDim(0)
-              ? SmallVector<Value>{tensor::DimOp::create(b, loc, x, 0)}
-              : SmallVector<Value>{});
+      auto bt = cast<RankedTensorType>(bias.getType());
+      if (accElem != elem)
+        bias = arith::ExtFOp::create(b, loc, bt.clone(accElem), bias);
+      SmallVector<Value> dynB;
+      if (yt.isDynamicDim(0))
+        dynB.push_back(tensor::DimOp::create(b, loc, x, 0));
+      Value binit =
+          tensor::EmptyOp::create(b, loc, yt.getShape(), accElem, dynB);
       Value bcast =
           linalg::BroadcastOp::create(b, loc, bias, binit, ArrayRef<int64_t>{0})
               .getResult()[0];
       y = arith::AddFOp::create(b, loc, y, bcast);
     }
+    if (accElem != elem)
+      y = arith::TruncFOp::create(b, loc, yt, y);
     op.getResult().replaceAllUsesWith(y);
     op.erase();
     return success();

@@ -272,10 +272,12 @@ def MXMoELinearToLinalg : Pass<"mxmoe-linear-to-linalg", "::mlir::ModuleOp"> {
                 "path)";
   let description = [{
     Rewrites every `mxmoe.linear` whose precision is bf16 (or unset) into
-    `linalg.matmul` on the weight's transpose (accumulating in the result
-    type) plus a broadcast bias add, so that host-level IR (e.g. a tiled MLP
-    and its backward) can run on any backend, the CPU included. MX linears
-    are left for `mxmoe-expand-scaled-matmul`.
+    `linalg.matmul` on the weight's transpose plus a broadcast bias add, so
+    that host-level IR (e.g. a tiled MLP and its backward) can run on any
+    backend, the CPU included. Accumulation is fp32 as `mxmoe.linear`
+    specifies: bf16/f16 results get an f32 matmul and bias add and one
+    `arith.truncf` (f32 and f64 results accumulate in their own type). MX
+    linears are left for `mxmoe-expand-scaled-matmul`.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect",
