@@ -8,6 +8,7 @@
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEOps.h"
 #include "mxmoe/Dialect/MXMoE/Utils/ScaleLayout.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
@@ -78,6 +79,41 @@ LogicalResult verifyScaleElementType(Operation *op, RankedTensorType type,
     return op->emitOpError()
            << what << " encoding must be a #mxmoe.scale_layout, got "
            << type.getEncoding();
+  return success();
+}
+
+/// Scales reach a consumer as their producer wrote them: a tensor.cast that
+/// changes their encoding (row-major relabeled as #mxmoe.scale_layout<
+/// blocked_128x4> where the shapes coincide, or the reverse) would make the
+/// consumer read the same bytes in another layout. A layout change is an
+/// mxmoe.swizzle_scales; such a cast (anywhere in a chain of casts) is an
+/// error.
+LogicalResult verifyScalesNotRelabeled(Operation *op, Value scales,
+                                       StringRef what) {
+  auto encodingOf = [](Type t) -> Attribute {
+    auto ranked = dyn_cast<RankedTensorType>(t);
+    return ranked ? ranked.getEncoding() : Attribute();
+  };
+  for (auto cast = scales.getDefiningOp<tensor::CastOp>(); cast;
+       cast = cast.getSource().getDefiningOp<tensor::CastOp>()) {
+    Attribute from = encodingOf(cast.getSource().getType());
+    Attribute to = encodingOf(cast.getType());
+    if (from == to)
+      continue;
+    InFlightDiagnostic d = op->emitOpError()
+                           << what
+                           << " come from a tensor.cast that changes their "
+                              "layout encoding from "
+                           << (from ? from
+                                    : StringAttr::get(op->getContext(), "none"))
+                           << " to "
+                           << (to ? to
+                                  : StringAttr::get(op->getContext(), "none"))
+                           << ": the bytes would be read in another layout; "
+                              "change a scale layout with mxmoe.swizzle_scales";
+    d.attachNote(cast.getLoc()) << "the cast";
+    return d;
+  }
   return success();
 }
 
@@ -764,6 +800,8 @@ LogicalResult DequantizeOp::verify() {
   if (ScaleLayoutAttr layout = getScaleLayout(getScales().getType());
       layout && layout.isCompact())
     tile = {layout.getTile()[0], layout.getTile()[1]};
+  if (failed(verifyScalesNotRelabeled(*this, getScales(), "scales")))
+    return failure();
   return verifyMXQuantization(*this, getResult().getType(), "result",
                               getData().getType(), getScales().getType(),
                               getAxis(), getBlockSize(), getOffsets(), tile);
@@ -775,6 +813,8 @@ LogicalResult DequantizeOp::verify() {
 
 LogicalResult SwizzleScalesOp::verify() {
   RankedTensorType src = getSource().getType(), dst = getResult().getType();
+  if (failed(verifyScalesNotRelabeled(*this, getSource(), "source scales")))
+    return failure();
   if (failed(verifyScaleElementType(*this, src, "source")) ||
       failed(verifyScaleElementType(*this, dst, "result")) ||
       failed(verifyNotCompact(*this, src, "source")) ||
@@ -889,6 +929,9 @@ LogicalResult GroupedMatmulOp::verify() {
   if (!lhsMX)
     return success();
 
+  if (failed(verifyScalesNotRelabeled(*this, getLhsScales(), "lhs scales")) ||
+      failed(verifyScalesNotRelabeled(*this, getRhsScales(), "rhs scales")))
+    return failure();
   auto lhsScales = cast<RankedTensorType>(getLhsScales().getType());
   auto rhsScales = cast<RankedTensorType>(getRhsScales().getType());
   SmallVector<int64_t> lhsLogical{lhs.getDimSize(0), divBlock(k)};
