@@ -159,6 +159,25 @@ bool writeFile(StringRef path, StringRef text) {
   return true;
 }
 
+/// Why a chip got no kernels, from the manifest: MX ops left uncompiled
+/// (listed under "uncompiled"), or the precision policy kept every op in
+/// bf16 (its decisions are in policy-report.json).
+std::string noKernelsWhy(const mlir::mxmoe::CompileResult &result) {
+  llvm::Expected<llvm::json::Value> manifest =
+      llvm::json::parse(result.manifestJson);
+  if (!manifest) {
+    llvm::consumeError(manifest.takeError());
+    return "the manifest is unreadable";
+  }
+  const llvm::json::Object *root = manifest->getAsObject();
+  const llvm::json::Array *uncompiled =
+      root ? root->getArray("uncompiled") : nullptr;
+  if (uncompiled && !uncompiled->empty())
+    return std::to_string(uncompiled->size()) +
+           " MX op(s) are listed under \"uncompiled\" in the manifest";
+  return "the precision policy kept every op in bf16";
+}
+
 /// Pass arguments that ran (for --dump-ir-after's "no such pass" error).
 llvm::StringSet<> passesRun;
 bool dumped = false;
@@ -287,9 +306,9 @@ int main(int argc, char **argv) {
   for (const mlir::mxmoe::ChipArtifacts &art : result.chips) {
     if (art.ptx.empty()) {
       llvm::errs() << "mxmoe-compile: no MX kernels for " << art.chip
-                   << " (no MX op was compiled: see " << outDir
-                   << "/policy-report.json and \"uncompiled\" in the "
-                      "manifest)\n";
+                   << " (no MX op was compiled: " << noKernelsWhy(result)
+                   << "; every decision and its rule: " << outDir
+                   << "/policy-report.json)\n";
       continue;
     }
     if (art.cubin.empty())

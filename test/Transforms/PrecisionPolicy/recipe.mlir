@@ -3,7 +3,7 @@
 // RUN: mxmoe-opt %s --mxmoe-precision-policy="recipe=auto chips=sm_90a,sm_100a" 2>/dev/null | FileCheck %s --check-prefix=MX128
 // RUN: mxmoe-opt %s --mxmoe-precision-policy="recipe=auto chips=sm_100a,sm_103a" 2>/dev/null | FileCheck %s --check-prefix=MX32
 // RUN: mxmoe-opt %s --mxmoe-precision-policy="recipe=auto chips=sm_90a precision=mxfp4" 2>/dev/null | FileCheck %s --check-prefix=FP4
-// RUN: mxmoe-opt %s --mxmoe-precision-policy="recipe=auto chips=sm_90a report=-" -o /dev/null 2>/dev/null | FileCheck %s --check-prefix=REPORT
+// RUN: mxmoe-opt %s --mxmoe-precision-policy="recipe=auto chips=sm_90a report=- remarks=false" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT
 // RUN: not mxmoe-opt %s --mxmoe-precision-policy="recipe=auto" 2>&1 | FileCheck %s --check-prefix=NOCHIPS
 // RUN: not mxmoe-opt %s --mxmoe-precision-policy="recipe=auto chips=sm_80" 2>&1 | FileCheck %s --check-prefix=BADCHIP
 // RUN: not mxmoe-opt %s --mxmoe-precision-policy="recipe=mx64" 2>&1 | FileCheck %s --check-prefix=BADRECIPE

@@ -170,9 +170,7 @@ struct PrecisionPolicyPass
         if (d.precision != Precision::bf16 && !op->hasAttr("recipe"))
           op->setAttr("recipe", recipe);
       }
-      op->emitRemark() << "mxmoe-precision-policy: " << fqn << " -> "
-                       << stringifyPrecision(d.precision) << " (rule " << d.rule
-                       << ": " << d.reason << ")";
+      reportDecision(op, fqn, d);
       auto dim = [](int64_t v) -> llvm::json::Value {
         if (ShapedType::isDynamic(v))
           return nullptr;
@@ -197,6 +195,21 @@ struct PrecisionPolicyPass
       return signalPassFailure();
     if (!report.empty() && failed(writeReport(std::move(rows), *granularity)))
       return signalPassFailure();
+  }
+
+  /// A remark per decision (unless `remarks=false`); a warning when a
+  /// routed-expert GEMM falls back to bf16 because of its shape: it gets no
+  /// MX kernels, which a user should not learn from the speed.
+  void reportDecision(Operation *op, StringRef fqn, const Decision &d) {
+    if (isa<ScaledGroupedMatmulOp>(op) && d.precision == Precision::bf16 &&
+        d.rule == "legality")
+      op->emitWarning() << "mxmoe-precision-policy: routed-expert GEMM '" << fqn
+                        << "' stays bf16 (rule legality: " << d.reason
+                        << "): it gets no MX kernels and stays in the host IR";
+    else if (remarks)
+      op->emitRemark() << "mxmoe-precision-policy: " << fqn << " -> "
+                       << stringifyPrecision(d.precision) << " (rule " << d.rule
+                       << ": " << d.reason << ")";
   }
 
   /// The granularity of the assigned recipe: `recipe` (mx32, mx128), or
@@ -281,7 +294,8 @@ struct PrecisionPolicyPass
                            {"recipe", resolved},
                            {"decisions", std::move(rows)}};
     if (report == "-") {
-      llvm::outs() << llvm::formatv("{0:2}", doc) << "\n";
+      // stderr: the IR the tool prints stays alone on stdout.
+      llvm::errs() << llvm::formatv("{0:2}", doc) << "\n";
       return success();
     }
     std::error_code ec;

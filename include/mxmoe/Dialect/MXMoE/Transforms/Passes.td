@@ -44,9 +44,13 @@ def MXMoEPrecisionPolicy : Pass<"mxmoe-precision-policy", "::mlir::ModuleOp"> {
     `layers.*.attention.wk` works too).
 
     Every decision is reported as a remark on the op ("mxmoe-precision-policy:
-    <fqn> -> <precision> (rule <rule>: <why>)"); `report=FILE` writes all
-    decisions as JSON (fqn, op, shape, precision, rule, reason, and for MX
-    ops the recipe's granularity) with the resolved `recipe` at the top.
+    <fqn> -> <precision> (rule <rule>: <why>)"; `remarks=false` turns them
+    off); a routed-expert `mxmoe.scaled_grouped_matmul` that the `legality`
+    rule keeps in bf16 (e.g. K = 2050) is a warning instead, since it then
+    gets no MX kernels. `report=FILE` writes all decisions as JSON (fqn,
+    op, shape, precision, rule, reason, and for MX ops the recipe's
+    granularity) with the resolved `recipe` at the top; `report=-` writes
+    it to stderr.
 
     The recipe assigned to MX ops without one is `precision`'s element type
     (f8E4M3FN or f4E2M1FN), block size 32, `rounding`, and the granularity
@@ -88,7 +92,11 @@ def MXMoEPrecisionPolicy : Pass<"mxmoe-precision-policy", "::mlir::ModuleOp"> {
     Option<"rounding", "rounding", "std::string", /*default=*/"\"rceil\"",
            "scale rounding of the assigned recipe: floor, rceil, ceil, even">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
-           "write the decisions as JSON to this file ('-' = stdout)">,
+           "write the decisions as JSON to this file ('-' = stderr, so "
+           "that the IR on stdout stays parseable)">,
+    Option<"remarks", "remarks", "bool", /*default=*/"true",
+           "report every decision as a remark on its op (the warning for "
+           "a routed-expert GEMM kept in bf16 by its shape stays)">,
     Option<"recipe", "recipe", "std::string", /*default=*/"\"mx32\"",
            "scale granularity of the assigned recipe: mx32 (1x32 blocks), "
            "mx128 (1x128 activations and gradients, 128x128 weights) or "
