@@ -598,7 +598,8 @@ LogicalResult compileChips(ModuleOp module, const CompileOptions &options,
     stage = chipTime.nest("kernel passes");
     PassManager convert(context);
     configure(convert, options, stage);
-    buildKernelPipeline(convert, chip, opts);
+    // checkOptions admitted only supported chip names.
+    buildKernelPipeline(convert, *symbolizeChip(chip), opts);
     if (failed(convert.run(*clone)))
       return failure();
     if (first) {
@@ -641,7 +642,7 @@ LogicalResult compileChips(ModuleOp module, const CompileOptions &options,
     DialectRegistry deps;
     for (const std::string &chip : options.chips) {
       PassManager pm(context);
-      buildKernelPipeline(pm, chip, opts);
+      buildKernelPipeline(pm, *symbolizeChip(chip), opts);
       buildPTXPipeline(pm, chip, opts.llvmOptLevel);
       pm.getDependentDialects(deps);
     }

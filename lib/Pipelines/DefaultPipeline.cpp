@@ -31,14 +31,14 @@ void mlir::mxmoe::buildModelPipeline(OpPassManager &pm,
   pm.addPass(createMXMoEPackScales());
 }
 
-void mlir::mxmoe::buildKernelPipeline(OpPassManager &pm, llvm::StringRef chip,
+void mlir::mxmoe::buildKernelPipeline(OpPassManager &pm, Chip chip,
                                       const DefaultPipelineOptions &opts) {
   ConvertMXMoEToGPUOptions conv;
   conv.hostLaunch = false;
   // An op equal to an earlier one takes its kernel without generating a
   // copy (a model's layers need one layer's kernels)...
   conv.reuseKernels = true;
-  conv.chip = chip.str();
+  conv.chip = chip;
   conv.gemmTileN = opts.gemmTileN;
   conv.gemmStages = opts.gemmStages;
   conv.gemmCTAs = opts.gemmCTAs;

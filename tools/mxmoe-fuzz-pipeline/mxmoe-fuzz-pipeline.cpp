@@ -267,7 +267,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   mlir::mxmoe::DefaultPipelineOptions options;
   mlir::mxmoe::buildModelPipeline(pm, options);
   llvm::StringRef chip = size % 2 ? "sm_100a" : "sm_90a";
-  mlir::mxmoe::buildKernelPipeline(pm, chip, options);
+  mlir::mxmoe::buildKernelPipeline(pm, *mlir::mxmoe::symbolizeChip(chip),
+                                   options);
   mlir::mxmoe::buildPTXPipeline(pm, chip);
   (void)pm.run(*module);
   return 0;

@@ -17,10 +17,49 @@
 #define MXMOE_CONVERSION_CHIPS_H
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/CommandLine.h"
 
+#include <optional>
 #include <string>
 
 namespace mlir::mxmoe {
+
+/// The chips as a typed pass option (`chip=sm_90a|sm_100a|sm_103a`,
+/// parsed by llvm::cl: a bad value is rejected before any IR is read).
+enum class Chip { sm_90a, sm_100a, sm_103a };
+
+/// The option value's name ("sm_90a", ...).
+inline llvm::StringRef stringifyChip(Chip chip) {
+  switch (chip) {
+  case Chip::sm_90a:
+    return "sm_90a";
+  case Chip::sm_100a:
+    return "sm_100a";
+  case Chip::sm_103a:
+    return "sm_103a";
+  }
+  return "";
+}
+
+/// The chip named `name`, if mxmoe targets it.
+inline std::optional<Chip> symbolizeChip(llvm::StringRef name) {
+  if (name == "sm_90a")
+    return Chip::sm_90a;
+  if (name == "sm_100a")
+    return Chip::sm_100a;
+  if (name == "sm_103a")
+    return Chip::sm_103a;
+  return std::nullopt;
+}
+
+/// `llvm::cl::values` of a Chip option.
+#define MXMOE_CHIP_OPTION_VALUES                                               \
+  ::llvm::cl::values(clEnumValN(::mlir::mxmoe::Chip::sm_90a, "sm_90a",         \
+                                "Hopper H100/H200: wgmma"),                    \
+                     clEnumValN(::mlir::mxmoe::Chip::sm_100a, "sm_100a",       \
+                                "Blackwell B200/GB200: tcgen05"),              \
+                     clEnumValN(::mlir::mxmoe::Chip::sm_103a, "sm_103a",       \
+                                "Blackwell B300/GB300: tcgen05"))
 
 /// Human-readable list for diagnostics ("supported: ...").
 inline constexpr llvm::StringLiteral kSupportedChips =

@@ -3,6 +3,8 @@
 #ifndef MXMOE_CONVERSION_PASSES_H
 #define MXMOE_CONVERSION_PASSES_H
 
+#include "mxmoe/Conversion/Chips.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"

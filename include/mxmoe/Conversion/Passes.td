@@ -140,9 +140,12 @@ def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
            "threads per CTA of the generated kernels (32..1024, a multiple "
            "of 32)">,
-    Option<"chip", "chip", "std::string", /*default=*/"\"sm_90a\"",
+    Option<"chip", "chip", "::mlir::mxmoe::Chip",
+           /*default=*/"::mlir::mxmoe::Chip::sm_90a",
            "target chip of the grouped-GEMM kernels: sm_90a (wgmma kernel), "
-           "sm_100a or sm_103a (tcgen05 kernel)">,
+           "sm_100a or sm_103a (tcgen05 kernel); another value is rejected "
+           "when the option is parsed",
+           "MXMOE_CHIP_OPTION_VALUES">,
     Option<"gemmTileN", "gemm-tile-n", "int64_t", /*default=*/"128",
            "N of the grouped-GEMM tile (64 or 128; 256 on sm_100a/sm_103a; M "
            "is 128, K 128 per "

@@ -16,6 +16,8 @@
 #ifndef MXMOE_PIPELINES_DEFAULTPIPELINE_H
 #define MXMOE_PIPELINES_DEFAULTPIPELINE_H
 
+#include "mxmoe/Conversion/Chips.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -65,10 +67,11 @@ void buildModelPipeline(OpPassManager &pm, const DefaultPipelineOptions &opts);
 
 /// Stage 2: convert-mxmoe-to-gpu with host-launch=false and reuse-kernels
 /// (an op equal to an earlier one shares its kernel, none is generated for
-/// it) for `chip` (sm_90a, sm_100a or sm_103a: the grouped-GEMM kernels
-/// are chip specific), then mxmoe-dedupe-kernels (one kernel per set of
-/// identical kernels; the ops' `mxmoe.kernel` references are redirected).
-void buildKernelPipeline(OpPassManager &pm, llvm::StringRef chip,
+/// it) for `chip` (the grouped-GEMM kernels are chip specific; a name
+/// becomes a Chip through symbolizeChip, mxmoe/Conversion/Chips.h), then
+/// mxmoe-dedupe-kernels (one kernel per set of identical kernels; the ops'
+/// `mxmoe.kernel` references are redirected).
+void buildKernelPipeline(OpPassManager &pm, Chip chip,
                          const DefaultPipelineOptions &opts = {});
 
 /// Stage 3: lowers the gpu.modules to NVVM for `chip` (sm_90a or sm_100a)
