@@ -91,6 +91,18 @@ Value mlir::mxmoe::kernels::maxOf(KB &b, Value a, Value c) {
   return arith::MaximumFOp::create(b, a, c);
 }
 
+Value mlir::mxmoe::kernels::shiftedTileIndex(KB &b, Value row, Value col,
+                                             int64_t stride, int64_t shift) {
+  Value unshifted = b.add(b.mulc(row, stride), col);
+  Value shifted = b.mulc(b.div(row, 32), shift);
+  return b.add(unshifted, shifted);
+}
+
+std::pair<int64_t, int64_t>
+mlir::mxmoe::kernels::scaleMatrixShape(RankedTensorType scales) {
+  return {scales.getShape()[scales.getRank() - 2], scales.getShape().back()};
+}
+
 void mlir::mxmoe::kernels::storeScaled(KB &b, ArrayRef<Value> xs, Value inv,
                                        MXElementKind kind, Value data,
                                        Value dataIdx) {
@@ -300,8 +312,7 @@ struct TiledThread {
 };
 
 Value TiledThread::sIndex(Value row, Value col) {
-  Value unshifted = b.add(b.mulc(row, kStride), col);
-  return b.add(unshifted, b.mulc(b.div(row, 32), kShift));
+  return shiftedTileIndex(b, row, col, kStride, kShift);
 }
 
 void TiledThread::tiles(Value t) {
@@ -436,8 +447,7 @@ mlir::mxmoe::kernels::generalQuantizeSizes(QuantizeOp op,
   RankedTensorType in = op.getInput().getType();
   RankedTensorType data = op.getData().getType();
   RankedTensorType scales = op.getScales().getType();
-  int64_t sRows = scales.getShape()[scales.getRank() - 2];
-  int64_t sCols = scales.getShape().back();
+  auto [sRows, sCols] = scaleMatrixShape(scales);
   SmallVector<int64_t> sizes{geo.batch,   geo.rows,  geo.len,
                              geo.hpBatch, geo.hpRow, geo.hpAlong,
                              sRows,       sCols,     in.getDimSize(0)};
@@ -555,8 +565,7 @@ mlir::mxmoe::kernels::getRowwiseBlockedABI(QuantizeOp op,
   // and group count): batch, rows R and length L of each row (the input is
   // [batch, R, L], L contiguous), rows and columns of one blocked scale
   // matrix.
-  int64_t sRows = scales.getShape()[scales.getRank() - 2];
-  int64_t sCols = scales.getShape().back();
+  auto [sRows, sCols] = scaleMatrixShape(scales);
   RowwiseBlockedABI abi{
       {geo.batch, geo.rows, geo.len, sRows, sCols},
       geo.batch * sRows * sCols,
@@ -676,8 +685,7 @@ void KernelGen::genQuantizeColwiseTiled(QuantizeOp op, const MXGeometry &geo,
   // are run-time parameters (one kernel per element types, layout,
   // rounding and padding case; K must be a multiple of the 16-byte load,
   // as when the kernel was chosen).
-  int64_t sRows = scales.getShape()[scales.getRank() - 2];
-  int64_t sCols = scales.getShape().back();
+  auto [sRows, sCols] = scaleMatrixShape(scales);
   int64_t M = geo.len, K = geo.rows, cs = geo.scaleCols();
   // Padding bytes of blocked scales: rows K..sRows-1 of every scale column
   // and columns cs..sCols-1 of rows < K, per batch. One extra thread

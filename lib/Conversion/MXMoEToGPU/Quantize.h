@@ -70,6 +70,16 @@ struct TileShape {
 /// NaN-propagating maximum of fp32 values.
 Value maxOf(KB &b, Value a, Value c);
 
+/// Element index of (row, col) in a shared-memory tile of `stride`-element
+/// rows whose 32-row block i is shifted by i * `shift` elements (the
+/// columnwise kernels' bank-conflict-free layout: a warp reading 8 columns
+/// x 4 blocks hits distinct banks for 2- and 4-byte elements).
+Value shiftedTileIndex(KB &b, Value row, Value col, int64_t stride,
+                       int64_t shift);
+
+/// Rows and columns of one scale matrix of `scales` ([.., rows, cols]).
+std::pair<int64_t, int64_t> scaleMatrixShape(RankedTensorType scales);
+
 /// The maximum of fp32 `v` over the `lanes` (a power of two <= 32) lanes
 /// of the calling thread's aligned lane group; only that group need take
 /// part (shfl.sync with the group's member mask, PTX ISA section 9.7.9.6).

@@ -101,9 +101,7 @@ struct JaggedThread {
 };
 
 Value JaggedThread::sIndex(Value row, Value col) {
-  Value unshifted = b.add(b.mulc(row, kStride), col);
-  Value shift = b.mulc(b.div(row, 32), kShift);
-  return b.add(unshifted, shift);
+  return shiftedTileIndex(b, row, col, kStride, kShift);
 }
 
 void JaggedThread::run(Value t) {

@@ -183,9 +183,7 @@ Tile2DThread::TileValues Tile2DThread::loadDirect(Value tid, Value bi, Value ti,
 }
 
 Value Tile2DThread::sIndex(Value row, Value col) {
-  Value unshifted = b.add(b.mulc(row, kStagedStride), col);
-  Value shift = b.mulc(b.div(row, 32), kStagedShift);
-  return b.add(unshifted, shift);
+  return shiftedTileIndex(b, row, col, kStagedStride, kStagedShift);
 }
 
 SmallVector<Value> Tile2DThread::readStaged(Value first, Value col) {
@@ -257,31 +255,17 @@ Tile2DThread::TileValues Tile2DThread::loadStaged(Value tid, Value bi, Value ti,
 void KernelGen::genQuantizeTile2D(QuantizeOp op, const MXGeometry &geo,
                                   MXElementKind kind) {
   RankedTensorType in = op.getInput().getType();
-  RankedTensorType data = op.getData().getType();
   RankedTensorType scales = op.getScales().getType();
   std::array<int64_t, 2> ts = op.getScaleTileOrDefault();
   TileShape tile{ts[0], ts[1]};
   Type elem = in.getElementType();
   bool blocked = isBlockedScales(scales), compact = isCompactScales(scales);
-  int64_t sRows = scales.getShape()[scales.getRank() - 2];
-  int64_t sCols = scales.getShape().back();
-  // Sizes are run-time parameters; one CTA per tile.
-  enum {
-    kBatch,
-    kRows,
-    kLen,
-    kHpBatch,
-    kHpRow,
-    kHpAlong,
-    kScaleRows,
-    kScaleCols
-  };
-  SmallVector<int64_t> sizes{geo.batch, geo.rows,    geo.len, geo.hpBatch,
-                             geo.hpRow, geo.hpAlong, sRows,   sCols};
-  RuntimeShapeSpec rspec{
-      {elem, flatMemRef(data).getElementType(), scales.getElementType()},
-      {"batch", "rows", "len", "hp_batch", "hp_row", "hp_along", "scale_rows",
-       "scale_cols"}};
+  // Sizes are run-time parameters; one CTA per tile. They are the
+  // general kernels' (general_quantize_sizes) without `tokens`: no groups.
+  using namespace general_quantize_sizes;
+  auto [sizes, rspec] = generalQuantizeSizes(op, geo);
+  sizes.pop_back();
+  rspec.scalars.pop_back();
   auto tilesOf = [&](KB &b, ValueRange sz) {
     Value cs = b.div(sz[kLen], kMXBlockSize);
     Value tilesR = b.div(b.add(sz[kRows], b.idx(tile.rows - 1)), tile.rows);
