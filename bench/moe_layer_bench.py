@@ -18,13 +18,24 @@ Several compile outputs in one run (one row per recipe, `path` "mxmoe <label>"):
     ./build/bin/mxmoe-compile bench/moe_layer.mlir --chip sm_90a --recipe mx128 -o .device/layer128
     python3 bench/moe_layer_bench.py mx128=.device/layer128 mx32=.device/layer32 --profile
 
+The shape grid of bench/moe_layer_shapes.py (Scout, Qwen3, DeepSeek-V3
+EP=8 slice, gpt-oss-20b at 8K, 16K and 64K tokens; `--models` /
+`--tokens` pick a subset, as there):
+
+    python3 bench/moe_layer_shapes.py -o .device/layer_grid.mlir
+    ./build/bin/mxmoe-compile .device/layer_grid.mlir --chip sm_90a --recipe mx128 -o .device/grid128
+    ./build/bin/mxmoe-compile .device/layer_grid.mlir --chip sm_90a --recipe mx32 -o .device/grid32
+    python3 bench/moe_layer_bench.py mx128=.device/grid128 mx32=.device/grid32 --grid --profile
+
 With --profile each path's step also runs 3 times under torch.profiler and
 the GPU time per iteration is split into mxmoe grouped-GEMM kernels, mxmoe
 quantize kernels and PyTorch kernels (the rest of the wall time is GPU
 idle: host overhead and synchronization); `mxmoe_ms_by_kernel` gives each
 mxmoe kernel's GPU ms and launches per iteration. Every row also has
 `host_ms`: the host time to enqueue one step on an idle GPU (a step whose
-host_ms approaches ms_fwd_bwd is host-bound).
+host_ms approaches ms_fwd_bwd is host-bound). With --graph each row also
+has `ms_cuda_graph`: the step captured once with torch.cuda.graph and
+replayed (no per-step host work).
 """
 from __future__ import annotations
 
@@ -39,6 +50,7 @@ import torch.nn.functional as F
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 from mxmoe import program as mp  # noqa: E402
+import moe_layer_shapes  # noqa: E402
 
 SHAPES = {"scout": dict(T=8192, k=1, E=16, H=5120, I=8192),
           "qwen3": dict(T=4096, k=8, E=128, H=2048, I=768)}
@@ -50,7 +62,10 @@ def layer(x, router, w13, w2, k, E, gmm13, gmm2):
     flat = topi.reshape(-1)
     order = torch.argsort(flat, stable=True)
     token = order // k
-    offs = torch.cumsum(torch.bincount(flat, minlength=E), 0).to(torch.int32)
+    # Tokens per expert without a device sync (torch.bincount reads the
+    # maximum back to size its output), as TorchTitan's histc.
+    counts = torch.zeros(E, dtype=torch.int64, device=x.device).scatter_add_(0, flat, torch.ones_like(flat))
+    offs = torch.cumsum(counts, 0).to(torch.int32)
     h = gmm13(x[token].contiguous(), w13, offs)
     g, u = h.chunk(2, -1)
     y = gmm2((F.silu(g) * u).contiguous(), w2, offs)
@@ -103,12 +118,59 @@ def host_ms(step, iters=5):
     return total / iters * 1e3
 
 
+def graph_ms(step, iters=10):
+    """GPU ms per step when the step is captured once into a CUDA graph and
+    replayed (no host work per step; mxmoe's status words are checked after
+    the replays)."""
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        step()
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        step()
+    g.replay()
+    torch.cuda.synchronize()
+    a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    a.record()
+    for _ in range(iters):
+        g.replay()
+    b.record()
+    torch.cuda.synchronize()
+    mp.check_deferred()
+    del g
+    return a.elapsed_time(b) / iters
+
+
+def option(argv, name):
+    """The value of `--name=v` or `--name v` in argv, else None."""
+    for i, a in enumerate(argv):
+        if a == name and i + 1 < len(argv):
+            return argv[i + 1]
+        if a.startswith(name + "="):
+            return a.split("=", 1)[1]
+    return None
+
+
+def shapes(argv):
+    """[(fqn prefix, model, dict(T, k, E, H, I))]: bench/moe_layer.mlir's two
+    shapes, or with --grid the grid of bench/moe_layer_shapes.py."""
+    if "--grid" not in argv:
+        return [(n, n, s) for n, s in SHAPES.items()]
+    models = (option(argv, "--models") or ",".join(moe_layer_shapes.MODELS)).split(",")
+    tokens = [int(t) for t in (option(argv, "--tokens") or
+                               ",".join(map(str, moe_layer_shapes.TOKENS))).split(",")]
+    return [(n, n.rsplit("_t", 1)[0], s) for n, s in moe_layer_shapes.grid(models, tokens)]
+
+
 def compile_outputs(argv):
     """[(path label, out dir)]: `label=dir` arguments, or one bare dir
     (labelled "MXFP8", the row format of the earlier tables)."""
     outs = []
+    values = {argv[i + 1] for i, a in enumerate(argv[:-1]) if a in ("--models", "--tokens")}
     for a in argv:
-        if a.startswith("--"):
+        if a.startswith("--") or a in values:
             continue
         label, _, d = a.rpartition("=")
         outs.append((label or "MXFP8", d))
@@ -120,14 +182,14 @@ def main():
     profile = "--profile" in sys.argv[1:]
     dev = torch.device("cuda")
     rows = []
-    for name, s in SHAPES.items():
+    for fqn, name, s in shapes(sys.argv[1:]):
         T, k, E, H, I = s["T"], s["k"], s["E"], s["H"], s["I"]
         paths = [("bf16 torch._grouped_mm", (bf16_gmm, bf16_gmm))]
         for label, d in outs:
             ns = "mxmoe_bench_" + "".join(c if c.isalnum() else "_" for c in label)
             paths.append((f"mxmoe {label}",
-                          (mp.register_torch_op(d, f"{name}.w13", namespace=ns),
-                           mp.register_torch_op(d, f"{name}.w2", namespace=ns))))
+                          (mp.register_torch_op(d, f"{fqn}.w13", namespace=ns),
+                           mp.register_torch_op(d, f"{fqn}.w2", namespace=ns))))
         torch.manual_seed(0)
         x = torch.randn(T, H, device=dev, dtype=torch.bfloat16, requires_grad=True)
         router = (torch.randn(E, H, device=dev) / math.sqrt(H)).to(torch.bfloat16).requires_grad_()
@@ -158,10 +220,14 @@ def main():
                  "hidden": H, "expert_dim": I, "ms_fwd_bwd": round(ms, 3),
                  "tokens_per_s": round(T / ms * 1e3), "peak_gib_above_params": round(peak, 2),
                  "host_ms": round(host_ms(step), 3)}
+            if "--graph" in sys.argv[1:]:
+                r["ms_cuda_graph"] = round(graph_ms(step), 3)
             if profile:
                 r.update(gpu_time_breakdown(step))
             rows.append(r)
             print(json.dumps(r), flush=True)
+        del x, router, w13, w2, dy, paths
+        torch.cuda.empty_cache()
     return 0
 
 

@@ -119,6 +119,31 @@ MxmoeRtStatus mxmoeRtEncodeTensorMap2D(void *tensorMap,
  *  kernel errors (e.g. CUDA_ERROR_MISALIGNED_ADDRESS). */
 MxmoeRtStatus mxmoeRtSynchronize(void *stream);
 
+/** Copies `bytes` bytes from `src` to `dst` on `stream` (NULL: the default
+ *  stream), asynchronously: cuMemcpyAsync, which takes device memory or
+ *  page-locked host memory on either side (unified addressing). Inside a
+ *  CUDA stream capture it becomes a memcpy node of the graph, so a host
+ *  buffer it writes or reads must stay allocated as long as the graph is
+ *  replayed: mxmoe's Python programs copy the status words of captured
+ *  calls to page-locked memory with it, without PyTorch's pinned-memory
+ *  bookkeeping (its events cannot be queried during a capture). 0 bytes do
+ *  nothing; a null pointer otherwise is MXMOE_RT_ERROR_INVALID_ARGUMENT. */
+MxmoeRtStatus mxmoeRtMemcpyAsync(void *dst, const void *src, size_t bytes,
+                                 void *stream);
+
+/** Allocates `bytes` (> 0) of device memory of the current context,
+ *  ordered on `stream` (cuMemAllocAsync: the device's default memory pool,
+ *  not a framework's allocator), and stores its address in `*ptr`. The
+ *  Python programs keep their cached tensor maps there, outside PyTorch's
+ *  caching allocator (whose CUDA-graph pools reject allocations that
+ *  outlive a capture they do not own). A null `ptr` or 0 bytes is
+ *  MXMOE_RT_ERROR_INVALID_ARGUMENT. */
+MxmoeRtStatus mxmoeRtMemAllocAsync(void **ptr, size_t bytes, void *stream);
+
+/** Frees memory of mxmoeRtMemAllocAsync once the work enqueued on `stream`
+ *  before this call is done (cuMemFreeAsync); a null `ptr` is nothing. */
+MxmoeRtStatus mxmoeRtMemFreeAsync(void *ptr, void *stream);
+
 /** Reads the int32 status a grouped kernel wrote at device address
  *  `statusBuffer` (synchronizing first) and returns
  *  MXMOE_RT_ERROR_KERNEL_REJECTED_INPUT when it is nonzero. */

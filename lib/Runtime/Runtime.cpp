@@ -54,6 +54,10 @@ struct Driver {
   CUresult (*cuStreamSynchronize)(CUstream) = nullptr;
   CUresult (*cuCtxSynchronize)() = nullptr;
   CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t) = nullptr;
+  CUresult (*cuMemcpyAsync)(CUdeviceptr, CUdeviceptr, size_t,
+                            CUstream) = nullptr;
+  CUresult (*cuMemAllocAsync)(CUdeviceptr *, size_t, CUstream) = nullptr;
+  CUresult (*cuMemFreeAsync)(CUdeviceptr, CUstream) = nullptr;
   CUresult (*cuFuncSetAttribute)(CUfunction, int, int) = nullptr;
   // cuTensorMapEncodeTiled (CUDA 12.0+): CUtensorMap*, dataType, rank,
   // globalAddress, globalDim, globalStrides, boxDim, elementStrides,
@@ -105,6 +109,9 @@ Driver &driver() {
         resolve(d.handle, "cuStreamSynchronize", d.cuStreamSynchronize) &&
         resolve(d.handle, "cuCtxSynchronize", d.cuCtxSynchronize) &&
         resolve(d.handle, "cuMemcpyDtoH_v2", d.cuMemcpyDtoH) &&
+        resolve(d.handle, "cuMemcpyAsync", d.cuMemcpyAsync) &&
+        resolve(d.handle, "cuMemAllocAsync", d.cuMemAllocAsync) &&
+        resolve(d.handle, "cuMemFreeAsync", d.cuMemFreeAsync) &&
         resolve(d.handle, "cuFuncSetAttribute", d.cuFuncSetAttribute) &&
         resolve(d.handle, "cuTensorMapEncodeTiled", d.cuTensorMapEncodeTiled);
     if (!ok) {
@@ -378,6 +385,62 @@ MxmoeRtStatus mxmoeRtSynchronize(void *stream) {
     return fail(MXMOE_RT_ERROR_CUDA,
                 "synchronize (an earlier kernel failed?): " +
                     cudaErrorText(*d, rc));
+  return MXMOE_RT_SUCCESS;
+}
+
+MxmoeRtStatus mxmoeRtMemcpyAsync(void *dst, const void *src, size_t bytes,
+                                 void *stream) {
+  if (bytes == 0)
+    return MXMOE_RT_SUCCESS;
+  if (!dst || !src)
+    return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
+                "mxmoeRtMemcpyAsync: null source or destination");
+  Driver *d = nullptr;
+  if (MxmoeRtStatus s = requireDriver(d); s != MXMOE_RT_SUCCESS)
+    return s;
+  if (CUresult rc = d->cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst),
+                                     reinterpret_cast<CUdeviceptr>(src), bytes,
+                                     static_cast<CUstream>(stream));
+      rc != 0)
+    return fail(MXMOE_RT_ERROR_CUDA, "mxmoeRtMemcpyAsync of " +
+                                         std::to_string(bytes) +
+                                         " bytes: " + cudaErrorText(*d, rc));
+  return MXMOE_RT_SUCCESS;
+}
+
+MxmoeRtStatus mxmoeRtMemAllocAsync(void **ptr, size_t bytes, void *stream) {
+  if (ptr)
+    *ptr = nullptr;
+  if (!ptr || bytes == 0)
+    return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
+                "mxmoeRtMemAllocAsync: null result pointer or 0 bytes");
+  Driver *d = nullptr;
+  if (MxmoeRtStatus s = requireDriver(d); s != MXMOE_RT_SUCCESS)
+    return s;
+  if (MxmoeRtStatus s = ensureContext(*d); s != MXMOE_RT_SUCCESS)
+    return s;
+  CUdeviceptr p = 0;
+  if (CUresult rc =
+          d->cuMemAllocAsync(&p, bytes, static_cast<CUstream>(stream));
+      rc != 0)
+    return fail(MXMOE_RT_ERROR_CUDA, "mxmoeRtMemAllocAsync of " +
+                                         std::to_string(bytes) +
+                                         " bytes: " + cudaErrorText(*d, rc));
+  *ptr = reinterpret_cast<void *>(p);
+  return MXMOE_RT_SUCCESS;
+}
+
+MxmoeRtStatus mxmoeRtMemFreeAsync(void *ptr, void *stream) {
+  if (!ptr)
+    return MXMOE_RT_SUCCESS;
+  Driver *d = nullptr;
+  if (MxmoeRtStatus s = requireDriver(d); s != MXMOE_RT_SUCCESS)
+    return s;
+  if (CUresult rc = d->cuMemFreeAsync(reinterpret_cast<CUdeviceptr>(ptr),
+                                      static_cast<CUstream>(stream));
+      rc != 0)
+    return fail(MXMOE_RT_ERROR_CUDA,
+                "mxmoeRtMemFreeAsync: " + cudaErrorText(*d, rc));
   return MXMOE_RT_SUCCESS;
 }
 

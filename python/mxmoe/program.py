@@ -24,6 +24,21 @@ call raises for any earlier call whose copy has completed, and
 ends). A rejected call is always reported, at the latest there; its
 outputs are undefined.
 
+CUDA graphs: a call made while its stream is being captured
+(`torch.cuda.graph`, `torch.compile(mode="reduce-overhead")`) records its
+launches, the device status words' reset and a copy of them to page-locked
+host memory into the graph, reads nothing back and checks nothing then
+(whatever `check` says). `check_deferred()` after a replay synchronizes and
+raises KernelRejectedInput for a rejection in the last replay of each
+captured call. A captured call's tensor maps are encoded at capture time
+for the addresses of that capture (a graph replays on the same addresses)
+and copied into the graph's own device memory by the graph itself. The host
+memory of both lives as long as the process (slabs of page-locked memory
+set aside by calls outside a capture: PyTorch's pinned-memory allocator
+cannot be used during a capture). Run each program once outside the
+capture first (the warm-up torch.cuda.graph asks for anyway): that creates
+its constants and the first slab.
+
 `MXGroupedMM` wraps a forward / input_grad / weight_grad triple as a
 torch.autograd.Function: forward = quantize(x), quantize(W) and the MXFP8
 grouped GEMM; backward = the input and weight gradients, each with its own
@@ -137,10 +152,117 @@ def _drain(block: bool) -> None:
         raise err
 
 
+class _DeviceBuffer:
+    """Device bytes a Program keeps across calls (its cached tensor maps and
+    constants), allocated by the mxmoe runtime (cuMemAllocAsync on a
+    stream) instead of PyTorch's caching allocator: the warm-up of
+    torch.compile's CUDA-graph trees allocates every PyTorch tensor of the
+    thread into its graph pool and rejects one that outlives it. `tensor()`
+    views the bytes as a torch tensor (through __cuda_array_interface__,
+    no copy); `release()` frees them ordered on the stream, after the work
+    already enqueued there."""
+
+    def __init__(self, nbytes: int, stream: int):
+        self.stream = stream
+        self.address = rt.mem_alloc_async(nbytes, stream)
+        self.__cuda_array_interface__ = {
+            "shape": (nbytes,), "typestr": "|u1", "data": (self.address, False),
+            "version": 3, "stream": None}
+
+    def tensor(self, dev, dtype=None, shape=None):
+        torch = _torch()
+        t = torch.as_tensor(self, device=dev)
+        return t if dtype is None else t.view(dtype).view(shape)
+
+    def release(self) -> None:
+        if self.address:
+            rt.mem_free_async(self.address, self.stream)
+            self.address = 0
+
+    def __del__(self):
+        try:
+            self.release()
+        except Exception:  # noqa: BLE001 (interpreter exit: driver gone)
+            pass
+
+
+class _GraphHostMemory:
+    """Page-locked host bytes for the calls captured into CUDA graphs: their
+    tensor maps (read by every replay) and status words (written by every
+    replay). Handed out once, never reused; chunks are allocated outside
+    captures only (`top_up`)."""
+
+    CHUNK = 1 << 20
+
+    def __init__(self):
+        self.chunks, self.free, self.next = [], 0, 0
+
+    def top_up(self, nbytes: int = 0) -> None:
+        """Outside a capture: a fresh chunk (of at least `nbytes`) once less
+        than half a chunk, or less than `nbytes`, is left."""
+        if self.free < max(self.CHUNK // 2, nbytes):
+            torch = _torch()
+            size = max(self.CHUNK, (nbytes + 127) // 128 * 128)
+            chunk = torch.zeros(size, dtype=torch.uint8, pin_memory=True)
+            self.chunks.append(chunk)
+            self.next, self.free = chunk.data_ptr(), size
+
+    def take(self, nbytes: int) -> int:
+        """The address of `nbytes` zeroed bytes, 128-byte aligned (a tensor
+        map's alignment)."""
+        need = (nbytes + 127) // 128 * 128
+        if need > self.free:
+            raise RuntimeError(
+                f"mxmoe: {need} bytes of page-locked memory for a CUDA-graph capture "
+                f"are not set aside ({self.free} left): run the program once outside "
+                "the capture first (warm-up), or call "
+                "mxmoe.program.reserve_graph_memory() before capturing")
+        address = self.next
+        self.next += need
+        self.free -= need
+        return address
+
+
+_GRAPH_HOST = _GraphHostMemory()
+# Captured calls' status words: (host address, status-word count, kernel
+# names, function, device index).
+_CAPTURED: List[tuple] = []
+
+
+def reserve_graph_memory(nbytes: int = _GraphHostMemory.CHUNK) -> None:
+    """Sets aside at least `nbytes` of page-locked memory for the calls of
+    later CUDA-graph captures (each takes 128 bytes per tensor map and 128
+    per 8 status words, rounded up to 128 each). Outside a capture only."""
+    _GRAPH_HOST.top_up(nbytes)
+
+
+def _check_captured() -> None:
+    """Reads the status words the last replay of every captured call wrote
+    (after synchronizing their devices); raises for the first rejection and
+    clears its words (reported once per replay)."""
+    if not _CAPTURED:
+        return
+    torch = _torch()
+    for d in {entry[4] for entry in _CAPTURED}:
+        torch.cuda.synchronize(d)
+    for address, n, names, function, _ in _CAPTURED:
+        words = (ctypes.c_int32 * (4 * n)).from_address(address)
+        for i, name in enumerate(names):
+            if words[4 * i] != 0:
+                code = words[4 * i]
+                ctypes.memset(address, 0, 16 * n)
+                raise rt.KernelRejectedInput(
+                    5, f"{function}: kernel '{name}' {rt.rejection(code)} "
+                       f"(CUDA graph: the last replay of a captured call)")
+
+
 def check_deferred() -> None:
     """Waits for every call made with check="deferred" and raises
-    KernelRejectedInput if any of them rejected its offsets or sizes."""
+    KernelRejectedInput if any of them rejected its offsets or sizes; then
+    checks the last replay of every call captured into a CUDA graph (see the
+    module docstring)."""
     _drain(block=True)
+    _check_captured()
 
 
 class Program:
@@ -194,6 +316,7 @@ class Program:
         # encodes and copies nothing. At most _MAP_CACHE entries, oldest out.
         self._map_cache: "OrderedDict[tuple, object]" = OrderedDict()
         self._const_cache = {}
+        self._const_buffers = []
 
     _MAP_CACHE = 64
 
@@ -229,19 +352,39 @@ class Program:
         torch = _torch()
         key = (dev, stream) + tuple(ptr(self._steps[i][0]["bindings"][j])
                                     for (i, j) in self._map_slot)
-        maps = self._map_cache.get(key)
-        if maps is not None:
+        hit = self._map_cache.get(key)
+        if hit is not None:
             self._map_cache.move_to_end(key)
-            return maps
+            return hit[0]
         host = torch.empty(len(self._map_slot) * 128, dtype=torch.uint8, pin_memory=True)
         for ((i, j), slot), address in zip(self._map_slot.items(), key[2:]):
             step, k = self._steps[i]
             blob = rt.tensor_map_for(k["params"][j], address, step["bindings"][j])
             ctypes.memmove(host.data_ptr() + 128 * slot, blob, 128)
-        maps = host.to(dev, non_blocking=True)
-        self._map_cache[key] = maps
+        buf = _DeviceBuffer(host.numel(), stream)
+        maps = buf.tensor(dev)
+        maps.copy_(host, non_blocking=True)
+        self._map_cache[key] = (maps, buf)
         if len(self._map_cache) > self._MAP_CACHE:
-            self._map_cache.popitem(last=False)
+            self._map_cache.popitem(last=False)[1][1].release()
+        return maps
+
+    def _captured_tensor_maps(self, ptr, dev, stream):
+        """The call's tensor maps during a CUDA-graph capture: encoded now
+        into page-locked memory that lives as long as the process, copied
+        into a device buffer of the graph's memory pool by a memcpy node of
+        the graph (so every replay gets them), never cached: the eager
+        cache's buffers can be freed while a graph still reads them."""
+        torch = _torch()
+        n = len(self._map_slot)
+        host = _GRAPH_HOST.take(128 * n)
+        for (i, j), slot in self._map_slot.items():
+            step, k = self._steps[i]
+            blob = rt.tensor_map_for(k["params"][j], ptr(step["bindings"][j]),
+                                     step["bindings"][j])
+            ctypes.memmove(host + 128 * slot, blob, 128)
+        maps = torch.empty(128 * n, dtype=torch.uint8, device=dev)
+        rt.memcpy_async(maps.data_ptr(), host, 128 * n, stream)
         return maps
 
     def _check_args(self, args):
@@ -267,14 +410,17 @@ class Program:
         status raises KernelRejectedInput naming the kernel."""
         torch = _torch()
         self._check_args(args)
-        if self.check == "deferred":
-            _drain(block=len(_PENDING) >= _MAX_PENDING)
+        capturing = torch.cuda.is_current_stream_capturing()
+        if not capturing:
+            _GRAPH_HOST.top_up()
+            if self.check == "deferred":
+                _drain(block=len(_PENDING) >= _MAX_PENDING)
         dev = args[0].device
         # The raw cudaStream_t of the current stream (one C call; the Stream
         # object of torch.cuda.current_stream cost 25 us per call).
         stream = torch._C._cuda_getCurrentRawStream(dev.index)
         bufs = [self._alloc(b, dev) for b in self.prog["buffers"]]
-        consts = self._constants(dev)
+        consts = self._constants(dev, capturing)
 
         def ptr(b):
             if "arg" in b:
@@ -284,7 +430,13 @@ class Program:
             return bufs[b["buffer"]].data_ptr()
 
         n_status = len(self._status_of)
-        maps = self._tensor_maps(ptr, dev, stream).data_ptr() if self._map_slot else 0
+        if not self._map_slot:
+            maps_buffer = None
+        elif capturing:
+            maps_buffer = self._captured_tensor_maps(ptr, dev, stream)
+        else:
+            maps_buffer = self._tensor_maps(ptr, dev, stream)
+        maps = maps_buffer.data_ptr() if maps_buffer is not None else 0
         # One int32 status word per grouped kernel, 16 bytes apart (every
         # kernel parameter must be 16-byte aligned).
         status = (torch.full((n_status, 4), -1, dtype=torch.int32, device=dev)
@@ -297,7 +449,12 @@ class Program:
                     maps + 128 * n if kind == "map" else base[kind][n]
                     for kind, n in sources]
             launch(ptrs, stream)
-        if n_status and self.check == "deferred":
+        if n_status and capturing:
+            address = _GRAPH_HOST.take(status.numel() * 4)
+            rt.memcpy_async(address, status.data_ptr(), status.numel() * 4, stream)
+            _CAPTURED.append((address, n_status, self._status_of, self.prog["function"],
+                              dev.index))
+        elif n_status and self.check == "deferred":
             host = torch.empty(status.shape, dtype=status.dtype, pin_memory=True)
             host.copy_(status, non_blocking=True)
             event = torch.cuda.Event()
@@ -318,14 +475,28 @@ class Program:
             return out, bufs
         return out
 
-    def _constants(self, dev):
+    def _constants(self, dev, capturing=False):
         """The program's constant tensors (e.g. a linear's one-group
-        offsets), created once per device."""
+        offsets), created once per device (outside a CUDA-graph capture:
+        the host-to-device copy would not be captured)."""
         torch = _torch()
         cache = self._const_cache
+        if dev not in cache and capturing and self.prog.get("constants"):
+            raise RuntimeError(
+                f"{self.prog['function']}: first call inside a CUDA-graph capture; run "
+                "it once outside the capture first (warm-up) to create its constants")
         if dev not in cache:
-            cache[dev] = [torch.tensor(c["values"], dtype=_dtype(c["dtype"]), device=dev)
-                          .view(c["shape"]) for c in self.prog.get("constants", [])]
+            consts = []
+            for c in self.prog.get("constants", []):
+                value = torch.tensor(c["values"], dtype=_dtype(c["dtype"])).view(c["shape"])
+                stream = torch._C._cuda_getCurrentRawStream(dev.index)
+                buf = _DeviceBuffer(value.numel() * value.element_size(), stream)
+                t = buf.tensor(dev, value.dtype, c["shape"])
+                t.copy_(value)  # pageable source: returns once copied
+                torch.cuda.current_stream(dev).synchronize()  # ready on every stream
+                consts.append(t)
+                self._const_buffers.append(buf)
+            cache[dev] = consts
         return cache[dev]
 
     @staticmethod

@@ -71,6 +71,11 @@ def _load():
             ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t,
             ctypes.POINTER(ctypes.c_int64), ctypes.c_size_t]
         lib.mxmoeRtSynchronize.argtypes = [ctypes.c_void_p]
+        lib.mxmoeRtMemcpyAsync.argtypes = [ctypes.c_void_p, ctypes.c_void_p,
+                                           ctypes.c_size_t, ctypes.c_void_p]
+        lib.mxmoeRtMemAllocAsync.argtypes = [ctypes.POINTER(ctypes.c_void_p),
+                                             ctypes.c_size_t, ctypes.c_void_p]
+        lib.mxmoeRtMemFreeAsync.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
         lib.mxmoeRtCheckStatus.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
         lib.mxmoeRtLastError.restype = ctypes.c_char_p
         lib.mxmoeRtStatusMeaning.argtypes = [ctypes.c_int32]
@@ -91,6 +96,27 @@ def _check(status: int) -> None:
 
 def synchronize(stream: int = 0) -> None:
     _check(_load().mxmoeRtSynchronize(ctypes.c_void_p(stream or None)))
+
+
+def memcpy_async(dst: int, src: int, nbytes: int, stream: int = 0) -> None:
+    """cuMemcpyAsync of `nbytes` between device or page-locked host
+    addresses on `stream` (a raw cudaStream_t; 0 the default stream);
+    captured as a memcpy node inside a CUDA stream capture."""
+    _check(_load().mxmoeRtMemcpyAsync(ctypes.c_void_p(dst), ctypes.c_void_p(src),
+                                      nbytes, ctypes.c_void_p(stream or None)))
+
+
+def mem_alloc_async(nbytes: int, stream: int = 0) -> int:
+    """Device address of `nbytes` allocated by cuMemAllocAsync on `stream`
+    (outside any framework allocator); free with mem_free_async."""
+    p = ctypes.c_void_p()
+    _check(_load().mxmoeRtMemAllocAsync(ctypes.byref(p), nbytes, ctypes.c_void_p(stream or None)))
+    return p.value
+
+
+def mem_free_async(address: int, stream: int = 0) -> None:
+    """cuMemFreeAsync of a mem_alloc_async address, ordered on `stream`."""
+    _check(_load().mxmoeRtMemFreeAsync(ctypes.c_void_p(address), ctypes.c_void_p(stream or None)))
 
 
 def check_status(status_ptr: int, kernel: str) -> None:

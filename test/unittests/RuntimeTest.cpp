@@ -32,6 +32,23 @@ TEST(Runtime, InvalidArguments) {
   EXPECT_EQ(mxmoeRtLaunch(nullptr, "k", grid, grid, 0, nullptr, nullptr, 0),
             MXMOE_RT_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(mxmoeRtCheckStatus(nullptr, "k"), MXMOE_RT_ERROR_INVALID_ARGUMENT);
+  // A copy with a null side is refused before any driver call; 0 bytes are
+  // nothing to do, whatever the pointers.
+  int word = 0;
+  EXPECT_EQ(mxmoeRtMemcpyAsync(nullptr, &word, 4, nullptr),
+            MXMOE_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(mxmoeRtLastError()).find("null source or destination"),
+            std::string::npos);
+  EXPECT_EQ(mxmoeRtMemcpyAsync(&word, nullptr, 4, nullptr),
+            MXMOE_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(mxmoeRtMemcpyAsync(nullptr, nullptr, 0, nullptr), MXMOE_RT_SUCCESS);
+  void *dev = &word;
+  EXPECT_EQ(mxmoeRtMemAllocAsync(nullptr, 128, nullptr),
+            MXMOE_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(mxmoeRtMemAllocAsync(&dev, 0, nullptr),
+            MXMOE_RT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(dev, nullptr); // cleared on failure
+  EXPECT_EQ(mxmoeRtMemFreeAsync(nullptr, nullptr), MXMOE_RT_SUCCESS);
   // Scalars (a grouped GEMM's sizes): a null array with a count, or more
   // than 64 parameters in all, is refused before any driver call.
   auto fake = reinterpret_cast<MxmoeRtModule>(uintptr_t{16});

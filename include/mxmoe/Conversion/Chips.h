@@ -3,7 +3,8 @@
 // The one list of chips mxmoe generates kernels for, used by the lowering
 // pass, the mxmoe-to-nvvm pipeline, compileModule and mxmoe-compile.
 //
-//  - sm_90a  (Hopper H100/H200): grouped GEMM on fp8 `wgmma`; PTX ISA 8.0.
+//  - sm_90a  (Hopper H100/H200): grouped GEMM on fp8 `wgmma`; PTX ISA 8.3
+//    (the kernels fence their tensor maps: fence.proxy.tensormap is 8.3).
 //  - sm_100a (Blackwell B200/GB200) and sm_103a (B300/GB300): grouped GEMM
 //    on block-scaled `tcgen05.mma ... kind::mxf8f6f4`; PTX ISA 8.8 (the
 //    first version with `.block32`, PTX ISA §9.7.16.10.7, and with sm_103a).
@@ -81,7 +82,7 @@ inline bool isSupportedChip(llvm::StringRef chip) {
 
 /// NVPTX feature string (PTX ISA version) used for `chip`.
 inline llvm::StringRef ptxFeaturesFor(llvm::StringRef chip) {
-  return isTcgen05Chip(chip) ? "+ptx88" : "+ptx80";
+  return isTcgen05Chip(chip) ? "+ptx88" : "+ptx83";
 }
 
 /// The chip of the `#nvvm.target` the kernels are lowered with. sm_103a is

@@ -28,7 +28,7 @@ namespace mlir::mxmoe {
 /// block-size=N}`: convert-mxmoe-to-gpu followed by buildNVVMKernelPipeline.
 void registerMXMoEPipelines();
 
-/// The kernel half of mxmoe-to-nvvm: attaches `#nvvm.target<chip>` (PTX 8.0
+/// The kernel half of mxmoe-to-nvvm: attaches `#nvvm.target<chip>` (PTX 8.3
 /// for sm_90a, 8.8 for sm_100a; sm_103a kernels get the sm_100a target, see
 /// nvvmTargetChipFor in Chips.h, and compileModule retargets their PTX) and
 /// lowers every gpu.module to NVVM/LLVM with bare-pointer kernel

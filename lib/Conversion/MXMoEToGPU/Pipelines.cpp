@@ -57,7 +57,7 @@ void mlir::mxmoe::registerMXMoEPipelines() {
   PassPipelineRegistration<ToNVVMOptions>(
       "mxmoe-to-nvvm",
       "Lower MX-level mxmoe ops to GPU kernels in NVVM/LLVM form for a chip "
-      "(sm_90a: +ptx80, sm_100a and sm_103a: +ptx88), ready for "
+      "(sm_90a: +ptx83, sm_100a and sm_103a: +ptx88), ready for "
       "gpu-module-to-binary",
       [](OpPassManager &pm, const ToNVVMOptions &opts) {
         ConvertMXMoEToGPUOptions convert;

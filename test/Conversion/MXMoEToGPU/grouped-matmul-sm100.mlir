@@ -30,6 +30,8 @@
 // CHECK-SAME: mxmoe.tmem_columns = 256 : i64
 // CHECK: nvvm.tcgen05.alloc
 // CHECK: nvvm.tcgen05.relinquish_alloc_permit
+// CHECK: nvvm.fence.proxy.acquire <sys>
+// CHECK: nvvm.fence.proxy.acquire <sys>
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK: nvvm.cp.async.bulk.shared.cluster.global
 // CHECK: nvvm.tcgen05.cp %{{.*}}, %{{.*}} {multicast = #nvvm.tcgen05_cp_multicast<warpx4>, shape = #nvvm.tcgen05_cp_shape<shape_32x128b>}
@@ -59,6 +61,7 @@
 // PTX: .target sm_100a
 // PTX-LABEL: .visible .entry fwd__grouped_matmul_0(
 // PTX-DAG: tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32
+// PTX-DAG: fence.proxy.tensormap::generic.acquire.sys [%rd{{[0-9]+}}], 128;
 // PTX-DAG: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // PTX-DAG: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
 // PTX-DAG: tcgen05.cp.cta_group::1.32x128b.warpx4

@@ -43,6 +43,10 @@
 // CHECK: nvvm.fence.mbarrier.init
 // Loader warpgroup: TMA tiles and the scale atoms on the stage's barrier.
 // CHECK: nvvm.setmaxregister decrease 40
+// The loader thread acquires both tensor maps (in global memory, written by
+// the launcher's copy) for the tensormap proxy before its first TMA load.
+// CHECK: nvvm.fence.proxy.acquire <sys> %{{.*}}, %{{.*}}{{$}}
+// CHECK: nvvm.fence.proxy.acquire <sys>
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: nvvm.mbarrier.arrive.expect_tx
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
@@ -132,6 +136,7 @@
 // PTX-DAG: mbarrier.init.shared.b64
 // PTX-DAG: .minnctapersm 1
 // PTX-DAG: setmaxnreg.dec.sync.aligned.u32 40
+// PTX-DAG: fence.proxy.tensormap::generic.acquire.sys [%rd{{[0-9]+}}], 128;
 // PTX-DAG: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // PTX-DAG: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
 // PTX-DAG: setmaxnreg.inc.sync.aligned.u32 232

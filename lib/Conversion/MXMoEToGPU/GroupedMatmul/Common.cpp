@@ -412,6 +412,13 @@ KernelFrame createGemmKernel(gpu::GPUModuleOp module, StringRef name,
 // Loader steps
 //===----------------------------------------------------------------------===//
 
+Value acquireTensorMap(KB &b, Value globalMap) {
+  Value map = b.genericPtr(globalMap);
+  NVVM::FenceProxyAcquireOp::create(b, NVVM::MemScopeKind::SYS, map,
+                                    b.i32(128));
+  return map;
+}
+
 void loadTiles(KB &b, Value stage, Value full, Value empty, Value phase,
                int64_t txBytes, Value kc, int64_t aOff, int64_t bOff,
                Value descA, Value descB, const Tile &T) {

@@ -321,6 +321,19 @@ KernelFrame createGemmKernel(gpu::GPUModuleOp module, StringRef name,
                              const GemmKind &p, const GemmConfig &cfg,
                              int64_t threads, int64_t smemBytes);
 
+/// The generic address of a CUtensorMap parameter (a pointer into global
+/// memory, where the launcher copied it), after
+/// `fence.proxy.tensormap::generic.acquire.sys` on its 128 bytes, issued
+/// by the thread that will use it for TMA: the descriptor was written
+/// through the generic proxy (the launcher's host-to-device copy), and the
+/// tensormap proxy may still hold an earlier descriptor at that address
+/// (a buffer freed and reused for another map: the maps of consecutive
+/// calls in a CUDA graph). PTX ISA 8.3+, "Parallel Synchronization and
+/// Communication Instructions: membar / fence" (fence.proxy.tensormap);
+/// the CUDA C++ Programming Guide's TMA section passes maps in global
+/// memory with the same acquire fence.
+Value acquireTensorMap(KB &b, Value globalMap);
+
 /// Loader step shared by both chips: wait until the consumers freed ring
 /// slot `st` (parity trick: the first pass waits on the "previous" phase,
 /// which counts as complete), announce `txBytes` on its full barrier, and

@@ -147,7 +147,8 @@ void Sm100Kernel::emitTmemAlloc() {
 /// Thread 0: the TMA tile loads and the scale-atom bulk copies of every
 /// stage into the ring.
 void Sm100Kernel::emitTmaWarp() {
-  Value descA = b.genericPtr(f.tmapA), descB = b.genericPtr(f.tmapB);
+  Value descA = acquireTensorMap(b, f.tmapA);
+  Value descB = acquireTensorMap(b, f.tmapB);
   Value saG = f.aScales, sbG = f.bScales;
   int64_t txBytes = map.aBytes() + map.bBytes() + kAtom * (1 + map.sfbAtoms());
   gen.forEachTileStage(

@@ -154,7 +154,8 @@ void Sm90Kernel::emitLoaderWarpgroup(int64_t regs) {
 }
 
 void Sm90Kernel::emitLoader() {
-  Value descA = b.genericPtr(f.tmapA), descB = b.genericPtr(f.tmapB);
+  Value descA = acquireTensorMap(b, f.tmapA);
+  Value descB = acquireTensorMap(b, f.tmapB);
   Value saG = f.aScales, sbG = f.bScales;
   int64_t txBytes = map.aBytes() + map.bBytes() + 2 * kAtom;
   gen.forEachTileStage(
