@@ -16,7 +16,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "mxmoe/Conversion/Chips.h"
+#include "mxmoe/Conversion/Passes.h"
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEOps.h"
+#include "mxmoe/Dialect/MXMoE/Transforms/Passes.h"
 #include "mxmoe/Pipelines/Compile.h"
 #include "mxmoe/Version.h"
 
@@ -27,6 +29,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
@@ -182,7 +185,27 @@ std::string noKernelsWhy(const mlir::mxmoe::CompileResult &result) {
 llvm::StringSet<> passesRun;
 bool dumped = false;
 
+/// True when one of MLIR's IR-printing, statistics or timing options of the
+/// pass manager was given (--mlir-print-ir-after-all, ...): their output
+/// would interleave across per-chip threads.
+bool passManagerOutputRequested() {
+  for (auto &entry : cl::getRegisteredOptions()) {
+    StringRef name = entry.first;
+    if ((name.starts_with("mlir-print-ir") || name == "mlir-pass-statistics" ||
+         name == "mlir-timing") &&
+        entry.second->getNumOccurrences() > 0)
+      return true;
+  }
+  return false;
+}
+
 void configure(PassManager &pm) {
+  // MLIR's standard pass-manager options (--mlir-print-ir-after-all,
+  // --mlir-print-ir-before=PASS, --mlir-pass-statistics, ...), on every
+  // pass manager of the compile, as mlir-opt applies them.
+  if (failed(applyPassManagerCLOptions(pm)))
+    llvm::errs() << "mxmoe-compile: cannot apply the --mlir-* pass manager "
+                    "options\n";
   if (!dumpIRAfter.empty())
     pm.enableIRPrinting([](Pass *, Operation *) { return false; },
                         [](Pass *p, Operation *) {
@@ -202,8 +225,25 @@ int main(int argc, char **argv) {
     ::mxmoe::printVersion(os, "mxmoe-compile");
   });
   llvm::InitLLVM init(argc, argv);
+  // MLIR's standard options, accepted as by mlir-opt (not listed by --help,
+  // which shows this tool's own): context (--mlir-disable-threading, ...),
+  // pass manager (--mlir-print-ir-after-all, --mlir-print-ir-after=PASS,
+  // --mlir-print-ir-module-scope, --mlir-pass-statistics, ...) and asm
+  // printer (--mlir-print-debuginfo, ...).
+  // --mlir-print-ir-{before,after}=PASS name passes through the registry,
+  // which must be filled before the options are created.
+  registerAllPasses();
+  mlir::mxmoe::registerMXMoEConversionPasses();
+  mlir::mxmoe::registerMXMoETransformsPasses();
+  registerMLIRContextCLOptions();
+  registerPassManagerCLOptions();
+  registerAsmPrinterCLOptions();
   cl::HideUnrelatedOptions(category);
-  cl::ParseCommandLineOptions(argc, argv, "mxmoe driver: IR file -> kernels\n");
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "mxmoe driver: IR file -> kernels\n\nAlso accepts MLIR's standard "
+      "--mlir-* options (IR printing, pass statistics, threading, debug "
+      "info), as mlir-opt does.\n");
   auto start = std::chrono::steady_clock::now();
   if (chips.empty()) {
     chips.push_back("sm_90a");
@@ -286,7 +326,8 @@ int main(int argc, char **argv) {
   opts.configure = configure;
   opts.timing = &timingRoot;
   // Per-chip threads would interleave the timing reports and IR dumps.
-  opts.parallelChips = !timing && dumpIRAfter.empty();
+  opts.parallelChips =
+      !timing && dumpIRAfter.empty() && !passManagerOutputRequested();
   mlir::mxmoe::CompileResult result;
   if (failed(mlir::mxmoe::compileModule(*module, opts, result)))
     return 1;
