@@ -307,6 +307,11 @@ class Program:
                     self._map_slot[(i, j)] = len(self._map_slot)
                 elif b.get("status"):
                     self._status_of.append(k["name"])
+        # Status words before each step (a running count: one pass).
+        before, self._status_before = 0, []
+        for step, _ in self._steps:
+            self._status_before.append(before)
+            before += sum(1 for b in step["bindings"] if b.get("status"))
         self._launches = [self._launch_plan(i) for i in range(len(self._steps))]
         self._arg_checks = [(list(s["shape"]), _dtype(s["dtype"])) for s in self.prog["args"]]
         # Device tensor-map buffers by the addresses they describe (a map
@@ -328,7 +333,7 @@ class Program:
         ("map", slot)."""
         step, k = self._steps[i]
         sources, scalars = [], []
-        status = sum(1 for s, _ in self._steps[:i] for b in s["bindings"] if b.get("status"))
+        status = self._status_before[i]
         for j, b in enumerate(step["bindings"]):
             if b.get("status"):
                 sources.append(("status", status))
