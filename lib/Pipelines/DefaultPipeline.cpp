@@ -6,8 +6,101 @@
 #include "mxmoe/Dialect/MXMoE/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Pass/PassOptions.h"
+#include "mlir/Pass/PassRegistry.h"
 
 using namespace mlir;
+
+namespace {
+enum class Recipe { mx32, mx128, automatic };
+enum class Until { model, kernels, ptx };
+
+StringRef stringifyRecipe(Recipe r) {
+  return r == Recipe::mx32 ? "mx32" : r == Recipe::mx128 ? "mx128" : "auto";
+}
+StringRef stringifyUntil(Until u) {
+  return u == Until::model ? "model" : u == Until::kernels ? "kernels" : "ptx";
+}
+
+struct DefaultPipelineCLOptions
+    : public PassPipelineOptions<DefaultPipelineCLOptions> {
+  Option<mxmoe::Chip, mxmoe::ChipParser> chip{
+      *this, "chip", llvm::cl::desc("target chip"),
+      llvm::cl::init(mxmoe::Chip::sm_90a), MXMOE_CHIP_OPTION_VALUES};
+  Option<Recipe, mxmoe::ValueListingParser<Recipe, stringifyRecipe>> recipe{
+      *this, "recipe",
+      llvm::cl::desc("scale granularity of the MX recipes the policy assigns"),
+      llvm::cl::init(Recipe::mx32),
+      llvm::cl::values(
+          clEnumValN(Recipe::mx32, "mx32", "1x32 blocks (OCP MX)"),
+          clEnumValN(Recipe::mx128, "mx128",
+                     "1x128 activation / 128x128 weight blocks"),
+          clEnumValN(Recipe::automatic, "auto", "mx128 on sm_90a, else mx32"))};
+  Option<std::string> rounding{
+      *this, "rounding",
+      llvm::cl::desc("MX scale rounding (see mxmoe-precision-policy)"),
+      llvm::cl::init("rceil")};
+  ListOption<std::string> exclude{
+      *this, "exclude",
+      llvm::cl::desc("extra precision-policy exclude patterns")};
+  Option<int64_t> tokensPerShard{
+      *this, "tokens-per-shard",
+      llvm::cl::desc("tokens per shard of tiled MLPs with shards = auto"),
+      llvm::cl::init(32768)};
+  Option<std::string> tileRule{
+      *this, "tile-rule",
+      llvm::cl::desc("shard rule of tiled MLPs: tokens or square"),
+      llvm::cl::init("tokens")};
+  Option<int64_t> gemmTileN{*this, "gemm-tile-n",
+                            llvm::cl::desc("grouped-GEMM tile N"),
+                            llvm::cl::init(128)};
+  Option<int64_t> gemmStages{*this, "gemm-stages",
+                             llvm::cl::desc("grouped-GEMM stages (0: auto)"),
+                             llvm::cl::init(0)};
+  Option<int64_t> gemmCTAs{*this, "gemm-ctas",
+                           llvm::cl::desc("persistent grouped-GEMM CTAs"),
+                           llvm::cl::init(132)};
+  Option<std::string> gemmSm90Mma{
+      *this, "gemm-sm90-mma",
+      llvm::cl::desc("sm_90a grouped-GEMM MMA strategy: auto, fp8 or bf16"),
+      llvm::cl::init("auto")};
+  Option<int64_t> llvmOptLevel{
+      *this, "llvm-opt-level",
+      llvm::cl::desc("LLVM IR optimization level of the kernels (0-3)"),
+      llvm::cl::init(3)};
+  Option<std::string> policyReport{
+      *this, "policy-report",
+      llvm::cl::desc("file for the precision policy's JSON report"),
+      llvm::cl::init("")};
+  Option<Until, mxmoe::ValueListingParser<Until, stringifyUntil>> until{
+      *this, "until", llvm::cl::desc("last stage to run"),
+      llvm::cl::init(Until::ptx),
+      llvm::cl::values(
+          clEnumValN(Until::model, "model", "model-level passes (MX level)"),
+          clEnumValN(Until::kernels, "kernels",
+                     "kernel generation (mxmoe-compile's model.mlir)"),
+          clEnumValN(Until::ptx, "ptx",
+                     "NVVM lowering and PTX in gpu.binary (kernels.ptx)"))};
+};
+
+/// The DefaultPipelineOptions of the named pipeline's options.
+mxmoe::DefaultPipelineOptions toOptions(const DefaultPipelineCLOptions &o) {
+  mxmoe::DefaultPipelineOptions opts;
+  opts.chips = {mxmoe::stringifyChip(o.chip).str()};
+  opts.recipe = stringifyRecipe(o.recipe).str();
+  opts.rounding = o.rounding;
+  opts.excludes.assign(o.exclude.begin(), o.exclude.end());
+  opts.tokensPerShard = o.tokensPerShard;
+  opts.tileRule = o.tileRule;
+  opts.gemmTileN = o.gemmTileN;
+  opts.gemmStages = o.gemmStages;
+  opts.gemmCTAs = o.gemmCTAs;
+  opts.gemmSm90Mma = o.gemmSm90Mma;
+  opts.llvmOptLevel = o.llvmOptLevel;
+  opts.policyReport = o.policyReport;
+  return opts;
+}
+} // namespace
 
 void mlir::mxmoe::buildModelPipeline(OpPassManager &pm,
                                      const DefaultPipelineOptions &opts) {
@@ -55,4 +148,20 @@ void mlir::mxmoe::buildPTXPipeline(OpPassManager &pm, llvm::StringRef chip,
   GpuModuleToBinaryPassOptions bin;
   bin.compilationTarget = "isa";
   pm.addPass(createGpuModuleToBinaryPass(bin));
+}
+
+void mlir::mxmoe::registerMXMoEDefaultPipeline() {
+  PassPipelineRegistration<DefaultPipelineCLOptions>(
+      "mxmoe-default-pipeline",
+      "mxmoe-compile's passes for one chip: model-level passes, kernel "
+      "generation, NVVM lowering and PTX (gpu-module-to-binary format=isa)",
+      [](OpPassManager &pm, const DefaultPipelineCLOptions &o) {
+        DefaultPipelineOptions opts = toOptions(o);
+        buildModelPipeline(pm, opts);
+        if (o.until == Until::model)
+          return;
+        buildKernelPipeline(pm, o.chip, opts);
+        if (o.until == Until::ptx)
+          buildPTXPipeline(pm, stringifyChip(o.chip), opts.llvmOptLevel);
+      });
 }

@@ -9,6 +9,7 @@
 #include "mxmoe/Conversion/Passes.h"
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEDialect.h"
 #include "mxmoe/Dialect/MXMoE/Transforms/Passes.h"
+#include "mxmoe/Pipelines/DefaultPipeline.h"
 #include "mxmoe/Version.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -25,6 +26,7 @@ int main(int argc, char **argv) {
   mlir::mxmoe::registerMXMoEConversionPasses();
   mlir::mxmoe::registerMXMoETransformsPasses();
   mlir::mxmoe::registerMXMoEPipelines();
+  mlir::mxmoe::registerMXMoEDefaultPipeline();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);

@@ -79,6 +79,20 @@ void buildKernelPipeline(OpPassManager &pm, Chip chip,
 void buildPTXPipeline(OpPassManager &pm, llvm::StringRef chip,
                       int64_t llvmOptLevel = 3);
 
+/// Registers the named pipeline `mxmoe-default-pipeline{chip=sm_90a
+/// recipe=mx32|mx128|auto rounding=rceil exclude=... tokens-per-shard=N
+/// tile-rule=tokens gemm-tile-n=128 gemm-stages=0 gemm-ctas=132
+/// gemm-sm90-mma=auto llvm-opt-level=3 policy-report=FILE
+/// until=model|kernels|ptx}`: stages 1, 2 and 3 above for one chip, the
+/// passes mxmoe-compile runs (so `mxmoe-opt --mxmoe-default-pipeline`
+/// prints the IR mxmoe-compile writes to model.mlir with until=kernels, and
+/// the PTX of its kernels.ptx inside the gpu.binary with until=ptx, the
+/// default; test/Tools/mxmoe-compile/default-pipeline-equivalence.mlir).
+/// sm_103a PTX is sm_100a's until mxmoe-compile retargets it (Chips.h).
+/// chip, recipe and until are enum options: another value is rejected when
+/// the options are parsed, with the valid ones.
+void registerMXMoEDefaultPipeline();
+
 } // namespace mlir::mxmoe
 
 #endif // MXMOE_PIPELINES_DEFAULTPIPELINE_H

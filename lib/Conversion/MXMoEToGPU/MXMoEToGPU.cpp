@@ -173,6 +173,43 @@ struct ConvertMXMoEToGPUPass
     return success();
   }
 
+  /// This pass lowers MX-level ops only. Model-level ops that the model
+  /// passes would turn into them (linears and scaled grouped matmuls with
+  /// no precision yet or an MX one, tiled MLPs) stay as they are: a module
+  /// given to it before those passes would otherwise lower nothing, and
+  /// say nothing. One warning, at the first such op. Ops inside a tiled
+  /// MLP's run-time shard loop are not counted (mxmoe-compile lists them
+  /// as uncompiled, with its own warning).
+  static void warnModelLevelOps(ModuleOp module) {
+    Operation *first = nullptr;
+    unsigned count = 0;
+    module.walk([&](Operation *op) {
+      std::optional<Precision> precision;
+      if (auto lin = dyn_cast<LinearOp>(op))
+        precision = lin.getPrecision();
+      else if (auto sgm = dyn_cast<ScaledGroupedMatmulOp>(op))
+        precision = sgm.getPrecision();
+      else if (!isa<TiledMLPOp>(op))
+        return;
+      if (precision == Precision::bf16)
+        return;
+      if (auto loop = op->getParentOfType<scf::ForOp>();
+          loop && (loop->hasAttr("mxmoe.tiled_mlp") ||
+                   loop->hasAttr("mxmoe.tiled_mlp_backward")))
+        return;
+      first = first ? first : op;
+      ++count;
+    });
+    if (first)
+      emitWarning(first->getLoc())
+          << "convert-mxmoe-to-gpu lowers MX-level ops (mxmoe.quantize, "
+             "dequantize, swizzle_scales, grouped_matmul); "
+          << count << " model-level op(s) such as this '" << first->getName()
+          << "' stay as they are: run the model-level passes first "
+             "(--mxmoe-default-pipeline, or mxmoe-precision-policy, "
+             "mxmoe-expand-scaled-matmul, mxmoe-tile-mlp, mxmoe-pack-scales)";
+  }
+
   /// Lowers `op` (static shapes checked) with its family's generator.
   static LogicalResult lower(KernelGen &gen, Operation *op) {
     for (Type t :
@@ -192,6 +229,7 @@ struct ConvertMXMoEToGPUPass
     GemmConfig gemm, upcast;
     if (failed(checkOptions(module, gemm, upcast)))
       return signalPassFailure();
+    warnModelLevelOps(module);
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {
       if (isa<QuantizeOp, DequantizeOp, SwizzleScalesOp, GroupedMatmulOp>(op) &&

@@ -7,7 +7,7 @@
 // RUN: not mxmoe-opt %s --split-input-file --convert-mxmoe-to-gpu="chip=sm_90a gemm-sm90-mma=int8" 2>&1 | FileCheck %s --check-prefix=MMA
 // RUN: not mxmoe-opt %s --split-input-file --convert-mxmoe-to-gpu="chip=sm_90a gemm-stages=1" 2>&1 | FileCheck %s --check-prefix=STAGES
 // RUN: not mxmoe-opt %s --split-input-file --convert-mxmoe-to-gpu="chip=sm_80" 2>&1 | FileCheck %s --check-prefix=CHIP
-// RUN: not mxmoe-opt %s --split-input-file --mxmoe-to-nvvm="chip=sm_80" 2>&1 | FileCheck %s --check-prefix=CHIP
+// RUN: not mxmoe-opt %s --split-input-file --mxmoe-to-nvvm="chip=sm_80" 2>&1 | FileCheck %s --check-prefix=CHIPLIST
 // TILE: gemm-tile-n must be 64 or 128 (sm_90a) or 64, 128 or 256 (sm_100a, sm_103a), got 96
 // SMEM: error: 'mxmoe.grouped_matmul' op the grouped-GEMM configuration needs 354624 bytes of shared memory, over the 232448 of sm_90a (fp8 kernel); lower gemm-stages
 // SMEMUP: error: 'mxmoe.grouped_matmul' op the grouped-GEMM configuration needs 233792 bytes of shared memory, over the 232448 of sm_90a (bf16 upcast kernel); lower gemm-stages or choose gemm-sm90-mma=fp8
@@ -16,6 +16,8 @@
 // `chip` is a typed option: a bad value is rejected when the option is
 // parsed, before any IR is read (no module dump; --help lists the values).
 // CHIP: for the --chip option: Cannot find option named 'sm_80'!
+// The pipeline's chip option lists the valid values.
+// CHIPLIST: for the --chip option: 'sm_80' is not one of: sm_90a, sm_100a, sm_103a
 // CHIP-NOT: builtin.module
 
 func.func @fp4(%a: tensor<256x256xf4E2M1FN>, %as: tensor<512x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,

@@ -1,0 +1,53 @@
+// One pipeline, two front doors: `mxmoe-opt --mxmoe-default-pipeline` runs
+// the passes mxmoe-compile runs for one chip. With until=kernels it prints
+// the IR mxmoe-compile writes to model.mlir; with until=ptx (the default)
+// the gpu.binary holds the PTX of mxmoe-compile's <chip>/kernels.ptx, byte
+// for byte. Checked for the MX32 and MX128 recipes on sm_90a and for
+// sm_100a (tcgen05); the test fails on any difference.
+// RUN: rm -rf %t && mkdir -p %t
+//
+// RUN: mxmoe-compile %s --chip sm_90a -o %t/c90 --toolkit ""
+// RUN: mxmoe-opt %s --mxmoe-default-pipeline="chip=sm_90a until=kernels" -o %t/k90.mlir
+// RUN: diff -B %t/c90/model.mlir %t/k90.mlir
+// RUN: mxmoe-opt %s --mxmoe-default-pipeline="chip=sm_90a" -o %t/p90.mlir
+// RUN: %python %S/Inputs/gpu_binary_ptx.py %t/p90.mlir > %t/p90.ptx
+// RUN: cmp %t/p90.ptx %t/c90/sm_90a/kernels.ptx
+//
+// RUN: mxmoe-compile %s --chip sm_90a --recipe mx128 -o %t/c90x --toolkit ""
+// RUN: mxmoe-opt %s --mxmoe-default-pipeline="chip=sm_90a recipe=mx128 until=kernels" -o %t/k90x.mlir
+// RUN: diff -B %t/c90x/model.mlir %t/k90x.mlir
+// RUN: mxmoe-opt %s --mxmoe-default-pipeline="chip=sm_90a recipe=mx128" -o %t/p90x.mlir
+// RUN: %python %S/Inputs/gpu_binary_ptx.py %t/p90x.mlir > %t/p90x.ptx
+// RUN: cmp %t/p90x.ptx %t/c90x/sm_90a/kernels.ptx
+//
+// RUN: mxmoe-compile %s --chip sm_100a -o %t/c100 --toolkit ""
+// RUN: mxmoe-opt %s --mxmoe-default-pipeline="chip=sm_100a" -o %t/p100.mlir
+// RUN: %python %S/Inputs/gpu_binary_ptx.py %t/p100.mlir > %t/p100.ptx
+// RUN: cmp %t/p100.ptx %t/c100/sm_100a/kernels.ptx
+// RUN: FileCheck %s --check-prefix=PTX < %t/p100.ptx
+//
+// The model-level passes leave convert-mxmoe-to-gpu nothing to warn about
+// (test/Conversion/MXMoEToGPU/model-level-ops-warning.mlir).
+// RUN: mxmoe-opt %s --mxmoe-default-pipeline="chip=sm_90a until=kernels" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOWARN --allow-empty
+// NOWARN-NOT: warning
+//
+// Enum options are rejected when parsed, with the valid values.
+// RUN: not mxmoe-opt %s --mxmoe-default-pipeline="recipe=mx64" 2>&1 | FileCheck %s --check-prefix=RECIPE
+// RUN: not mxmoe-opt %s --mxmoe-default-pipeline="chip=sm_80" 2>&1 | FileCheck %s --check-prefix=CHIP
+// RUN: not mxmoe-opt %s --mxmoe-default-pipeline="until=cubin" 2>&1 | FileCheck %s --check-prefix=UNTIL
+
+// PTX: .target sm_100a
+// PTX: tcgen05.mma
+
+// RECIPE: for the --recipe option: 'mx64' is not one of: mx32, mx128, auto
+// CHIP: for the --chip option: 'sm_80' is not one of: sm_90a, sm_100a, sm_103a
+// UNTIL: for the --until option: 'cubin' is not one of: model, kernels, ptx
+
+func.func @moe(%x: tensor<512x256xbf16>, %w13: tensor<4x256x256xbf16>,
+               %w2: tensor<4x256x256xbf16>, %offs: tensor<4xi32>) -> tensor<512x256xbf16> {
+  %h = mxmoe.scaled_grouped_matmul %x, %w13, %offs {fqn = "experts.w13"}
+      : (tensor<512x256xbf16>, tensor<4x256x256xbf16>, tensor<4xi32>) -> tensor<512x256xbf16>
+  %y = mxmoe.scaled_grouped_matmul %h, %w2, %offs {fqn = "experts.w2"}
+      : (tensor<512x256xbf16>, tensor<4x256x256xbf16>, tensor<4xi32>) -> tensor<512x256xbf16>
+  return %y : tensor<512x256xbf16>
+}
