@@ -10,19 +10,19 @@
 // RUN: mxmoe-opt %s --mxmoe-default-pipeline="chip=sm_90a until=kernels" -o %t/k90.mlir
 // RUN: diff -B %t/c90/model.mlir %t/k90.mlir
 // RUN: mxmoe-opt %s --mxmoe-default-pipeline="chip=sm_90a" -o %t/p90.mlir
-// RUN: %python %S/Inputs/gpu_binary_ptx.py %t/p90.mlir > %t/p90.ptx
+// RUN: %python %S/../../Inputs/extract_ptx.py < %t/p90.mlir > %t/p90.ptx
 // RUN: cmp %t/p90.ptx %t/c90/sm_90a/kernels.ptx
 //
 // RUN: mxmoe-compile %s --chip sm_90a --recipe mx128 -o %t/c90x --toolkit ""
 // RUN: mxmoe-opt %s --mxmoe-default-pipeline="chip=sm_90a recipe=mx128 until=kernels" -o %t/k90x.mlir
 // RUN: diff -B %t/c90x/model.mlir %t/k90x.mlir
 // RUN: mxmoe-opt %s --mxmoe-default-pipeline="chip=sm_90a recipe=mx128" -o %t/p90x.mlir
-// RUN: %python %S/Inputs/gpu_binary_ptx.py %t/p90x.mlir > %t/p90x.ptx
+// RUN: %python %S/../../Inputs/extract_ptx.py < %t/p90x.mlir > %t/p90x.ptx
 // RUN: cmp %t/p90x.ptx %t/c90x/sm_90a/kernels.ptx
 //
 // RUN: mxmoe-compile %s --chip sm_100a -o %t/c100 --toolkit ""
 // RUN: mxmoe-opt %s --mxmoe-default-pipeline="chip=sm_100a" -o %t/p100.mlir
-// RUN: %python %S/Inputs/gpu_binary_ptx.py %t/p100.mlir > %t/p100.ptx
+// RUN: %python %S/../../Inputs/extract_ptx.py < %t/p100.mlir > %t/p100.ptx
 // RUN: cmp %t/p100.ptx %t/c100/sm_100a/kernels.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t/p100.ptx
 //
