@@ -15,3 +15,23 @@ Modules:
   program   -- replays mxmoe-compile's launch programs on torch tensors and
                wraps forward/input_grad/weight_grad as an autograd function.
 """
+
+import importlib as _importlib
+
+_SUBMODULES = ("reference", "runtime", "ptx", "builders", "compiler", "program", "tiled")
+
+
+def compile(*args, **kwargs):  # noqa: A001 (the documented `mxmoe.compile`)
+    """`mxmoe.compiler.compile` (the mxmoe-compile pipeline through the C
+    API); imported on first call, so `import mxmoe` loads no native
+    library."""
+    from .compiler import compile as _compile
+    return _compile(*args, **kwargs)
+
+
+def __getattr__(name):
+    """`mxmoe.program`, `mxmoe.builders`, ... without importing each first
+    (PEP 562: submodules load on first use)."""
+    if name in _SUBMODULES:
+        return _importlib.import_module("." + name, __name__)
+    raise AttributeError(f"module 'mxmoe' has no attribute {name!r}")

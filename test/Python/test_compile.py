@@ -18,6 +18,16 @@ IR = builders.moe_layer_ir(builders.CONFIGS["qwen3_30b_a3b"], tokens=512)
 
 
 class CompileTest(unittest.TestCase):
+    def test_package_entry_point(self):
+        # `mxmoe.compile` as compiler.py documents it, and submodules as
+        # attributes of the package (import mxmoe; mxmoe.builders...).
+        import mxmoe
+        out = mxmoe.compile(IR, chips=("sm_90a",), toolkit=None)
+        self.assertEqual(out.manifest["chips"], ["sm_90a"])
+        self.assertIs(mxmoe.builders, builders)
+        with self.assertRaises(AttributeError):
+            mxmoe.no_such_module  # noqa: B018
+
     def test_both_chips(self):
         out = mc.compile(IR, source_name="qwen3.mlir", toolkit=None)
         m = out.manifest
