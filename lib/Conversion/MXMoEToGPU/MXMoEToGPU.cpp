@@ -13,6 +13,7 @@
 
 #include "mxmoe/Conversion/Chips.h"
 #include "mxmoe/Conversion/Passes.h"
+#include "mxmoe/Dialect/MXMoE/Utils/CheckedPassOptions.h"
 
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -98,48 +99,51 @@ private:
 };
 
 struct ConvertMXMoEToGPUPass
-    : ::mlir::mxmoe::impl::ConvertMXMoEToGPUBase<ConvertMXMoEToGPUPass> {
-  using Base::Base;
+    : CheckedPassOptions<
+          ConvertMXMoEToGPUPass,
+          ::mlir::mxmoe::impl::ConvertMXMoEToGPUBase<ConvertMXMoEToGPUPass>> {
+  using CheckedPassOptions::CheckedPassOptions;
 
-  /// Checks the options (errors name the option and its value); the GEMM
-  /// configurations are returned in `gemm` (fp8) and `upcast` (bf16).
-  LogicalResult checkOptions(ModuleOp module, GemmConfig &gemm,
-                             GemmConfig &upcast) {
+  /// Checks the options: "" when they are valid, else the error, which
+  /// names the option and its value. The GEMM configurations are returned
+  /// in `gemm` (fp8) and `upcast` (bf16).
+  std::string checkOptions(GemmConfig &gemm, GemmConfig &upcast) {
+    std::string error;
+    llvm::raw_string_ostream os(error);
     if (blockSize < 32 || blockSize > 1024 || blockSize % 32 != 0) {
-      module.emitError() << "convert-mxmoe-to-gpu: block-size must be a "
-                            "multiple of 32 in [32, 1024], got "
-                         << static_cast<int64_t>(blockSize);
-      return failure();
+      os << "convert-mxmoe-to-gpu: block-size must be a "
+            "multiple of 32 in [32, 1024], got "
+         << static_cast<int64_t>(blockSize);
+      return error;
     }
     // `chip` is a typed option: llvm::cl rejected any other value.
     StringRef chip = stringifyChip(this->chip);
     bool sm100 = isTcgen05Chip(chip);
     if (gemmTileN != 64 && gemmTileN != 128 && !(sm100 && gemmTileN == 256)) {
-      module.emitError()
-          << "convert-mxmoe-to-gpu: gemm-tile-n must be 64 or "
-             "128 (sm_90a) or 64, 128 or 256 (sm_100a, sm_103a), got "
-          << static_cast<int64_t>(gemmTileN);
-      return failure();
+      os << "convert-mxmoe-to-gpu: gemm-tile-n must be 64 or "
+            "128 (sm_90a) or 64, 128 or 256 (sm_100a, sm_103a), got "
+         << static_cast<int64_t>(gemmTileN);
+      return error;
     }
     if (gemmStages != 0 && (gemmStages < 2 || gemmStages > 8)) {
-      module.emitError() << "convert-mxmoe-to-gpu: gemm-stages must be 0 "
-                            "(auto) or in [2, 8], got "
-                         << static_cast<int64_t>(gemmStages);
-      return failure();
+      os << "convert-mxmoe-to-gpu: gemm-stages must be 0 "
+            "(auto) or in [2, 8], got "
+         << static_cast<int64_t>(gemmStages);
+      return error;
     }
     // A 1-D grid has at most 2^31 - 1 CTAs (CUDA gridDim.x).
     if (gemmCTAs < 1 || gemmCTAs > 2147483647) {
-      module.emitError() << "convert-mxmoe-to-gpu: gemm-ctas must be in [1, "
-                            "2147483647] (the GPU's SM count, e.g. 132), got "
-                         << static_cast<int64_t>(gemmCTAs);
-      return failure();
+      os << "convert-mxmoe-to-gpu: gemm-ctas must be in [1, "
+            "2147483647] (the GPU's SM count, e.g. 132), got "
+         << static_cast<int64_t>(gemmCTAs);
+      return error;
     }
     if (gemmSm90Mma != "fp8" && gemmSm90Mma != "bf16" &&
         gemmSm90Mma != "auto") {
-      module.emitError() << "convert-mxmoe-to-gpu: gemm-sm90-mma must be fp8, "
-                            "bf16 or auto, got '"
-                         << gemmSm90Mma << "'";
-      return failure();
+      os << "convert-mxmoe-to-gpu: gemm-sm90-mma must be fp8, "
+            "bf16 or auto, got '"
+         << gemmSm90Mma << "'";
+      return error;
     }
     // The fp8 configuration (every sm_100a kernel; sm_90a kernels with the
     // fp8 strategy) and the bf16-upcast one (sm_90a); each generated kernel
@@ -147,30 +151,36 @@ struct ConvertMXMoEToGPUPass
     gemm = GemmConfig{gemmTileN, gemmStages ? gemmStages : 4, gemmCTAs, false};
     upcast = GemmConfig{gemmTileN, gemmStages ? gemmStages : 2, gemmCTAs, true};
     if (sm100 && getSm100GemmSharedBytes(gemm) > kMaxDynamicSmem) {
-      module.emitError() << "convert-mxmoe-to-gpu: the grouped-GEMM "
-                            "configuration needs "
-                         << getSm100GemmSharedBytes(gemm)
-                         << " bytes of shared memory, over the 232448 of "
-                         << chip << "; lower gemm-stages";
-      return failure();
+      os << "convert-mxmoe-to-gpu: the grouped-GEMM "
+            "configuration needs "
+         << getSm100GemmSharedBytes(gemm)
+         << " bytes of shared memory, over the 232448 of " << chip
+         << "; lower gemm-stages";
+      return error;
     }
     if (sm100 && getSm100GemmTmemColumns(gemm) > 512) {
-      module.emitError() << "convert-mxmoe-to-gpu: the grouped-GEMM "
-                            "configuration needs "
-                         << getSm100GemmTmemColumns(gemm)
-                         << " TMEM columns (accumulator + per-stage scales), "
-                            "over the 512 of "
-                         << chip
-                         << "; lower gemm-stages or "
-                            "gemm-tile-n";
-      return failure();
+      os << "convert-mxmoe-to-gpu: the grouped-GEMM "
+            "configuration needs "
+         << getSm100GemmTmemColumns(gemm)
+         << " TMEM columns (accumulator + per-stage scales), "
+            "over the 512 of "
+         << chip
+         << "; lower gemm-stages or "
+            "gemm-tile-n";
+      return error;
     }
     if (reuseKernels && hostLaunch) {
-      module.emitError() << "convert-mxmoe-to-gpu: reuse-kernels needs "
-                            "host-launch=false (a launch replaces its op)";
-      return failure();
+      os << "convert-mxmoe-to-gpu: reuse-kernels needs "
+            "host-launch=false (a launch replaces its op)";
+      return error;
     }
-    return success();
+    return "";
+  }
+
+  /// CheckedPassOptions' check (CheckedPassOptions.h).
+  std::string optionError() {
+    GemmConfig gemm, upcast;
+    return checkOptions(gemm, upcast);
   }
 
   /// This pass lowers MX-level ops only. Model-level ops that the model
@@ -226,9 +236,10 @@ struct ConvertMXMoEToGPUPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    GemmConfig gemm, upcast;
-    if (failed(checkOptions(module, gemm, upcast)))
+    if (!optionsValid(module))
       return signalPassFailure();
+    GemmConfig gemm, upcast;
+    (void)checkOptions(gemm, upcast); // valid: fills the configurations
     warnModelLevelOps(module);
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {

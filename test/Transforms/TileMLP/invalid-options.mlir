@@ -2,6 +2,10 @@
 // RUN: not mxmoe-opt %s --mxmoe-tile-mlp="tokens-per-shard=0" 2>&1 | FileCheck %s --check-prefix=PER
 // RULE: error: mxmoe-tile-mlp: rule must be tokens or square, got 'cube'
 // PER: error: mxmoe-tile-mlp: tokens-per-shard must be >= 1, got 0
+// Rejected when the pipeline is built (initializeOptions), before any pass
+// runs; the module is not printed after the error.
+// PER-NOT: see current operation
+// PER-NOT: mxmoe.tiled_mlp
 func.func @f(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
   %y = mxmoe.tiled_mlp shards = auto (%x) : (tensor<4x16xf32>) -> tensor<4x16xf32> {
   ^bb0(%xs: tensor<?x16xf32>):

@@ -9,6 +9,7 @@
 
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEOps.h"
 #include "mxmoe/Dialect/MXMoE/Transforms/Passes.h"
+#include "mxmoe/Dialect/MXMoE/Utils/CheckedPassOptions.h"
 #include "mxmoe/Dialect/MXMoE/Utils/MXFormats.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -89,31 +90,39 @@ struct Decision {
 };
 
 struct PrecisionPolicyPass
-    : ::mlir::mxmoe::impl::MXMoEPrecisionPolicyBase<PrecisionPolicyPass> {
-  using Base::Base;
+    : CheckedPassOptions<
+          PrecisionPolicyPass,
+          ::mlir::mxmoe::impl::MXMoEPrecisionPolicyBase<PrecisionPolicyPass>> {
+  using CheckedPassOptions::CheckedPassOptions;
+
+  /// "" when precision, rounding, min-dim and the recipe's name are
+  /// valid, else the error naming the option (resolveRecipe checks the
+  /// recipe against the precision and the chips).
+  std::string optionError() {
+    std::optional<Precision> target = symbolizePrecision(precision);
+    if (!target || *target == Precision::bf16)
+      return "mxmoe-precision-policy: precision must be mxfp8 or mxfp4, got '" +
+             precision + "'";
+    if (!symbolizeRoundingMode(rounding))
+      return "mxmoe-precision-policy: rounding must be floor, rceil, ceil or "
+             "even, got '" +
+             rounding + "'";
+    if (minDim < 0)
+      return "mxmoe-precision-policy: min-dim must be >= 0, got " +
+             std::to_string(static_cast<int64_t>(minDim));
+    if (recipe != "auto" && !symbolizeScaleGranularity(recipe))
+      return "mxmoe-precision-policy: recipe must be mx32, mx128 or auto, "
+             "got '" +
+             recipe + "'";
+    return "";
+  }
 
   void runOnOperation() override {
-    std::optional<Precision> target = symbolizePrecision(precision);
-    if (!target || *target == Precision::bf16) {
-      getOperation().emitError()
-          << "mxmoe-precision-policy: precision must be mxfp8 or mxfp4, got '"
-          << precision << "'";
+    if (!optionsValid(getOperation()))
       return signalPassFailure();
-    }
+    Precision targetPrecision = *symbolizePrecision(precision);
+    std::optional<Precision> target = targetPrecision;
     std::optional<RoundingMode> mode = symbolizeRoundingMode(rounding);
-    if (!mode) {
-      getOperation().emitError()
-          << "mxmoe-precision-policy: rounding must be floor, rceil, ceil or "
-             "even, got '"
-          << rounding << "'";
-      return signalPassFailure();
-    }
-    if (minDim < 0) {
-      getOperation().emitError()
-          << "mxmoe-precision-policy: min-dim must be >= 0, got "
-          << static_cast<int64_t>(minDim);
-      return signalPassFailure();
-    }
     // The user's patterns first (they name the rule), then the defaults.
     std::vector<std::string> excludes(exclude.begin(), exclude.end());
     if (defaultExcludes)
@@ -218,14 +227,14 @@ struct PrecisionPolicyPass
   FailureOr<ScaleGranularity> resolveRecipe(Precision target) {
     if (recipe == "auto") {
       if (chips.empty()) {
-        getOperation().emitError()
+        mlir::emitError(getOperation().getLoc())
             << "mxmoe-precision-policy: recipe=auto needs the target chips "
                "(chips=sm_90a,sm_100a); or choose recipe=mx32 or mx128";
         return failure();
       }
       for (const std::string &chip : chips)
         if (chip != "sm_90a" && chip != "sm_100a" && chip != "sm_103a") {
-          getOperation().emitError()
+          mlir::emitError(getOperation().getLoc())
               << "mxmoe-precision-policy: unknown chip '" << chip
               << "' in chips; expected sm_90a, sm_100a or sm_103a";
           return failure();
@@ -236,13 +245,13 @@ struct PrecisionPolicyPass
     }
     std::optional<ScaleGranularity> g = symbolizeScaleGranularity(recipe);
     if (!g) {
-      getOperation().emitError()
+      mlir::emitError(getOperation().getLoc())
           << "mxmoe-precision-policy: recipe must be mx32, mx128 or auto, got '"
           << recipe << "'";
       return failure();
     }
     if (*g == ScaleGranularity::mx128 && target != Precision::mxfp8) {
-      getOperation().emitError()
+      mlir::emitError(getOperation().getLoc())
           << "mxmoe-precision-policy: recipe=mx128 (1x128 / 128x128 scale "
              "tiles) needs precision=mxfp8, got precision="
           << precision;

@@ -8,6 +8,7 @@
 
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEOps.h"
 #include "mxmoe/Dialect/MXMoE/Transforms/Passes.h"
+#include "mxmoe/Dialect/MXMoE/Utils/CheckedPassOptions.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -547,8 +548,10 @@ struct ShardVJP {
   }
 };
 
-struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
-  using Base::Base;
+struct TileMLPPass
+    : CheckedPassOptions<TileMLPPass,
+                         ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass>> {
+  using CheckedPassOptions::CheckedPassOptions;
 
   /// The position of each tiled MLP in the module (mxmoe.tiled_mlp_id).
   llvm::DenseMap<Operation *, int64_t> tiledId;
@@ -561,19 +564,20 @@ struct TileMLPPass : ::mlir::mxmoe::impl::MXMoETileMLPBase<TileMLPPass> {
   /// nearest of the tiled MLP), by forward function name.
   llvm::DenseMap<Operation *, llvm::StringMap<ExpandedLinear>> linears;
 
+  /// "" when the options are valid, else the error naming the option.
+  std::string optionError() {
+    if (rule != "tokens" && rule != "square")
+      return "mxmoe-tile-mlp: rule must be tokens or square, got '" + rule +
+             "'";
+    if (tokensPerShard < 1)
+      return "mxmoe-tile-mlp: tokens-per-shard must be >= 1, got " +
+             std::to_string(static_cast<int64_t>(tokensPerShard));
+    return "";
+  }
+
   void runOnOperation() override {
-    if (rule != "tokens" && rule != "square") {
-      getOperation().emitError()
-          << "mxmoe-tile-mlp: rule must be tokens or square, got '" << rule
-          << "'";
+    if (!optionsValid(getOperation()))
       return signalPassFailure();
-    }
-    if (tokensPerShard < 1) {
-      getOperation().emitError()
-          << "mxmoe-tile-mlp: tokens-per-shard must be >= 1, got "
-          << static_cast<int64_t>(tokensPerShard);
-      return signalPassFailure();
-    }
     SmallVector<TiledMLPOp> ops;
     getOperation().walk([&](TiledMLPOp op) { ops.push_back(op); });
     // Functions go into the tiled MLP's nearest symbol table (a nested
