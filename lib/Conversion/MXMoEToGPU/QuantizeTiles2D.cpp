@@ -50,8 +50,9 @@ struct Tile2DThread {
   /// A thread's blocks of the tile: values, validity, data row and block
   /// index of each, and their amax.
   struct TileValues {
-    SmallVector<SmallVector<Value>> xs; ///< empty: re-read from tileBuf
-    SmallVector<Value> valid, rowOf, blkOf;
+    /// Empty: re-read, from tileBuf (staged) or from x at baseOf (rowwise).
+    SmallVector<SmallVector<Value>> xs;
+    SmallVector<Value> valid, rowOf, blkOf, baseOf;
     SmallVector<Value> firstOf, colOf; ///< staged: the block in tileBuf
     Value amax;
   };
@@ -124,8 +125,9 @@ void Tile2DThread::run(Value t) {
       Value dIdx = b.add(rowStart, b.mulc(v.blkOf[k], kMXBlockSize));
       // Staged tiles read their values again (after the amax barrier):
       // keeping 64 of them live held the CTA to 2 per SM.
-      SmallVector<Value> xs =
-          v.xs[k].empty() ? readStaged(v.firstOf[k], v.colOf[k]) : v.xs[k];
+      SmallVector<Value> xs = !v.xs[k].empty() ? v.xs[k]
+                              : tileBuf ? readStaged(v.firstOf[k], v.colOf[k])
+                                        : loadHPBlock(b, x, elem, v.baseOf[k]);
       storeScaled(b, xs, inv, kind, dmem, dIdx);
       if (!blocked && !compact)
         storeScale(b, byte, smem, b.add(b.mul(dRow, cs), v.blkOf[k]));
@@ -174,7 +176,11 @@ Tile2DThread::TileValues Tile2DThread::loadDirect(Value tid, Value bi, Value ti,
     Value vMax = blockAmax(b, xs);
     Value m = b.select(ok, vMax, b.f32(0.0f));
     v.amax = maxOf(b, v.amax, m);
-    v.xs.push_back(std::move(xs));
+    // Rowwise blocks are read again after the amax (from L2: the CTA has
+    // just read its tile): keeping their 64 values live took 98 registers,
+    // 2 CTAs per SM (ncu, bench/RESULTS.md). Strided ones stay in registers.
+    v.xs.push_back(rowwise ? SmallVector<Value>{} : std::move(xs));
+    v.baseOf.push_back(base);
     v.valid.push_back(ok);
     v.rowOf.push_back(row);
     v.blkOf.push_back(blk);
