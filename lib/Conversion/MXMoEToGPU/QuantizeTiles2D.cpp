@@ -215,24 +215,37 @@ Tile2DThread::TileValues Tile2DThread::loadStaged(Value tid, Value bi, Value ti,
   Value k = b.add(k0, j);
   Value kOk = b.ult(k, R);
   Value i0 = b.div(tid, chunksPerRow);
+  // The tile's amax is taken from these loads (one max for all of it), so
+  // shared memory is read once, by the stores: reading it down its
+  // columns two bytes at a time for the amax and again for the values
+  // kept its pipe 75 % busy (ncu, bench/RESULTS.md). A chunk outside the
+  // data (k >= R or n >= L) is read from the tile's first address and
+  // left out of the amax; only invalid blocks read it back.
   auto vt = VectorType::get({perLoad}, elem);
+  Value first = b.add(b.add(batchBase, b.mul(n0, hpAlong)), k0);
+  TileValues v;
+  v.amax = b.f32(0.0f);
   for (int64_t pass = 0; pass < tile.cols / rowsPerPass; ++pass) {
     Value i = b.add(i0, b.idx(pass * rowsPerPass));
     Value n = b.add(n0, i);
-    ifThen(b, b.andi(kOk, b.ult(n, L)), [&] {
-      Value rowBase = b.add(batchBase, b.mul(n, hpAlong));
-      Value idx = b.add(rowBase, k);
-      Value v = vector::LoadOp::create(b, vt, x, ValueRange{idx}, false,
-                                       llvm::MaybeAlign(16));
-      vector::StoreOp::create(b, v, tileBuf, ValueRange{sIndex(i, j)}, false,
-                              llvm::MaybeAlign(16));
-    });
+    Value ok = b.andi(kOk, b.ult(n, L));
+    Value idx =
+        b.select(ok, b.add(b.add(batchBase, b.mul(n, hpAlong)), k), first);
+    Value chunk = vector::LoadOp::create(b, vt, x, ValueRange{idx}, false,
+                                         llvm::MaybeAlign(16));
+    vector::StoreOp::create(b, chunk, tileBuf, ValueRange{sIndex(i, j)},
+                            false, llvm::MaybeAlign(16));
+    SmallVector<Value> xs;
+    for (int64_t e = 0; e < perLoad; ++e)
+      xs.push_back(arith::ExtFOp::create(
+          b, b.getF32Type(),
+          vector::ExtractOp::create(b, chunk, e).getResult()));
+    v.amax = maxOf(b, v.amax, b.select(ok, blockAmax(b, xs), b.f32(0.0f)));
   }
   gpu::BarrierOp::create(b);
   // Then as loadDirect's strided order: item q is data row k0 + q % 128,
-  // block q / 128 of the tile, read down a shared-memory column.
-  TileValues v;
-  v.amax = b.f32(0.0f);
+  // block q / 128 of the tile, read down a shared-memory column (once,
+  // for the stores).
   int64_t tileBlocks = tile.rows * tile.blocks();
   for (int64_t r = 0; r * blockSize < tileBlocks; ++r) {
     Value q = b.add(tid, b.idx(r * blockSize));
@@ -242,12 +255,8 @@ Tile2DThread::TileValues Tile2DThread::loadStaged(Value tid, Value bi, Value ti,
     Value blk = b.add(b.mulc(tj, tile.blocks()), blkIn);
     Value rowOk = b.ult(row, R);
     Value ok = b.andi(rowOk, b.ult(blk, cs));
-    Value first = b.mulc(blkIn, kMXBlockSize);
-    Value vMax = blockAmax(b, readStaged(first, col));
-    Value m = b.select(ok, vMax, b.f32(0.0f));
-    v.amax = maxOf(b, v.amax, m);
     v.xs.emplace_back();
-    v.firstOf.push_back(first);
+    v.firstOf.push_back(b.mulc(blkIn, kMXBlockSize));
     v.colOf.push_back(col);
     v.valid.push_back(ok);
     v.rowOf.push_back(row);
