@@ -233,8 +233,8 @@ Tile2DThread::TileValues Tile2DThread::loadStaged(Value tid, Value bi, Value ti,
         b.select(ok, b.add(b.add(batchBase, b.mul(n, hpAlong)), k), first);
     Value chunk = vector::LoadOp::create(b, vt, x, ValueRange{idx}, false,
                                          llvm::MaybeAlign(16));
-    vector::StoreOp::create(b, chunk, tileBuf, ValueRange{sIndex(i, j)},
-                            false, llvm::MaybeAlign(16));
+    vector::StoreOp::create(b, chunk, tileBuf, ValueRange{sIndex(i, j)}, false,
+                            llvm::MaybeAlign(16));
     SmallVector<Value> xs;
     for (int64_t e = 0; e < perLoad; ++e)
       xs.push_back(arith::ExtFOp::create(
