@@ -17,7 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "mxmoe/Dialect/MXMoE/Utils/MMADescriptors.h"
+#include "mxmoe/Conversion/MMADescriptors.h"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 
 #include "Common.h"
 
-#include "mxmoe/Dialect/MXMoE/Utils/MMADescriptors.h"
+#include "mxmoe/Conversion/MMADescriptors.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"

@@ -10,7 +10,7 @@
 
 #include "Common.h"
 
-#include "mxmoe/Dialect/MXMoE/Utils/MMADescriptors.h"
+#include "mxmoe/Conversion/MMADescriptors.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 

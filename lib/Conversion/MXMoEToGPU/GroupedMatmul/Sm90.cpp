@@ -11,7 +11,7 @@
 
 #include "Sm90.h"
 
-#include "mxmoe/Dialect/MXMoE/Utils/MMADescriptors.h"
+#include "mxmoe/Conversion/MMADescriptors.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"

@@ -37,8 +37,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MXMOE_DIALECT_MXMOE_UTILS_MMADESCRIPTORS_H
-#define MXMOE_DIALECT_MXMOE_UTILS_MMADESCRIPTORS_H
+#ifndef MXMOE_CONVERSION_MMADESCRIPTORS_H
+#define MXMOE_CONVERSION_MMADESCRIPTORS_H
 
 #include "mxmoe/Dialect/MXMoE/Utils/MXFormats.h"
 
@@ -668,4 +668,4 @@ decodeWgmmaSmemDesc(uint64_t desc) {
 
 } // namespace mxmoe
 
-#endif // MXMOE_DIALECT_MXMOE_UTILS_MMADESCRIPTORS_H
+#endif // MXMOE_CONVERSION_MMADESCRIPTORS_H
