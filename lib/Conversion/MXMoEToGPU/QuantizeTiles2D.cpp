@@ -240,7 +240,9 @@ Tile2DThread::TileValues Tile2DThread::loadStaged(Value tid, Value bi, Value ti,
       xs.push_back(arith::ExtFOp::create(
           b, b.getF32Type(),
           vector::ExtractOp::create(b, chunk, e).getResult()));
-    v.amax = maxOf(b, v.amax, b.select(ok, blockAmax(b, xs), b.f32(0.0f)));
+    Value chunkMax = blockAmax(b, xs);
+    Value m = b.select(ok, chunkMax, b.f32(0.0f));
+    v.amax = maxOf(b, v.amax, m);
   }
   gpu::BarrierOp::create(b);
   // Then as loadDirect's strided order: item q is data row k0 + q % 128,

@@ -1,0 +1,127 @@
+//===- TileMLP.h - shard helpers and reverse mode of mxmoe-tile-mlp -*- C++
+//-*-===//
+//
+// Private to lib/Dialect/MXMoE/Transforms: the token partition, row slices
+// and static shard runs of mxmoe-tile-mlp (TileMLPShards.cpp), and the
+// reverse-mode gradients of a recomputed shard body (TileMLPVJP.cpp); the
+// pass itself is TileMLP.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXMOE_LIB_DIALECT_MXMOE_TRANSFORMS_TILEMLP_H
+#define MXMOE_LIB_DIALECT_MXMOE_TRANSFORMS_TILEMLP_H
+
+#include "mxmoe/Dialect/MXMoE/IR/MXMoEOps.h"
+#include "mxmoe/Dialect/MXMoE/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <string>
+#include <utility>
+
+namespace mlir::mxmoe::tile_mlp {
+
+/// The run-time token partition shared by the forward and the backward
+/// loop (when the token or shard count is dynamic): the flattened input
+/// [T, H], the shard count and T = q * N + r.
+struct Partition {
+  Value x, tokens, shards, q, r;
+};
+
+/// One loop of a static partition: shards [begin, end), each `size` tokens
+/// (shard i starts at i * size + bias). A balanced split of T tokens into
+/// N shards has at most two: r = T % N shards of q + 1 tokens, then N - r
+/// of q = T / N (empty shards, when T < N, are not looped over).
+struct ShardRun {
+  int64_t begin, end, size, bias;
+  /// Name of this run's expanded MX linears: the fqn (first run) or
+  /// `<fqn>.tail` (the second run's smaller shards).
+  StringRef suffix;
+};
+
+/// [B, S, H] -> [T = B*S, H]; a 2-D input is returned as it is.
+Value flattenTokens(OpBuilder &b, Location loc, Value input);
+
+/// The partition of the flattened input `x` of `op` into its shard count
+/// (the op's, or for shards = auto the pass's `rule` over
+/// `tokensPerShard`), computed at run time.
+Partition makePartition(OpBuilder &b, Location loc, TiledMLPOp op, Value x,
+                        StringRef rule, int64_t tokensPerShard);
+
+/// Shard i: offset i*q + min(i, r), size q + (i < r).
+std::pair<Value, Value> shardBounds(OpBuilder &b, Location loc,
+                                    const Partition &p, Value i);
+
+/// Rows [offset, offset + size) of a [T, ...] tensor (a static row count
+/// when `size` is an attribute).
+Value sliceRows(OpBuilder &b, Location loc, Value full, Value offset,
+                OpFoldResult size);
+
+/// `full` with rows [offset, offset + size) replaced by `part`.
+Value insertRows(OpBuilder &b, Location loc, Value part, Value full,
+                 Value offset, OpFoldResult size);
+
+/// A zero tensor shaped like `like` (dynamic dims read from it).
+Value zerosLike(OpBuilder &b, Location loc, Value like, Type elem = {});
+
+/// The static runs of `op` over `tokens` tokens, or {} when the shard
+/// count is only known at run time.
+SmallVector<ShardRun> staticRuns(TiledMLPOp op, int64_t tokens, int64_t hidden,
+                                 StringRef rule, int64_t tokensPerShard);
+
+/// Clones `body`'s ops at `b` with `map` (the body's arguments mapped to
+/// the shard and the parameters). With `refine`, every cloned result type
+/// is made static (refineStatic); fails, leaving the cloned ops, when one
+/// cannot be (naming the body op in `*failedOp` when given). Returns the
+/// ops created, in order.
+FailureOr<SmallVector<Operation *>> cloneBody(OpBuilder &b, Block &body,
+                                              IRMapping &map, bool refine,
+                                              Operation **failedOp = nullptr);
+
+/// Why the body of `op` cannot be cloned with static types for a shard of
+/// `size` tokens ("" when it can; tried on a scratch function that is then
+/// erased).
+std::string staticBodyFailure(TiledMLPOp op, int64_t size);
+
+/// Transpose of a 2-D tensor.
+Value transpose2d(OpBuilder &b, Location loc, Value v);
+/// The MX functions expanded for one linear of a static shard loop, with
+/// what makes a later use of the same name legal: the same tiled MLP (its
+/// forward loop and its backward recompute share them), precision and
+/// recipe.
+struct ExpandedLinear {
+  LinearFunctions fns;
+  Operation *owner;
+  Attribute precision, recipe;
+};
+
+/// Reverse-mode gradients of one recomputed shard body. `grads` maps a
+/// value of the cloned body to the gradient accumulated for it.
+struct ShardVJP {
+  OpBuilder &b;
+  Location loc;
+  llvm::DenseMap<Value, Value> grads;
+  /// The MX functions of the linears expanded in static shard loops (of
+  /// this op's symbol table), by the name of their forward function.
+  const llvm::StringMap<ExpandedLinear> &linears;
+  /// The body's parameter values: the only ones whose gradient may stay
+  /// in a wider type than their own (an f32 weight gradient summed into an
+  /// f32 accumulator); any other value's gradient takes its type.
+  llvm::DenseSet<Value> params;
+
+  /// `v` in element type `elem` (extf / truncf; the same shape).
+  Value convert(Value v, Type elem);
+
+  void add(Value v, Value g);
+
+  /// Applies the VJP of `op` given the gradients of its results.
+  LogicalResult backprop(Operation *op);
+};
+
+} // namespace mlir::mxmoe::tile_mlp
+
+#endif // MXMOE_LIB_DIALECT_MXMOE_TRANSFORMS_TILEMLP_H

@@ -1,0 +1,177 @@
+//===- TileMLPVJP.cpp - reverse mode of a recomputed tiled-MLP shard -----===//
+//
+// The vector-Jacobian products mxmoe-tile-mlp applies to a recomputed shard
+// body (its backward loop): elementwise ops, matmuls, mxmoe.linear (bf16,
+// or through its MX input_grad / weight_grad functions), slices.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileMLP.h"
+
+#include "mxmoe/Dialect/MXMoE/IR/MXMoEOps.h"
+#include "mxmoe/Dialect/MXMoE/Transforms/Passes.h"
+#include "mxmoe/Dialect/MXMoE/Utils/CheckedPassOptions.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+
+using namespace mlir;
+using namespace mlir::mxmoe;
+using namespace mlir::mxmoe::tile_mlp;
+
+/// `v` in element type `elem` (extf / truncf; the same shape).
+Value ShardVJP::convert(Value v, Type elem) {
+  auto t = cast<RankedTensorType>(v.getType());
+  if (t.getElementType() == elem)
+    return v;
+  auto to = RankedTensorType::get(t.getShape(), elem);
+  if (t.getElementTypeBitWidth() < to.getElementTypeBitWidth())
+    return arith::ExtFOp::create(b, loc, to, v);
+  return arith::TruncFOp::create(b, loc, to, v);
+}
+
+void ShardVJP::add(Value v, Value g) {
+  // A gradient takes v's element type, except a parameter's, which may be
+  // wider (f32 weight gradients); sums of two widen the narrower one.
+  auto vt = dyn_cast<RankedTensorType>(v.getType());
+  auto gt = dyn_cast<RankedTensorType>(g.getType());
+  if (vt && gt && vt.getElementType() != gt.getElementType() &&
+      !params.contains(v))
+    g = convert(g, vt.getElementType());
+  auto it = grads.find(v);
+  if (it == grads.end()) {
+    grads[v] = g;
+    return;
+  }
+  Value prev = it->second;
+  Type pe = cast<RankedTensorType>(prev.getType()).getElementType();
+  Type ge = cast<RankedTensorType>(g.getType()).getElementType();
+  if (pe != ge) {
+    Type wide =
+        pe.getIntOrFloatBitWidth() >= ge.getIntOrFloatBitWidth() ? pe : ge;
+    prev = convert(prev, wide);
+    g = convert(g, wide);
+  }
+  it->second = arith::AddFOp::create(b, loc, prev, g);
+}
+
+/// Applies the VJP of `op` given the gradients of its results.
+LogicalResult ShardVJP::backprop(Operation *op) {
+  SmallVector<Value> gs;
+  bool any = false;
+  for (Value r : op->getResults()) {
+    auto it = grads.find(r);
+    gs.push_back(it == grads.end() ? Value() : it->second);
+    any |= it != grads.end();
+  }
+  if (!any)
+    return success();
+  Value g = gs.empty() ? Value() : gs[0];
+  if (auto add = dyn_cast<arith::AddFOp>(op)) {
+    this->add(add.getLhs(), g);
+    this->add(add.getRhs(), g);
+  } else if (auto sub = dyn_cast<arith::SubFOp>(op)) {
+    this->add(sub.getLhs(), g);
+    this->add(sub.getRhs(), arith::NegFOp::create(b, loc, g));
+  } else if (auto mul = dyn_cast<arith::MulFOp>(op)) {
+    this->add(mul.getLhs(), arith::MulFOp::create(b, loc, g, mul.getRhs()));
+    this->add(mul.getRhs(), arith::MulFOp::create(b, loc, g, mul.getLhs()));
+  } else if (auto div = dyn_cast<arith::DivFOp>(op)) {
+    Value ga = arith::DivFOp::create(b, loc, g, div.getRhs());
+    this->add(div.getLhs(), ga);
+    Value q = arith::DivFOp::create(b, loc, ga, div.getRhs());
+    this->add(div.getRhs(),
+              arith::NegFOp::create(
+                  b, loc, arith::MulFOp::create(b, loc, q, div.getLhs())));
+  } else if (auto neg = dyn_cast<arith::NegFOp>(op)) {
+    this->add(neg.getOperand(), arith::NegFOp::create(b, loc, g));
+  } else if (auto exp = dyn_cast<math::ExpOp>(op)) {
+    this->add(exp.getOperand(),
+              arith::MulFOp::create(b, loc, g, exp.getResult()));
+  } else if (auto slice = dyn_cast<tensor::ExtractSliceOp>(op)) {
+    Value zeros = zerosLike(b, loc, slice.getSource());
+    this->add(slice.getSource(),
+              tensor::InsertSliceOp::create(
+                  b, loc, g, zeros, slice.getMixedOffsets(),
+                  slice.getMixedSizes(), slice.getMixedStrides()));
+  } else if (auto lin = dyn_cast<LinearOp>(op)) {
+    if (lin.getInput().getType().getRank() != 2)
+      return op->emitOpError("mxmoe-tile-mlp backward: a linear in the "
+                             "shard body must take a 2-D [tokens, K] input");
+    // dx = dy W: a linear with the transposed weight; dW = dy^T x: a
+    // linear contracting over the shard's tokens. Both keep the op's
+    // precision, so the MX expansion quantizes them along their own
+    // contraction axes.
+    auto grad = [&](StringRef suffix, Value in, Value w) -> Value {
+      auto it = cast<RankedTensorType>(in.getType());
+      auto wt = cast<RankedTensorType>(w.getType());
+      auto rt = RankedTensorType::get({it.getDimSize(0), wt.getDimSize(0)},
+                                      it.getElementType());
+      auto l = LinearOp::create(b, loc, rt, in, w, Value(),
+                                b.getStringAttr(lin.getFqn() + suffix),
+                                lin.getPrecisionAttr(), lin.getRecipeAttr());
+      return l.getResult();
+    };
+    this->add(lin.getInput(),
+              grad(".input_grad", g, transpose2d(b, loc, lin.getWeight())));
+    Value gT = transpose2d(b, loc, g);
+    this->add(lin.getWeight(),
+              grad(".weight_grad", gT, transpose2d(b, loc, lin.getInput())));
+    if (Value bias = lin.getBias()) {
+      Value init = zerosLike(b, loc, bias);
+      auto red = linalg::ReduceOp::create(
+          b, loc, ValueRange{g}, ValueRange{init}, ArrayRef<int64_t>{0},
+          [&](OpBuilder &nb, Location nl, ValueRange args) {
+            linalg::YieldOp::create(
+                nb, nl,
+                ValueRange{arith::AddFOp::create(nb, nl, args[0], args[1])});
+          });
+      this->add(bias, red.getResult(0));
+    }
+  } else if (auto call = dyn_cast<func::CallOp>(op)) {
+    // An MX linear of a static shard loop: its expanded input_grad,
+    // weight_grad (and bias_grad) functions.
+    auto it = linears.find(call.getCallee());
+    if (it == linears.end() || !it->second.fns.inputGrad)
+      return op->emitOpError("mxmoe-tile-mlp backward: no gradient rule "
+                             "for a call in a tiled_mlp body");
+    const LinearFunctions &f = it->second.fns;
+    // The gradient functions take dy in the input's element type (a
+    // linear may produce f32 from bf16 inputs).
+    auto asArg = [&](func::FuncOp fn, Value v) {
+      return convert(
+          v, cast<RankedTensorType>(fn.getArgumentTypes()[0]).getElementType());
+    };
+    Value x = call.getOperand(0), w = call.getOperand(1);
+    this->add(x, func::CallOp::create(b, loc, f.inputGrad,
+                                      ValueRange{asArg(f.inputGrad, g), w})
+                     .getResult(0));
+    this->add(w, func::CallOp::create(b, loc, f.weightGrad,
+                                      ValueRange{asArg(f.weightGrad, g), x})
+                     .getResult(0));
+    if (f.biasGrad)
+      this->add(call.getOperand(2),
+                func::CallOp::create(b, loc, f.biasGrad,
+                                     ValueRange{asArg(f.biasGrad, g)})
+                    .getResult(0));
+  } else if (isa<tensor::DimOp, tensor::EmptyOp, tensor::SplatOp,
+                 arith::ConstantOp, DequantizeOp>(op)) {
+    // Constants, shapes and dequantized (frozen) weights: no gradient.
+  } else {
+    return op->emitOpError("mxmoe-tile-mlp backward: no gradient rule for "
+                           "this op in a tiled_mlp body (supported: "
+                           "arith.addf/subf/mulf/divf/negf, math.exp, "
+                           "tensor.extract_slice, mxmoe.linear)");
+  }
+  return success();
+}
