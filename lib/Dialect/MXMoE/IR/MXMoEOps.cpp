@@ -589,7 +589,7 @@ ParseResult TiledMLPOp::parse(OpAsmParser &parser, OperationState &result) {
   if (parser.parseKeyword("shards") || parser.parseEqual())
     return failure();
   if (failed(parser.parseOptionalKeyword("auto"))) {
-    int64_t shards;
+    int64_t shards = 0; // (set by parseInteger; GCC -Wmaybe-uninitialized)
     llvm::SMLoc loc = parser.getCurrentLocation();
     if (parser.parseInteger(shards))
       return parser.emitError(loc, "expected a shard count or 'auto'");
