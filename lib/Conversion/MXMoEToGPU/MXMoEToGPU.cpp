@@ -236,10 +236,9 @@ struct ConvertMXMoEToGPUPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (!optionsValid(module))
-      return signalPassFailure();
     GemmConfig gemm, upcast;
-    (void)checkOptions(gemm, upcast); // valid: fills the configurations
+    if (!optionsValid(module, checkOptions(gemm, upcast)))
+      return signalPassFailure();
     warnModelLevelOps(module);
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {

@@ -43,7 +43,12 @@ struct CheckedPassOptions : public BaseT {
   /// False (the error emitted at `op`'s location) when an option is
   /// invalid.
   bool optionsValid(Operation *op) {
-    std::string error = static_cast<Derived *>(this)->optionError();
+    return optionsValid(op, static_cast<Derived *>(this)->optionError());
+  }
+
+  /// The same for an `error` the pass computed itself (a check that also
+  /// derives configuration from the options, so it runs once).
+  static bool optionsValid(Operation *op, const std::string &error) {
     if (error.empty())
       return true;
     mlir::emitError(op->getLoc()) << error;
