@@ -10,6 +10,13 @@ def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
                 "swizzle_scales, grouped_matmul on sm_90a, sm_100a and sm_103a) to GPU "
                 "kernels";
   let description = [{
+    Model-level ops (an `mxmoe.linear` or `mxmoe.scaled_grouped_matmul`
+    without a bf16 decision, `mxmoe.tiled_mlp`) are not lowered here: a
+    module that still has them gets one warning naming the passes to run
+    first (or use the `mxmoe-default-pipeline`). Invalid option values are
+    an error when a textual pipeline is built, before any pass runs, and at
+    the start of the run for a pass built in C++.
+
     Every `mxmoe.quantize`, `mxmoe.dequantize` and `mxmoe.swizzle_scales` in
     a function becomes a `gpu.func` kernel in the module's
     `gpu.module @mxmoe_kernels` (built from `gpu`, `scf`, `arith`, `memref`,
