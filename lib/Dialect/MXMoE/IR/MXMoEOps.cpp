@@ -369,7 +369,9 @@ LogicalResult verifyMXQuantization(Operation *op, RankedTensorType hp,
                                    StringRef hpName, RankedTensorType data,
                                    RankedTensorType scales, int64_t axis,
                                    int64_t blockSize, Value offsets,
-                                   std::array<int64_t, 2> tile) {
+                                   std::array<int64_t, 2> tile,
+                                   StringRef dataName = "data",
+                                   StringRef scalesName = "scales") {
   if (failed(verifyBlockSize(op, blockSize)))
     return failure();
   if (failed(verifyScaleTile(op, tile, offsets)))
@@ -437,7 +439,8 @@ LogicalResult verifyMXQuantization(Operation *op, RankedTensorType hp,
   }
   if (!shapesCompatible(data.getShape(), expected))
     return op->emitOpError()
-           << "data shape " << formatShape(data.getShape()) << " must be the "
+           << dataName << " shape " << formatShape(data.getShape())
+           << " must be the "
            << hpName << " shape " << formatShape(hp.getShape()) << " with axis "
            << axis << " moved last: expected " << formatShape(expected);
 
@@ -450,7 +453,7 @@ LogicalResult verifyMXQuantization(Operation *op, RankedTensorType hp,
   ScaleGroups groups = !offsets ? ScaleGroups::None
                        : jagged ? ScaleGroups::K
                                 : ScaleGroups::M;
-  return verifyScaleShape(op, "scales", logicalScales, scales, groups);
+  return verifyScaleShape(op, scalesName, logicalScales, scales, groups);
 }
 
 /// Precision/recipe consistency and the divisibility an MX precision needs.
@@ -770,6 +773,21 @@ LogicalResult TiledMLPOp::verifyRegions() {
 // QuantizeOp / DequantizeOp
 //===----------------------------------------------------------------------===//
 
+/// Row-major and blocked scales may record the tile their 1x32 slots
+/// share; it must be the quantization's.
+static LogicalResult verifyRecordedTile(Operation *op, RankedTensorType scales,
+                                        std::array<int64_t, 2> tile) {
+  ScaleLayoutAttr layout = getScaleLayout(scales);
+  if (!layout || layout.isCompact() || layout.getTile().empty())
+    return success();
+  if (layout.getTile()[0] != tile[0] || layout.getTile()[1] != tile[1])
+    return op->emitOpError()
+           << "scales record tile = [" << layout.getTile()
+           << "] but the quantization's scale_tile is [" << tile[0] << ", "
+           << tile[1] << "]; they must be equal (or drop the scales' tile)";
+  return success();
+}
+
 LogicalResult QuantizeOp::verify() {
   if (std::optional<ArrayRef<int64_t>> t = getScaleTile(); t && t->size() != 2)
     return emitOpError() << "scale_tile must have two entries [r, c], got "
@@ -779,17 +797,40 @@ LogicalResult QuantizeOp::verify() {
                                   getAxis(), getBlockSize(), getOffsets(),
                                   getScaleTileOrDefault())))
     return failure();
-  // Row-major and blocked scales may record the tile their 1x32 slots
-  // share; it must be the quantization's.
-  ScaleLayoutAttr layout = getScaleLayout(getScales().getType());
-  if (!layout || layout.isCompact() || layout.getTile().empty())
-    return success();
-  std::array<int64_t, 2> tile = getScaleTileOrDefault();
-  if (layout.getTile()[0] != tile[0] || layout.getTile()[1] != tile[1])
-    return emitOpError() << "scales record tile = [" << layout.getTile()
-                         << "] but the quantization's scale_tile is ["
-                         << tile[0] << ", " << tile[1]
-                         << "]; they must be equal (or drop the scales' tile)";
+  return verifyRecordedTile(*this, getScales().getType(),
+                            getScaleTileOrDefault());
+}
+
+LogicalResult QuantizeWeightOp::verify() {
+  ArrayRef<int64_t> t = getScaleTile();
+  if (t.size() != 2 || t[0] != t[1])
+    return emitOpError()
+           << "scale_tile must be a square [t, t] (a tile is then the same "
+              "block of the weight along K and along N, so one quantization "
+              "serves both orientations), got ["
+           << t << "]";
+  std::array<int64_t, 2> tile = {t[0], t[1]};
+  RankedTensorType in = getInput().getType();
+  int64_t rank = in.getRank();
+  // The forward orientation (along K), then the input gradient's (along N).
+  if (failed(verifyMXQuantization(*this, in, "input", getData().getType(),
+                                  getScales().getType(), rank - 1,
+                                  getBlockSize(), Value(), tile)) ||
+      failed(verifyRecordedTile(*this, getScales().getType(), tile)))
+    return failure();
+  if (failed(verifyMXQuantization(*this, in, "input",
+                                  getTransposedData().getType(),
+                                  getTransposedScales().getType(), rank - 2,
+                                  getBlockSize(), Value(), tile,
+                                  "transposed_data", "transposed_scales")) ||
+      failed(verifyRecordedTile(*this, getTransposedScales().getType(), tile)))
+    return failure();
+  if (getData().getType().getElementType() !=
+      getTransposedData().getType().getElementType())
+    return emitOpError() << "data and transposed_data must have the same "
+                            "element type, got "
+                         << getData().getType().getElementType() << " and "
+                         << getTransposedData().getType().getElementType();
   return success();
 }
 

@@ -342,6 +342,65 @@ def MXMoE_QuantizeOp : MXMoE_Op<"quantize", [Pure]> {
   let hasVerifier = 1;
 }
 
+def MXMoE_QuantizeWeightOp : MXMoE_Op<"quantize_weight", [Pure]> {
+  let summary = "quantize a weight once with square scale tiles, in both "
+                "orientations (forward and input gradient)";
+  let description = [{
+    One MX128 quantization of a weight that serves two GEMMs: the forward
+    (contraction over K, data `[.., N, K]`) and the input gradient
+    (contraction over N, data `[.., K, N]`). With a square scale tile
+    (`[t, t]`, t a multiple of 32; the MX128 recipe's `[128, 128]`, the
+    DeepSeek-V3 report, arXiv 2412.19437 section 3.3.2) a tile of the
+    weight is the same block of elements whichever axis is quantized, so
+    both quantizations compute the same scale per tile and the same
+    element codes: `transposed_data` is `data` transposed, and the input
+    gradient needs no second quantization of the weight.
+
+    Semantics: exactly `mxmoe.quantize %input {axis = rank-1, scale_tile =
+    [t, t]}` for (`data`, `scales`) and `mxmoe.quantize %input {axis =
+    rank-2, scale_tile = [t, t]}` for (`transposed_data`,
+    `transposed_scales`), with the same `rounding` (see `mxmoe.quantize`
+    for the scale math, OCP MX v1.0 section 6.3, and the scale layouts).
+    The GPU lowering reads the input once and writes both results
+    (bf16/f16 input, `[128, 128]` tiles, K a multiple of 8, 256-thread
+    CTAs); other cases are lowered as the two quantizations.
+
+    Shapes and types:
+    * `input`: `[N, K]` or `[E, N, K]`, bf16/f16/f32, N and K multiples of
+      32 (tails of a tile are partial, as for `mxmoe.quantize`);
+    * `data`: the input's shape; `transposed_data`: its last two axes
+      swapped; both the same MX element type;
+    * `scales`, `transposed_scales`: f8E8M0FNU in any layout
+      `mxmoe.quantize` writes for its data (row-major, blocked, compact with
+      `tile = [t, t]`); each independently.
+
+    Attributes: `scale_tile` (required, square), `block_size` (must be 32),
+    `rounding` (default `rceil`).
+
+    Example:
+    ```mlir
+    %wq, %ws, %wqt, %wst = mxmoe.quantize_weight %w {scale_tile = array<i64: 128, 128>}
+        : tensor<16x8192x5120xbf16> -> tensor<16x8192x5120xf8E4M3FN>, tensor<16x8192x160xf8E8M0FNU>,
+          tensor<16x5120x8192xf8E4M3FN>, tensor<16x5120x256xf8E8M0FNU>
+    ```
+  }];
+  let arguments = (ins
+    MXMoE_HPTensor:$input,
+    DenseI64ArrayAttr:$scale_tile,
+    DefaultValuedAttr<I64Attr, "32">:$block_size,
+    DefaultValuedAttr<MXMoE_RoundingModeAttr,
+                      "::mlir::mxmoe::RoundingMode::rceil">:$rounding
+  );
+  let results = (outs MXMoE_MXTensor:$data, MXMoE_ScaleTensor:$scales,
+                      MXMoE_MXTensor:$transposed_data,
+                      MXMoE_ScaleTensor:$transposed_scales);
+  let assemblyFormat = [{
+    $input attr-dict `:` type($input) `->` type($data) `,` type($scales) `,`
+    type($transposed_data) `,` type($transposed_scales)
+  }];
+  let hasVerifier = 1;
+}
+
 def MXMoE_DequantizeOp : MXMoE_Op<"dequantize", [Pure]> {
   let summary = "dequantize MX data: x = q * 2^(b - 127)";
   let description = [{
