@@ -440,9 +440,9 @@ LogicalResult verifyMXQuantization(Operation *op, RankedTensorType hp,
   if (!shapesCompatible(data.getShape(), expected))
     return op->emitOpError()
            << dataName << " shape " << formatShape(data.getShape())
-           << " must be the "
-           << hpName << " shape " << formatShape(hp.getShape()) << " with axis "
-           << axis << " moved last: expected " << formatShape(expected);
+           << " must be the " << hpName << " shape "
+           << formatShape(hp.getShape()) << " with axis " << axis
+           << " moved last: expected " << formatShape(expected);
 
   if (isCompactScales(scales))
     return verifyCompactScaleShape(op, data, scales, tile, jagged,
@@ -818,11 +818,10 @@ LogicalResult QuantizeWeightOp::verify() {
                                   getBlockSize(), Value(), tile)) ||
       failed(verifyRecordedTile(*this, getScales().getType(), tile)))
     return failure();
-  if (failed(verifyMXQuantization(*this, in, "input",
-                                  getTransposedData().getType(),
-                                  getTransposedScales().getType(), rank - 2,
-                                  getBlockSize(), Value(), tile,
-                                  "transposed_data", "transposed_scales")) ||
+  if (failed(verifyMXQuantization(
+          *this, in, "input", getTransposedData().getType(),
+          getTransposedScales().getType(), rank - 2, getBlockSize(), Value(),
+          tile, "transposed_data", "transposed_scales")) ||
       failed(verifyRecordedTile(*this, getTransposedScales().getType(), tile)))
     return failure();
   if (getData().getType().getElementType() !=
