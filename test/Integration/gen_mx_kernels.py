@@ -179,6 +179,7 @@ def build_cases():
                               blocked_shape=bl, to_blocked=to_blocked))
             n += 1
     n = add_tile_cases(funcs, cases, n)
+    n = add_quantize_weight_cases(funcs, cases, n)
     return cases, "\n".join(funcs) + "\n"
 
 
@@ -283,6 +284,48 @@ def add_tile_cases(funcs, cases, n):
                          f"{body}  return\n}}")
             cases.append(case)
             n += 1
+    return n
+
+
+# mxmoe.quantize_weight (one kernel, both orientations): input shapes with
+# partial 128x128 tiles (N = 224, K = 2880; N = 160, K = 288; a 2-D
+# weight), each pair of scale layouts the pipeline or a user may ask for.
+QW_GEOMS = [(3, 224, 2880), (2, 160, 288), (288, 192)]
+QW_LAYOUTS = [("blocked", "blocked"), ("rowmajor", "rowmajor"),
+              ("compact", "compact"), ("rowmajor", "blocked")]
+QW_RECIPES = [("f8E4M3FN", "bf16", "rceil"), ("f8E4M3FN", "bf16", "floor"),
+              ("f8E5M2", "bf16", "rceil")]
+
+
+def add_quantize_weight_cases(funcs, cases, n):
+    """quantize_weight: the forward data/scales and the transposed ones,
+    each checked against reference.quantize_tiled along its own axis."""
+    tile = (128, 128)
+
+    def scales_of(ds, layout):
+        if layout == "compact":
+            return compact_shape(ds, tile), compact_enc(tile)
+        return scale_shape(ds, layout == "blocked"), BLOCKED if layout == "blocked" else ""
+
+    for shape in QW_GEOMS:
+        rank = len(shape)
+        fwd_ds = list(shape)
+        t_ds = data_shape(shape, rank - 2)
+        for fl, tl in QW_LAYOUTS:
+            fss, fenc = scales_of(fwd_ds, fl)
+            tss, tenc = scales_of(t_ds, tl)
+            for elem, hp, mode in QW_RECIPES:
+                name = f"case{n}"
+                body = (f"  %q, %s, %qt, %st = mxmoe.quantize_weight %x {{rounding = #mxmoe.rounding<{mode}>,"
+                        f" scale_tile = array<i64: 128, 128>}} : {shape_str(shape, hp)} ->"
+                        f" {shape_str(fwd_ds, elem)}, {shape_str(fss, 'f8E8M0FNU', fenc)},"
+                        f" {shape_str(t_ds, elem)}, {shape_str(tss, 'f8E8M0FNU', tenc)}\n")
+                funcs.append(f"func.func @{name}(%x: {shape_str(shape, hp)}) {{\n{body}  return\n}}")
+                cases.append(dict(op="quantize_weight", kernel=f"{name}__quantize_weight_0", shape=list(shape),
+                                  elem=elem, hp=hp, mode=mode, layout=f"{fl}/{tl}", fwd_layout=fl, t_layout=tl,
+                                  data_shape=fwd_ds, scale_shape=fss, t_data_shape=t_ds, t_scale_shape=tss,
+                                  tile=[128, 128]))
+                n += 1
     return n
 
 

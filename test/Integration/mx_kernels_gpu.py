@@ -311,6 +311,30 @@ def run_tiled_grouped(mod, c, rng):
     return bad, total + 1
 
 
+def run_quantize_weight(mod, c, rng):
+    """quantize_weight: one launch writes the forward (along K) and the
+    transposed (along N) data and scales; each against
+    reference.quantize_tiled along its own axis with 128x128 tiles."""
+    x = make_input(c["shape"], len(c["shape"]) - 1, rng)
+    xt = to_device(x, c["hp"])
+    xv = xt.float().cpu().numpy()
+    outs = [torch.full(c[k], 0xAB, dtype=torch.uint8, device="cuda")
+            for k in ("t_data_shape", "t_scale_shape", "data_shape", "scale_shape")]
+    launch(mod, c, "kernel", [xt.data_ptr()] + [o.data_ptr() for o in outs])
+    torch.cuda.synchronize()
+    bad = total = 0
+    rank = len(c["shape"])
+    for (data, scales), axis, layout in (((outs[2], outs[3]), rank - 1, c["fwd_layout"]),
+                                         ((outs[0], outs[1]), rank - 2, c["t_layout"])):
+        rd, rs, rc = ref.quantize_tiled(xv, axis, (128, 128), c["elem"], c["mode"])
+        want_s = {"rowmajor": rs, "compact": rc,
+                  "blocked": ref.to_blocked(rs) if layout == "blocked" else None}[layout]
+        gd = data.cpu().numpy()
+        bad += int((nan_canon(gd) != nan_canon(rd)).sum() + (scales.cpu().numpy() != want_s).sum())
+        total += gd.size + want_s.size
+    return bad, total
+
+
 GROUPED_OPS = ("quantize_jagged", "swizzle_k_groups", "quantize_m_groups",
                "quantize_tiled_m_groups", "quantize_windows")
 
@@ -320,6 +344,8 @@ def run_case(mod, c, rng):
         return run_tiled_grouped(mod, c, rng)
     if c["op"] == "quantize_tiled":
         return run_tiled(mod, c, rng)
+    if c["op"] == "quantize_weight":
+        return run_quantize_weight(mod, c, rng)
     if c["op"] in ("quantize_jagged", "swizzle_k_groups", "quantize_m_groups"):
         return run_grouped(mod, c, rng)
     L = c["launch"]["kernel"]
@@ -399,7 +425,7 @@ def main():
     cases = json.load(open(os.path.join(d, "cases.json")))
     if quick:  # every 9th plain case and every grouped case
         cases = [c for i, c in enumerate(cases)
-                 if i % 9 == 0 or c["op"] in GROUPED_OPS]
+                 if i % 9 == 0 or c["op"] in GROUPED_OPS + ("quantize_weight",)]
     mod = Module(open(os.path.join(d, "mx_kernels_sm_90a.ptx"), "rb").read())
     passed = failed = 0
     print(f"{'kernel':34} {'op':10} {'shape':16} {'axis':>4} {'elem':9} {'hp':4} {'mode':6} {'layout':8} {'mismatch':>9} / total")

@@ -151,6 +151,12 @@ struct KernelGen {
                                       ::mxmoe::MXElementKind kind);
   void genQuantizeTile2D(QuantizeOp op, const MXGeometry &geo,
                          ::mxmoe::MXElementKind kind);
+  // QuantizeTiles2D.cpp: mxmoe.quantize_weight as one kernel (the staged
+  // 128x128 kernel writing both orientations) where it applies; elsewhere
+  // the pass first splits it into its two quantizations.
+  static bool canFuseQuantizeWeight(QuantizeWeightOp op, int64_t blockSize);
+  static void splitQuantizeWeight(QuantizeWeightOp op);
+  LogicalResult genQuantizeWeight(QuantizeWeightOp op);
   // QuantizeJagged.cpp: along a jagged token axis (weight-gradient
   // operands), MX and [1, c] scale tiles; needs 256-thread CTAs, [1, 32 /
   // 64 / 128] tiles and rows (K) a multiple of the 16-byte load.

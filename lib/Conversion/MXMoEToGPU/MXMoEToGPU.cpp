@@ -229,6 +229,8 @@ struct ConvertMXMoEToGPUPass
         return op->emitOpError("GPU lowering needs static shapes, got ") << t;
     return llvm::TypeSwitch<Operation *, LogicalResult>(op)
         .Case<QuantizeOp>([&](auto q) { return gen.genQuantize(q); })
+        .Case<QuantizeWeightOp>(
+            [&](auto q) { return gen.genQuantizeWeight(q); })
         .Case<DequantizeOp>([&](auto d) { return gen.genDequantize(d); })
         .Case<SwizzleScalesOp>([&](auto s) { return gen.genSwizzle(s); })
         .Case<GroupedMatmulOp>([&](auto m) { return gen.genGroupedMatmul(m); });
@@ -240,9 +242,20 @@ struct ConvertMXMoEToGPUPass
     if (!optionsValid(module, checkOptions(gemm, upcast)))
       return signalPassFailure();
     warnModelLevelOps(module);
+    // A quantize_weight that the one-kernel form does not cover is lowered
+    // as its two quantizations.
+    SmallVector<QuantizeWeightOp> split;
+    module.walk([&](QuantizeWeightOp q) {
+      if (!q->hasAttr("mxmoe.kernel") &&
+          !KernelGen::canFuseQuantizeWeight(q, blockSize))
+        split.push_back(q);
+    });
+    for (QuantizeWeightOp q : split)
+      KernelGen::splitQuantizeWeight(q);
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {
-      if (isa<QuantizeOp, DequantizeOp, SwizzleScalesOp, GroupedMatmulOp>(op) &&
+      if (isa<QuantizeOp, QuantizeWeightOp, DequantizeOp, SwizzleScalesOp,
+              GroupedMatmulOp>(op) &&
           !op->hasAttr("mxmoe.kernel"))
         ops.push_back(op);
     });

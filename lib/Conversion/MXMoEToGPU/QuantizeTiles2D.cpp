@@ -6,6 +6,9 @@
 // E8M0 scale per tile written into every 1x32 slot (row-major or blocked
 // MX scales; blocked as whole 512-byte atoms) or once (compact scales).
 // Scale math and element conversion are the MX kernels' (Quantize.h).
+// mxmoe.quantize_weight is the staged along-N kernel that also writes the
+// tile along K from the staged copy (one read of the weight, both
+// orientations).
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +49,11 @@ struct Tile2DThread {
   /// Shared-memory input tile of the staged kernel (null: loads straight
   /// from global memory).
   Value tileBuf = {};
+  /// mxmoe.quantize_weight: the forward orientation's data ([batch, L,
+  /// R]: the input's own layout) and scales (layout flags and blocked
+  /// extents), written from the staged tile; null: none.
+  Value fwdData = {}, fwdScales = {}, fsR = {}, fsC = {};
+  bool fwdBlocked = false, fwdCompact = false;
 
   /// A thread's blocks of the tile: values, validity, data row and block
   /// index of each, and their amax.
@@ -67,8 +75,28 @@ struct Tile2DThread {
   SmallVector<Value> readStaged(Value first, Value col);
   /// The CTA's amax of the per-thread `amax` (every thread gets it).
   Value ctaAmax(Value tid, Value amax);
-  /// Writes the tile's 512-byte blocked atom ([128, 128] tiles).
-  void storeAtom(Value tid, Value bi, Value ti, Value tj, Value byte);
+  /// Writes the tile's 512-byte blocked atom ([128, 128] tiles): atom
+  /// (rowTile, colTile) of the blocked matrices [sRows, sCols] in `mem`,
+  /// real bytes for the `rows` x `cols` logical scales, zeros elsewhere.
+  void storeAtom(Value tid, Value bi, Value rowTile, Value colTile, Value byte,
+                 Value mem, Value sRows, Value sCols, Value rows, Value cols);
+  /// Where thread `tid`'s 16-byte chunks of the staged tile (bi, ti, tj)
+  /// are: column j (data row k0 + j) of tile rows i0 + pass * rowsPerPass
+  /// (n0 + i along the quantized axis); `first` is the tile's first input
+  /// element.
+  struct StagedThread {
+    int64_t perLoad, rowsPerPass, passes;
+    Value batchBase, k0, n0, j, k, kOk, i0, first;
+    /// Chunk `pass`: tile row i, input index (`first` when outside the
+    /// data) and validity.
+    std::tuple<Value, Value, Value> chunk(KB &b, Value L, Value hpAlong,
+                                          int64_t pass) const;
+  };
+  StagedThread stagedThread(Value tid, Value bi, Value ti, Value tj);
+  /// quantize_weight: the tile along K (data and scales of the forward
+  /// orientation) from the staged copy.
+  void storeForward(Value tid, Value bi, Value ti, Value tj, Value byte,
+                    Value inv);
 };
 
 Value Tile2DThread::ctaAmax(Value tid, Value amax) {
@@ -86,12 +114,13 @@ Value Tile2DThread::ctaAmax(Value tid, Value amax) {
   return all;
 }
 
-void Tile2DThread::storeAtom(Value tid, Value bi, Value ti, Value tj,
-                             Value byte) {
+void Tile2DThread::storeAtom(Value tid, Value bi, Value rowTile, Value colTile,
+                             Value byte, Value mem, Value sRows, Value sCols,
+                             Value rows, Value cols) {
   // Byte o of an atom holds row (o % 16) / 4 * 32 + o / 16, column o % 4
   // (the inverse of the in-atom part of the blocked offset).
-  Value atom = b.add(b.mul(ti, b.div(sC, 4)), tj);
-  Value batchBase = b.mul(bi, b.mul(sR, sC));
+  Value atom = b.add(b.mul(rowTile, b.div(sCols, 4)), colTile);
+  Value batchBase = b.mul(bi, b.mul(sRows, sCols));
   Value atomBase = b.add(batchBase, b.mulc(atom, 512));
   for (int64_t k = 0; k * blockSize < 512; ++k) {
     Value o = b.add(tid, b.idx(k * blockSize));
@@ -99,13 +128,13 @@ void Tile2DThread::storeAtom(Value tid, Value bi, Value ti, Value tj,
     Value quarter = b.div(b.rem(o, 16), 4);
     Value quarterRow = b.mulc(quarter, 32);
     Value ar = b.add(quarterRow, b.div(o, 16));
-    Value row = b.add(b.mulc(ti, 128), ar);
-    Value atomCol = b.mulc(tj, 4);
+    Value row = b.add(b.mulc(rowTile, 128), ar);
+    Value atomCol = b.mulc(colTile, 4);
     Value blk = b.add(atomCol, b.rem(o, 4));
-    Value rowOk = b.ult(row, R);
-    Value real = b.andi(rowOk, b.ult(blk, cs));
+    Value rowOk = b.ult(row, rows);
+    Value real = b.andi(rowOk, b.ult(blk, cols));
     Value value = b.select(real, byte, b.i32(0));
-    ifThen(b, inAtom, [&] { storeScale(b, value, smem, b.add(atomBase, o)); });
+    ifThen(b, inAtom, [&] { storeScale(b, value, mem, b.add(atomBase, o)); });
   }
 }
 
@@ -132,8 +161,10 @@ void Tile2DThread::run(Value t) {
       if (!blocked && !compact)
         storeScale(b, byte, smem, b.add(b.mul(dRow, cs), v.blkOf[k]));
     });
+  if (fwdData)
+    storeForward(tid, bi, ti, tj, byte, inv);
   if (blocked) {
-    storeAtom(tid, bi, ti, tj, byte);
+    storeAtom(tid, bi, ti, tj, byte, smem, sR, sC, R, cs);
     return;
   }
   if (compact) {
@@ -201,42 +232,58 @@ SmallVector<Value> Tile2DThread::readStaged(Value first, Value col) {
   return xs;
 }
 
-Tile2DThread::TileValues Tile2DThread::loadStaged(Value tid, Value bi, Value ti,
-                                                  Value tj) {
+Tile2DThread::StagedThread Tile2DThread::stagedThread(Value tid, Value bi,
+                                                      Value ti, Value tj) {
   // The input tile: 128 rows along the quantized axis (n0 + i, strided by
   // hp_along) x 128 contiguous data rows (k0 + j), into shared memory
   // [i][j] with 16-byte loads.
-  int64_t perLoad = 16 / (elem.getIntOrFloatBitWidth() / 8);
-  int64_t chunksPerRow = tile.rows / perLoad;
-  int64_t rowsPerPass = blockSize / chunksPerRow;
-  Value k0 = b.mulc(ti, tile.rows), n0 = b.mulc(tj, tile.cols);
-  Value batchBase = b.mul(bi, hpBatch);
-  Value j = b.mulc(b.rem(tid, chunksPerRow), perLoad);
-  Value k = b.add(k0, j);
-  Value kOk = b.ult(k, R);
-  Value i0 = b.div(tid, chunksPerRow);
+  StagedThread st;
+  st.perLoad = 16 / (elem.getIntOrFloatBitWidth() / 8);
+  int64_t chunksPerRow = tile.rows / st.perLoad;
+  st.rowsPerPass = blockSize / chunksPerRow;
+  st.passes = tile.cols / st.rowsPerPass;
+  st.k0 = b.mulc(ti, tile.rows);
+  st.n0 = b.mulc(tj, tile.cols);
+  st.batchBase = b.mul(bi, hpBatch);
+  st.j = b.mulc(b.rem(tid, chunksPerRow), st.perLoad);
+  st.k = b.add(st.k0, st.j);
+  st.kOk = b.ult(st.k, R);
+  st.i0 = b.div(tid, chunksPerRow);
+  st.first = b.add(b.add(st.batchBase, b.mul(st.n0, hpAlong)), st.k0);
+  return st;
+}
+
+std::tuple<Value, Value, Value>
+Tile2DThread::StagedThread::chunk(KB &b, Value L, Value hpAlong,
+                                  int64_t pass) const {
+  Value i = b.add(i0, b.idx(pass * rowsPerPass));
+  Value n = b.add(n0, i);
+  Value ok = b.andi(kOk, b.ult(n, L));
+  Value idx =
+      b.select(ok, b.add(b.add(batchBase, b.mul(n, hpAlong)), k), first);
+  return {i, idx, ok};
+}
+
+Tile2DThread::TileValues Tile2DThread::loadStaged(Value tid, Value bi, Value ti,
+                                                  Value tj) {
   // The tile's amax is taken from these loads (one max for all of it), so
   // shared memory is read once, by the stores: reading it down its
   // columns two bytes at a time for the amax and again for the values
   // kept its pipe 75 % busy (ncu, bench/RESULTS.md). A chunk outside the
   // data (k >= R or n >= L) is read from the tile's first address and
   // left out of the amax; only invalid blocks read it back.
-  auto vt = VectorType::get({perLoad}, elem);
-  Value first = b.add(b.add(batchBase, b.mul(n0, hpAlong)), k0);
+  StagedThread st = stagedThread(tid, bi, ti, tj);
+  auto vt = VectorType::get({st.perLoad}, elem);
   TileValues v;
   v.amax = b.f32(0.0f);
-  for (int64_t pass = 0; pass < tile.cols / rowsPerPass; ++pass) {
-    Value i = b.add(i0, b.idx(pass * rowsPerPass));
-    Value n = b.add(n0, i);
-    Value ok = b.andi(kOk, b.ult(n, L));
-    Value idx =
-        b.select(ok, b.add(b.add(batchBase, b.mul(n, hpAlong)), k), first);
+  for (int64_t pass = 0; pass < st.passes; ++pass) {
+    auto [i, idx, ok] = st.chunk(b, L, hpAlong, pass);
     Value chunk = vector::LoadOp::create(b, vt, x, ValueRange{idx}, false,
                                          llvm::MaybeAlign(16));
-    vector::StoreOp::create(b, chunk, tileBuf, ValueRange{sIndex(i, j)}, false,
-                            llvm::MaybeAlign(16));
+    vector::StoreOp::create(b, chunk, tileBuf, ValueRange{sIndex(i, st.j)},
+                            false, llvm::MaybeAlign(16));
     SmallVector<Value> xs;
-    for (int64_t e = 0; e < perLoad; ++e)
+    for (int64_t e = 0; e < st.perLoad; ++e)
       xs.push_back(arith::ExtFOp::create(
           b, b.getF32Type(),
           vector::ExtractOp::create(b, chunk, e).getResult()));
@@ -248,6 +295,7 @@ Tile2DThread::TileValues Tile2DThread::loadStaged(Value tid, Value bi, Value ti,
   // Then as loadDirect's strided order: item q is data row k0 + q % 128,
   // block q / 128 of the tile, read down a shared-memory column (once,
   // for the stores).
+  Value k0 = st.k0;
   int64_t tileBlocks = tile.rows * tile.blocks();
   for (int64_t r = 0; r * blockSize < tileBlocks; ++r) {
     Value q = b.add(tid, b.idx(r * blockSize));
@@ -267,6 +315,151 @@ Tile2DThread::TileValues Tile2DThread::loadStaged(Value tid, Value bi, Value ti,
   return v;
 }
 
+void Tile2DThread::storeForward(Value tid, Value bi, Value ti, Value tj,
+                                Value byte, Value inv) {
+  // The data: each staged chunk again, now a row of the forward data
+  // (its input index: the forward orientation is the input's layout).
+  StagedThread st = stagedThread(tid, bi, ti, tj);
+  auto vt = VectorType::get({st.perLoad}, elem);
+  for (int64_t pass = 0; pass < st.passes; ++pass) {
+    Value i, idx, ok;
+    std::tie(i, idx, ok) = st.chunk(b, L, hpAlong, pass);
+    ifThen(b, ok, [&] {
+      Value chunk =
+          vector::LoadOp::create(b, vt, tileBuf, ValueRange{sIndex(i, st.j)},
+                                 false, llvm::MaybeAlign(16));
+      SmallVector<Value> xs;
+      for (int64_t e = 0; e < st.perLoad; ++e)
+        xs.push_back(arith::ExtFOp::create(
+            b, b.getF32Type(),
+            vector::ExtractOp::create(b, chunk, e).getResult()));
+      storeScaled(b, xs, inv, kind, fwdData, idx);
+    });
+  }
+  // The scales: the tile is (row tile tj, column tile ti) of the forward
+  // scale matrices [L, R / 32].
+  Value fcs = b.div(R, kMXBlockSize);
+  if (fwdBlocked) {
+    storeAtom(tid, bi, tj, ti, byte, fwdScales, fsR, fsC, L, fcs);
+    return;
+  }
+  if (fwdCompact) {
+    Value cRow = b.add(b.mul(bi, tilesC), tj);
+    Value cIdx = b.add(b.mul(cRow, tilesR), ti);
+    ifThen(b, b.eq(tid, b.idx(0)),
+           [&] { storeScale(b, byte, fwdScales, cIdx); });
+    return;
+  }
+  // Row-major: the tile's 128 rows x 4 slots.
+  for (int64_t k = 0; k * blockSize < tile.rows * tile.blocks(); ++k) {
+    Value s = b.add(tid, b.idx(k * blockSize));
+    Value nl, kb;
+    std::tie(nl, kb) = b.divRem(s, b.idx(tile.blocks()));
+    Value n = b.add(b.mulc(tj, tile.cols), nl);
+    Value blk = b.add(b.mulc(ti, tile.blocks()), kb);
+    Value ok = b.andi(b.ult(n, L), b.ult(blk, fcs));
+    Value row = b.add(b.mul(bi, L), n);
+    ifThen(b, ok, [&] {
+      storeScale(b, byte, fwdScales, b.add(b.mul(row, fcs), blk));
+    });
+  }
+}
+
+/// The CTA-per-tile kernel of genQuantizeTile2D and genQuantizeWeight.
+/// Parameters: input, data, scales (the quantized orientation), then for
+/// quantize_weight the forward data and scales; sizes as
+/// general_quantize_sizes up to kScaleCols, then for quantize_weight the
+/// forward scale matrix's rows and columns.
+struct Tile2DKernel {
+  Type elem;
+  RoundingMode mode;
+  MXElementKind kind;
+  TileShape tile;
+  int64_t blockSize;
+  bool rowwise, blocked, compact, staged;
+  bool forward = false, fwdBlocked = false, fwdCompact = false;
+
+  /// Scale columns, tiles along the rows and along the blocks.
+  std::tuple<Value, Value, Value> tileCounts(KB &b, ValueRange sz) const {
+    using namespace general_quantize_sizes;
+    Value cs = b.div(sz[kLen], kMXBlockSize);
+    Value tilesR = b.div(b.add(sz[kRows], b.idx(tile.rows - 1)), tile.rows);
+    Value tilesC = b.div(b.add(cs, b.idx(tile.blocks() - 1)), tile.blocks());
+    return std::make_tuple(cs, tilesR, tilesC);
+  }
+  Value work(KB &b, ValueRange sz) const {
+    using namespace general_quantize_sizes;
+    Value cs, tilesR, tilesC;
+    std::tie(cs, tilesR, tilesC) = tileCounts(b, sz);
+    Value perBatch = b.mul(tilesR, tilesC);
+    return b.mulc(b.mul(sz[kBatch], perBatch), blockSize);
+  }
+  void body(KB &b, ValueRange a, ValueRange sz, Value t) const;
+};
+
+void Tile2DKernel::body(KB &b, ValueRange a, ValueRange sz, Value t) const {
+  using namespace general_quantize_sizes;
+  auto fn =
+      b.getInsertionBlock()->getParent()->getParentOfType<gpu::GPUFuncOp>();
+  auto wg =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  Value red = fn.addWorkgroupAttribution(
+      MemRefType::get({blockSize / 32}, b.getF32Type(),
+                      MemRefLayoutAttrInterface{}, wg),
+      fn.getLoc());
+  Value cs, tilesR, tilesC;
+  std::tie(cs, tilesR, tilesC) = tileCounts(b, sz);
+  Tile2DThread th{b,
+                  elem,
+                  mode,
+                  kind,
+                  tile,
+                  blockSize,
+                  rowwise,
+                  blocked,
+                  compact,
+                  a[0],
+                  a[1],
+                  a[2],
+                  red,
+                  sz[kRows],
+                  sz[kLen],
+                  cs,
+                  tilesR,
+                  tilesC,
+                  sz[kScaleRows],
+                  sz[kScaleCols],
+                  sz[kHpBatch],
+                  sz[kHpRow],
+                  sz[kHpAlong]};
+  if (staged)
+    th.tileBuf = addSharedBuffer(b, kStagedElems, elem);
+  if (forward) {
+    th.fwdData = a[3];
+    th.fwdScales = a[4];
+    th.fsR = sz[kScaleCols + 1];
+    th.fsC = sz[kScaleCols + 2];
+    th.fwdBlocked = fwdBlocked;
+    th.fwdCompact = fwdCompact;
+  }
+  th.run(t);
+}
+
+/// The staged kernel's conditions: strided [128, 128] tiles of bf16/f16
+/// whose data rows (the contiguous input axis) are a multiple of the
+/// 16-byte load, 256-thread CTAs.
+bool canStageTile2D(const MXGeometry &geo, TileShape tile, Type elem,
+                    int64_t blockSize) {
+  return !geo.rowwise() && tile.rows == 128 && tile.cols == 128 &&
+         elem.getIntOrFloatBitWidth() == 16 && geo.hpRow == 1 &&
+         geo.rows % 8 == 0 && blockSize == 256;
+}
+
+int64_t tileCount(const MXGeometry &geo, TileShape tile) {
+  return geo.batch * ::mxmoe::ceilDiv(geo.rows, tile.rows) *
+         ::mxmoe::ceilDiv(geo.scaleCols(), tile.blocks());
+}
+
 } // namespace
 
 void KernelGen::genQuantizeTile2D(QuantizeOp op, const MXGeometry &geo,
@@ -276,75 +469,107 @@ void KernelGen::genQuantizeTile2D(QuantizeOp op, const MXGeometry &geo,
   std::array<int64_t, 2> ts = op.getScaleTileOrDefault();
   TileShape tile{ts[0], ts[1]};
   Type elem = in.getElementType();
-  bool blocked = isBlockedScales(scales), compact = isCompactScales(scales);
   // Sizes are run-time parameters; one CTA per tile. They are the
   // general kernels' (general_quantize_sizes) without `tokens`: no groups.
-  using namespace general_quantize_sizes;
   auto [sizes, rspec] = generalQuantizeSizes(op, geo);
   sizes.pop_back();
   rspec.scalars.pop_back();
-  auto tilesOf = [&](KB &b, ValueRange sz) {
-    Value cs = b.div(sz[kLen], kMXBlockSize);
-    Value tilesR = b.div(b.add(sz[kRows], b.idx(tile.rows - 1)), tile.rows);
-    Value tilesC = b.div(b.add(cs, b.idx(tile.blocks() - 1)), tile.blocks());
-    return std::make_tuple(cs, tilesR, tilesC);
-  };
-  // Strided [128, 128] tiles of bf16/f16 whose data rows (the contiguous
-  // input axis) are a multiple of the 16-byte load: through shared memory
-  // (the strided 2-byte loads ran at 61 % of copy bandwidth on the H200,
-  // bench/RESULTS.md).
-  bool staged = !geo.rowwise() && tile.rows == 128 && tile.cols == 128 &&
-                elem.getIntOrFloatBitWidth() == 16 && geo.hpRow == 1 &&
-                geo.rows % 8 == 0 && blockSize == 256;
-  int64_t tiles = geo.batch * ::mxmoe::ceilDiv(geo.rows, tile.rows) *
-                  ::mxmoe::ceilDiv(geo.scaleCols(), tile.blocks());
+  // The strided 2-byte loads of unstaged tiles ran at 61 % of copy
+  // bandwidth on the H200 (bench/RESULTS.md).
+  Tile2DKernel k{elem,
+                 op.getRounding(),
+                 kind,
+                 tile,
+                 blockSize,
+                 geo.rowwise(),
+                 isBlockedScales(scales),
+                 isCompactScales(scales),
+                 canStageTile2D(geo, tile, elem, blockSize)};
   auto kernel = createKernel(
       module, name("quantize", op), rspec,
-      [&](KB &b, ValueRange sz) {
-        Value cs, tilesR, tilesC;
-        std::tie(cs, tilesR, tilesC) = tilesOf(b, sz);
-        Value perBatch = b.mul(tilesR, tilesC);
-        return b.mulc(b.mul(sz[kBatch], perBatch), blockSize);
-      },
-      blockSize, nullptr,
+      [&](KB &b, ValueRange sz) { return k.work(b, sz); }, blockSize, nullptr,
       [&](KB &b, ValueRange a, ValueRange sz, Value t, GroupTable &) {
-        auto fn = b.getInsertionBlock()
-                      ->getParent()
-                      ->getParentOfType<gpu::GPUFuncOp>();
-        auto wg = gpu::AddressSpaceAttr::get(b.getContext(),
-                                             gpu::AddressSpace::Workgroup);
-        Value red = fn.addWorkgroupAttribution(
-            MemRefType::get({blockSize / 32}, b.getF32Type(),
-                            MemRefLayoutAttrInterface{}, wg),
-            fn.getLoc());
-        Value cs, tilesR, tilesC;
-        std::tie(cs, tilesR, tilesC) = tilesOf(b, sz);
-        Tile2DThread th{b,
-                        elem,
-                        op.getRounding(),
-                        kind,
-                        tile,
-                        blockSize,
-                        geo.rowwise(),
-                        blocked,
-                        compact,
-                        a[0],
-                        a[1],
-                        a[2],
-                        red,
-                        sz[kRows],
-                        sz[kLen],
-                        cs,
-                        tilesR,
-                        tilesC,
-                        sz[kScaleRows],
-                        sz[kScaleCols],
-                        sz[kHpBatch],
-                        sz[kHpRow],
-                        sz[kHpAlong]};
-        if (staged)
-          th.tileBuf = addSharedBuffer(b, kStagedElems, elem);
-        th.run(t);
+        k.body(b, a, sz, t);
       });
-  finish(op, kernel, quantizeHostArgs(op), sizes, tiles * blockSize);
+  finish(op, kernel, quantizeHostArgs(op), sizes,
+         tileCount(geo, tile) * blockSize);
+}
+
+bool KernelGen::canFuseQuantizeWeight(QuantizeWeightOp op, int64_t blockSize) {
+  RankedTensorType in = op.getInput().getType();
+  ArrayRef<int64_t> t = op.getScaleTile();
+  int64_t k = in.getShape().back();
+  // FP8 data (8-byte stores of a chunk's codes); FP4 weights are split.
+  std::optional<MXElementKind> kind =
+      getMXElementKind(op.getData().getType().getElementType());
+  bool fp8 = kind == MXElementKind::E4M3 || kind == MXElementKind::E5M2;
+  return t[0] == 128 && t[1] == 128 &&
+         in.getElementType().getIntOrFloatBitWidth() == 16 && k % 8 == 0 &&
+         blockSize == 256 && fp8;
+}
+
+void KernelGen::splitQuantizeWeight(QuantizeWeightOp op) {
+  OpBuilder b(op);
+  int64_t rank = op.getInput().getType().getRank();
+  auto quantize = [&](Value data, Value scales, int64_t axis) {
+    auto q = QuantizeOp::create(
+        b, op.getLoc(), data.getType(), scales.getType(), op.getInput(),
+        Value(), b.getI64IntegerAttr(axis), op.getBlockSizeAttr(),
+        op.getRoundingAttr(), op.getScaleTileAttr());
+    data.replaceAllUsesWith(q.getData());
+    scales.replaceAllUsesWith(q.getScales());
+  };
+  quantize(op.getData(), op.getScales(), rank - 1);
+  quantize(op.getTransposedData(), op.getTransposedScales(), rank - 2);
+  op.erase();
+}
+
+LogicalResult KernelGen::genQuantizeWeight(QuantizeWeightOp op) {
+  RankedTensorType in = op.getInput().getType();
+  RankedTensorType dataT = op.getTransposedData().getType();
+  RankedTensorType scalesT = op.getTransposedScales().getType();
+  RankedTensorType data = op.getData().getType();
+  RankedTensorType scales = op.getScales().getType();
+  auto shape = getMXKernelShape(op, in, dataT, in.getRank() - 2);
+  if (failed(shape))
+    return failure();
+  auto [kind, geo] = *shape;
+  TileShape tile{128, 128};
+  using namespace general_quantize_sizes;
+  auto [sR, sC] = scaleMatrixShape(scalesT);
+  auto [fR, fC] = scaleMatrixShape(scales);
+  SmallVector<int64_t> sizes{geo.batch, geo.rows,    geo.len, geo.hpBatch,
+                             geo.hpRow, geo.hpAlong, sR,      sC,
+                             fR,        fC};
+  Type e8m0 = scales.getElementType();
+  RuntimeShapeSpec spec{
+      {in.getElementType(), flatMemRef(dataT).getElementType(), e8m0,
+       flatMemRef(data).getElementType(), e8m0},
+      {"batch", "rows", "len", "hp_batch", "hp_row", "hp_along", "scale_rows",
+       "scale_cols", "forward_scale_rows", "forward_scale_cols"}};
+  Tile2DKernel k{in.getElementType(),
+                 op.getRounding(),
+                 kind,
+                 tile,
+                 blockSize,
+                 /*rowwise=*/false,
+                 isBlockedScales(scalesT),
+                 isCompactScales(scalesT),
+                 /*staged=*/true,
+                 /*forward=*/true,
+                 isBlockedScales(scales),
+                 isCompactScales(scales)};
+  auto kernel = createKernel(
+      module, name("quantize_weight", op), spec,
+      [&](KB &b, ValueRange sz) { return k.work(b, sz); }, blockSize, nullptr,
+      [&](KB &b, ValueRange a, ValueRange sz, Value t, GroupTable &) {
+        k.body(b, a, sz, t);
+      });
+  SmallVector<HostArg> args{{HostArg::In, op.getInput()},
+                            {HostArg::Out, op.getTransposedData()},
+                            {HostArg::Out, op.getTransposedScales()},
+                            {HostArg::Out, op.getData()},
+                            {HostArg::Out, op.getScales()}};
+  finish(op, kernel, args, sizes, tileCount(geo, tile) * blockSize);
+  return success();
 }
