@@ -357,7 +357,8 @@ void Tile2DThread::storeForward(Value tid, Value bi, Value ti, Value tj,
     std::tie(nl, kb) = b.divRem(s, b.idx(tile.blocks()));
     Value n = b.add(b.mulc(tj, tile.cols), nl);
     Value blk = b.add(b.mulc(ti, tile.blocks()), kb);
-    Value ok = b.andi(b.ult(n, L), b.ult(blk, fcs));
+    Value nOk = b.ult(n, L);
+    Value ok = b.andi(nOk, b.ult(blk, fcs));
     Value row = b.add(b.mul(bi, L), n);
     ifThen(b, ok, [&] {
       storeScale(b, byte, fwdScales, b.add(b.mul(row, fcs), blk));
