@@ -45,8 +45,8 @@ typedef struct MxmoeLogicalResult {
  *  fields are NUL-terminated and may be NULL (default). The struct grows
  *  between versions: code compiled against one
  *  header must run with that version's library, whose SONAME carries the
- *  version (libmxmoe_compiler.so.0.1; llvmOptLevel, tileRule and recipe came in
- *  0.1). */
+ *  version (libmxmoe_compiler.so.0.1; llvmOptLevel, tileRule, recipe and
+ *  quantizeWeightsOnce came in 0.1). */
 typedef struct MxmoeCompileOptions {
   const char *chips;       /**< comma-separated: "sm_90a,sm_100a" (default) */
   const char *excludes;    /**< comma-separated extra policy exclude patterns */
@@ -67,6 +67,10 @@ typedef struct MxmoeCompileOptions {
   const char *recipe;      /**< MX scale granularity: "mx32" (default),
                                 "mx128" or "auto" (mx128 when the chips
                                 include sm_90a) */
+  int64_t quantizeWeightsOnce; /**< nonzero: MX128 grouped GEMMs quantize
+                                    each weight once, in the forward, which
+                                    returns the transposed copy for
+                                    input_grad (default 0) */
 } MxmoeCompileOptions;
 
 MxmoeCompileOptions mxmoeCompileOptionsDefault(void);

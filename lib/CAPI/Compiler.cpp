@@ -52,8 +52,8 @@ std::vector<std::string> splitList(const char *s) {
 extern "C" {
 
 MxmoeCompileOptions mxmoeCompileOptionsDefault(void) {
-  return {nullptr, nullptr, nullptr, nullptr, 32768,   128,
-          0,       132,     nullptr, 3,       nullptr, nullptr};
+  return {nullptr, nullptr, nullptr, nullptr, 32768,   128, 0,
+          132,     nullptr, 3,       nullptr, nullptr, 0};
 }
 
 MxmoeCompiler mxmoeCompilerCreate(void) {
@@ -122,6 +122,7 @@ MxmoeLogicalResult mxmoeCompile(MxmoeCompiler compiler, MxmoeStringRef ir,
     opts.tileRule = o.tileRule;
   if (o.recipe && *o.recipe)
     opts.recipe = o.recipe;
+  opts.quantizeWeightsOnce = o.quantizeWeightsOnce != 0;
   opts.inputName = name;
   auto art = std::make_unique<MxmoeArtifacts_>();
   if (failed(mxmoe::compileModule(*module, opts, art->result))) {

@@ -36,6 +36,11 @@ struct DefaultPipelineCLOptions
           clEnumValN(Recipe::mx128, "mx128",
                      "1x128 activation / 128x128 weight blocks"),
           clEnumValN(Recipe::automatic, "auto", "mx128 on sm_90a, else mx32"))};
+  Option<bool> quantizeWeightsOnce{
+      *this, "quantize-weights-once",
+      llvm::cl::desc("MX128 grouped GEMMs: quantize each weight once, in the "
+                     "forward (mxmoe-expand-scaled-matmul's option)"),
+      llvm::cl::init(false)};
   Option<std::string> rounding{
       *this, "rounding",
       llvm::cl::desc("MX scale rounding (see mxmoe-precision-policy)"),
@@ -88,6 +93,7 @@ mxmoe::DefaultPipelineOptions toOptions(const DefaultPipelineCLOptions &o) {
   mxmoe::DefaultPipelineOptions opts;
   opts.chips = {mxmoe::stringifyChip(o.chip).str()};
   opts.recipe = stringifyRecipe(o.recipe).str();
+  opts.quantizeWeightsOnce = o.quantizeWeightsOnce;
   opts.rounding = o.rounding;
   opts.excludes.assign(o.exclude.begin(), o.exclude.end());
   opts.tokensPerShard = o.tokensPerShard;
@@ -116,7 +122,9 @@ void mlir::mxmoe::buildModelPipeline(OpPassManager &pm,
   // Ops outside tiled MLPs are expanded first; mxmoe-tile-mlp expands the
   // MX linears of its static shard loops itself (per shard size). Scale
   // packing then sees every quantize + swizzle pair.
-  pm.addPass(createMXMoEExpandScaledMatmul());
+  MXMoEExpandScaledMatmulOptions expand;
+  expand.quantizeWeightsOnce = opts.quantizeWeightsOnce;
+  pm.addPass(createMXMoEExpandScaledMatmul(expand));
   MXMoETileMLPOptions tile;
   tile.tokensPerShard = opts.tokensPerShard;
   tile.rule = opts.tileRule;

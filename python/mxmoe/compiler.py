@@ -54,7 +54,8 @@ class _Options(ctypes.Structure):
                 ("tokensPerShard", ctypes.c_int64), ("gemmTileN", ctypes.c_int64),
                 ("gemmStages", ctypes.c_int64), ("gemmCTAs", ctypes.c_int64),
                 ("gemmSm90Mma", ctypes.c_char_p), ("llvmOptLevel", ctypes.c_int64),
-                ("tileRule", ctypes.c_char_p), ("recipe", ctypes.c_char_p)]
+                ("tileRule", ctypes.c_char_p), ("recipe", ctypes.c_char_p),
+                ("quantizeWeightsOnce", ctypes.c_int64)]
 
 
 def _load():
@@ -139,6 +140,7 @@ def compile(ir: str, chips: Sequence[str] = ("sm_90a", "sm_100a"),  # noqa: A001
             gemm_tile_n: int = 128, gemm_stages: int = 0, gemm_ctas: int = 132,
             gemm_sm90_mma: str = "auto", llvm_opt_level: int = 3,
             tile_rule: str = "tokens", recipe: str = "mx32",
+            quantize_weights_once: bool = False,
             source_name: str = "<python>") -> CompileOutput:
     """Compiles model-level (or MX-level) mxmoe IR text; see the module doc.
     The options are mxmoe-compile's (`--llvm-opt-level` = llvm_opt_level,
@@ -155,6 +157,7 @@ def compile(ir: str, chips: Sequence[str] = ("sm_90a", "sm_100a"),  # noqa: A001
     opts.llvmOptLevel = llvm_opt_level
     opts.tileRule = tile_rule.encode()
     opts.recipe = recipe.encode()
+    opts.quantizeWeightsOnce = int(bool(quantize_weights_once))
     data = ir.encode()
     name = source_name.encode()
     src = _StringRef(ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p), len(data))

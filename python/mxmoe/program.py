@@ -525,22 +525,33 @@ def mx_grouped_mm_function(out_dir: str, fqn: str, chip: str = "sm_90a",
     fwd = Program(out_dir, fqn + ".forward", chip, check)
     dgrad = Program(out_dir, fqn + ".input_grad", chip, check)
     wgrad = Program(out_dir, fqn + ".weight_grad", chip, check)
+    saves_weight = _saves_quantized_weight(fwd)
 
     class MXGroupedMM(torch.autograd.Function):
         @staticmethod
         def forward(ctx, x, w, offsets):
-            ctx.save_for_backward(x, w, offsets)
-            return fwd(x, w, offsets)[0]
+            outs = fwd(x, w, offsets)
+            # quantize-weights-once builds: input_grad takes the forward's
+            # transposed quantized weight instead of w.
+            ctx.save_for_backward(x, offsets, *(outs[1:] if saves_weight else (w,)))
+            return outs[0]
 
         @staticmethod
         def backward(ctx, grad_out):
-            x, w, offsets = ctx.saved_tensors
+            x, offsets, *wq = ctx.saved_tensors
             g = grad_out.contiguous()
-            gx = dgrad(g, w, offsets)[0] if ctx.needs_input_grad[0] else None
+            gx = dgrad(g, *wq, offsets)[0] if ctx.needs_input_grad[0] else None
             gw = wgrad(g, x, offsets)[0] if ctx.needs_input_grad[1] else None
             return gx, gw, None
 
     return MXGroupedMM
+
+
+def _saves_quantized_weight(fwd) -> bool:
+    """Whether `fwd` (a grouped GEMM's forward program) returns the weight
+    quantized for input_grad after y (mxmoe-compile
+    --quantize-weights-once): (y, transposed data, its blocked scales)."""
+    return len(fwd.prog["returns"]) == 3
 
 
 def tiled_mlp_partition(out_dir: str, fqn: Optional[str],
@@ -694,7 +705,11 @@ def register_torch_op(out_dir: str, fqn: str, chip: str = "sm_90a",
     forward/input_grad/weight_grad programs, with a fake (meta) kernel for
     tracing and an autograd formula, so it runs under torch.compile as one
     graph node (fullgraph=True works). `check`: see the module docstring.
-    Returns the op."""
+    Returns the op. For a build with --quantize-weights-once (the forward
+    also returns the weight quantized for input_grad) the op returns [y,
+    wt, wt_scales] and saves wt for the backward; what this function
+    returns is then a Python function (x, w, offsets) -> y over it (the op
+    is its `.op`)."""
     torch = _torch()
     qualname, source, op = _registered(namespace, fqn, out_dir, chip, check)
     if op is not None:
@@ -703,6 +718,10 @@ def register_torch_op(out_dir: str, fqn: str, chip: str = "sm_90a",
     dgrad = Program(out_dir, fqn + ".input_grad", chip, check)
     wgrad = Program(out_dir, fqn + ".weight_grad", chip, check)
     out_spec = fwd.prog["buffers"][fwd.prog["returns"][0]["buffer"]]
+    if _saves_quantized_weight(fwd):
+        op = _register_weights_once_op(qualname, fqn, fwd, dgrad, wgrad, out_spec)
+        _OPS[qualname] = (source, op)
+        return op
 
     # Explicit schemas: annotations are strings under `from __future__
     # import annotations`, which infer_schema cannot resolve.
@@ -741,3 +760,53 @@ def register_torch_op(out_dir: str, fqn: str, chip: str = "sm_90a",
     op.register_autograd(backward, setup_context=setup_context)
     _OPS[qualname] = (source, op)
     return op
+
+
+def _register_weights_once_op(qualname, fqn, fwd, dgrad, wgrad, out_spec):
+    """register_torch_op for a --quantize-weights-once build: the custom op
+    `<qualname>` returns [y, wt, wt_scales] (the weight quantized once, in
+    the input gradient's orientation, saved for the backward instead of
+    w); the function returned takes (x, w, offsets) and returns y, as the
+    op of other builds does."""
+    torch = _torch()
+    specs = fwd.prog["returns"][1:]  # each with its shape and dtype
+
+    @torch.library.custom_op(qualname, mutates_args=(),
+                             schema="(Tensor x, Tensor w, Tensor offsets) -> Tensor[]")
+    def op(x, w, offsets):
+        return list(fwd(x.contiguous(), _weight(w, fqn), offsets.contiguous()))
+
+    @op.register_fake
+    def _(x, w, offsets):
+        return [x.new_empty(out_spec["shape"], dtype=_dtype(out_spec["dtype"]))] + [
+            x.new_empty(s["shape"], dtype=_dtype(s["dtype"])) for s in specs]
+
+    @torch.library.custom_op(
+        qualname + "_backward", mutates_args=(),
+        schema="(Tensor grad, Tensor x, Tensor wt, Tensor wt_scales, Tensor offsets) -> Tensor[]")
+    def backward_op(grad, x, wt, wt_scales, offsets):
+        g = grad.contiguous()
+        return [dgrad(g, wt, wt_scales, offsets)[0], wgrad(g, x.contiguous(), offsets)[0]]
+
+    @backward_op.register_fake
+    def _(grad, x, wt, wt_scales, offsets):
+        w = wgrad.prog["returns"][0]
+        return [torch.empty_like(x), x.new_empty(w["shape"], dtype=_dtype(w["dtype"]))]
+
+    def setup_context(ctx, inputs, output):
+        x, w, offsets = inputs
+        ctx.save_for_backward(x.contiguous(), offsets.contiguous(), output[1], output[2])
+        ctx.mark_non_differentiable(output[1], output[2])
+
+    def backward(ctx, grads):
+        x, offsets, wt, wts = ctx.saved_tensors
+        gx, gw = backward_op(grads[0], x, wt, wts, offsets)
+        return gx, gw, None
+
+    op.register_autograd(backward, setup_context=setup_context)
+
+    def mx_grouped_mm(x, w, offsets):
+        return op(x, w, offsets)[0]
+
+    mx_grouped_mm.op = op
+    return mx_grouped_mm

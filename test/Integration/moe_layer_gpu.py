@@ -136,8 +136,17 @@ def main():
         dy = torch.randn(M, N, device=dev, dtype=torch.bfloat16)
         empty = int(np.nonzero(np.diff(np.concatenate([[0], offs_np])) == 0)[0][0])
 
-        # forward
-        (y,), bufs = fwd(x, w, offs, return_buffers=True)
+        # forward (a --quantize-weights-once build also returns the weight
+        # quantized for input_grad: the forward's codes, transposed)
+        once = mp._saves_quantized_weight(fwd)
+        outs, bufs = fwd(x, w, offs, return_buffers=True)
+        y, wq = outs[0], tuple(outs[1:]) if once else (w,)
+        if once:
+            step = next(s for s in fwd.prog["steps"] if s["op"] == "mxmoe.quantize_weight")
+            data = bufs[step["bindings"][3]["buffer"]]
+            same = torch.equal(wq[0].view(torch.uint8), data.transpose(-1, -2).view(torch.uint8))
+            report(f"{fqn}.forward weight once, transposed", same,
+                   f"input_grad's weight == forward's codes transposed: {same}")
         got, exact = gemm_reference(fwd, bufs, (x, w, offs), offs_np)
         e = rel(got, exact)
         report(f"{fqn}.forward GEMM vs f64(deq MX)", e <= 4e-3, f"rel.err {e:.2e}")
@@ -148,8 +157,8 @@ def main():
 
         # input gradient: dx = dy @ W[g]
         dgrad = mp.Program(out_dir, fqn + ".input_grad")
-        (dx,), bufs = dgrad(dy, w, offs, return_buffers=True)
-        got, exact = gemm_reference(dgrad, bufs, (dy, w, offs), offs_np)
+        (dx,), bufs = dgrad(dy, *wq, offs, return_buffers=True)
+        got, exact = gemm_reference(dgrad, bufs, (dy, *wq, offs), offs_np)
         e = rel(got, exact)
         report(f"{fqn}.input_grad GEMM vs f64(deq MX)", e <= 4e-3, f"rel.err {e:.2e}")
         ref_dx = torch.zeros((M, K), dtype=torch.float64, device=dev)

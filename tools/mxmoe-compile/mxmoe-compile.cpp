@@ -97,6 +97,13 @@ static cl::opt<std::string> recipe(
              "the chips include sm_90a, mx32 for sm_100a / sm_103a alone; "
              "an op that carries its own recipe keeps it)"),
     cl::init("mx32"), cl::cat(category));
+static cl::opt<bool> quantizeWeightsOnce(
+    "quantize-weights-once",
+    cl::desc("MX128 grouped GEMMs: quantize each weight once per step, in "
+             "the forward, in both orientations (one read of the weight "
+             "instead of two); the forward returns the transposed fp8 copy "
+             "(1 byte per weight element) that input_grad takes"),
+    cl::init(false), cl::cat(category));
 static cl::opt<int64_t>
     tokensPerShard("tokens-per-shard",
                    cl::desc("tokens per shard of tiled MLPs with shards = auto "
@@ -315,6 +322,7 @@ int main(int argc, char **argv) {
   opts.policyReport = outDir + "/policy-report.json";
   opts.rounding = rounding;
   opts.recipe = recipe;
+  opts.quantizeWeightsOnce = quantizeWeightsOnce;
   opts.excludes.assign(excludes.begin(), excludes.end());
   opts.tokensPerShard = tokensPerShard;
   opts.tileRule = tileRule;

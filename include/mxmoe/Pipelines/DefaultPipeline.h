@@ -41,6 +41,10 @@ struct DefaultPipelineOptions {
   /// MX128 grouped GEMM exists: on the exact MX kernels mx128 is coarser
   /// without being faster.
   std::string recipe = "mx32";
+  /// mxmoe-expand-scaled-matmul's quantize-weights-once: MX128 grouped
+  /// GEMMs quantize each weight once, in the forward (both orientations),
+  /// which returns the transposed copy for input_grad.
+  bool quantizeWeightsOnce = false;
   /// Tokens per shard of mxmoe-tile-mlp's `auto` rule.
   int64_t tokensPerShard = 32768;
   /// mxmoe-tile-mlp's `auto` rule: "tokens" (ceil(T / tokensPerShard)) or

@@ -20,6 +20,16 @@
 // RUN: %python %S/../../Inputs/extract_ptx.py < %t/p90x.mlir > %t/p90x.ptx
 // RUN: cmp %t/p90x.ptx %t/c90x/sm_90a/kernels.ptx
 //
+// quantize-weights-once: the forward returns the transposed weight
+// (manifest: three returns), input_grad takes it.
+// RUN: mxmoe-compile %s --chip sm_90a --recipe mx128 --quantize-weights-once -o %t/c90o --toolkit ""
+// RUN: mxmoe-opt %s --mxmoe-default-pipeline="chip=sm_90a recipe=mx128 quantize-weights-once until=kernels" -o %t/k90o.mlir
+// RUN: diff -B %t/c90o/model.mlir %t/k90o.mlir
+// RUN: mxmoe-opt %s --mxmoe-default-pipeline="chip=sm_90a recipe=mx128 quantize-weights-once" -o %t/p90o.mlir
+// RUN: %python %S/../../Inputs/extract_ptx.py < %t/p90o.mlir > %t/p90o.ptx
+// RUN: cmp %t/p90o.ptx %t/c90o/sm_90a/kernels.ptx
+// RUN: FileCheck %s --check-prefix=ONCE < %t/c90o/model.mlir
+//
 // RUN: mxmoe-compile %s --chip sm_100a -o %t/c100 --toolkit ""
 // RUN: mxmoe-opt %s --mxmoe-default-pipeline="chip=sm_100a" -o %t/p100.mlir
 // RUN: %python %S/../../Inputs/extract_ptx.py < %t/p100.mlir > %t/p100.ptx
@@ -51,3 +61,7 @@ func.func @moe(%x: tensor<512x256xbf16>, %w13: tensor<4x256x256xbf16>,
       : (tensor<512x256xbf16>, tensor<4x256x256xbf16>, tensor<4xi32>) -> tensor<512x256xbf16>
   return %y : tensor<512x256xbf16>
 }
+
+// ONCE-LABEL: func.func @experts.w13.forward(
+// ONCE-SAME:     -> (tensor<{{.*}}xbf16>, tensor<{{.*}}xf8E4M3FN>, tensor<{{.*}}xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [128, 128]>>)
+// ONCE:          mxmoe.quantize_weight {{.*}}mxmoe.kernel = @mxmoe_kernels::@{{.*}}__quantize_weight_0

@@ -104,16 +104,23 @@ struct Expander {
   /// Under mx128 the weight's 128x128 tiles are the same blocks either
   /// way, so the input gradient's weight holds the forward's values,
   /// transposed.
+  /// `quantized`, when set, is w already quantized: {data [G, R, C],
+  /// blocked scales}.
   Value mGroupedGemm(Value lhs, int64_t contraction, Value w, int64_t wAxis,
-                     int64_t rows, Value offs, Type outElem) {
+                     int64_t rows, Value offs, Type outElem,
+                     std::pair<Value, Value> quantized = {}) {
     int64_t c = contraction / kMXBlockSize;
     auto [lq, ls] = quantize(lhs, 1, Value(), {d.m, contraction},
                              /*weight=*/false);
     Value lb =
         swizzle(ls, offs, {getGroupPaddedExtent(d.m, d.g, 128), roundUp(c, 4)});
-    auto [wq, ws] = quantize(w, wAxis, Value(), {d.g, rows, contraction},
-                             /*weight=*/true);
-    Value wb = swizzle(ws, Value(), {d.g, roundUp(rows, 128), roundUp(c, 4)});
+    auto [wq, wb] = quantized;
+    if (!wq) {
+      Value ws;
+      std::tie(wq, ws) = quantize(w, wAxis, Value(), {d.g, rows, contraction},
+                                  /*weight=*/true);
+      wb = swizzle(ws, Value(), {d.g, roundUp(rows, 128), roundUp(c, 4)});
+    }
     return GroupedMatmulOp::create(b, loc, t({d.m, rows}, outElem), lq, lb, wq,
                                    wb, offs);
   }
@@ -126,6 +133,45 @@ struct Expander {
   /// dx[M, K] = dy[M, N] . w[g, N, K] per group: dy and w along N.
   Value inputGrad(Value dy, Value w, Value offs, Type outElem) {
     return mGroupedGemm(dy, d.n, w, 1, d.k, offs, outElem);
+  }
+
+  /// The blocked-scale types of the weight quantized once ([G, N, K]
+  /// along K for the forward, [G, K, N] along N for the input gradient).
+  RankedTensorType weightScalesType(int64_t rows, int64_t contraction) {
+    int64_t c = contraction / kMXBlockSize;
+    return cast<RankedTensorType>(
+        t({d.g, roundUp(rows, 128), roundUp(c, 4)}, e8m0(),
+          blocked(false, scaleTile(/*weight=*/true).asArrayRef())));
+  }
+
+  /// quantize-weights-once: y as `forward`, the weight quantized once in
+  /// both orientations (mxmoe.quantize_weight, 128x128 tiles); returns {y,
+  /// the transposed data [G, K, N], its blocked scales} (the input
+  /// gradient's weight).
+  std::array<Value, 3> forwardOnce(Value x, Value w, Value offs, Type outElem) {
+    int64_t cn = d.n / kMXBlockSize, ck = d.k / kMXBlockSize;
+    DenseI64ArrayAttr tile = scaleTile(/*weight=*/true);
+    auto rowMajor = ScaleLayoutAttr::get(ctx(), ScaleLayoutKind::row_major,
+                                         false, tile.asArrayRef());
+    Type elem = recipe.getElement();
+    auto q = QuantizeWeightOp::create(
+        b, loc, t({d.g, d.n, d.k}, elem), t({d.g, d.n, ck}, e8m0(), rowMajor),
+        t({d.g, d.k, d.n}, elem), t({d.g, d.k, cn}, e8m0(), rowMajor), w, tile,
+        b.getI64IntegerAttr(recipe.getBlockSize()),
+        RoundingModeAttr::get(ctx(), recipe.getRounding()));
+    Value wb =
+        swizzle(q.getScales(), Value(), weightScalesType(d.n, d.k).getShape());
+    Value wtb = swizzle(q.getTransposedScales(), Value(),
+                        weightScalesType(d.k, d.n).getShape());
+    Value y = mGroupedGemm(x, d.k, w, 2, d.n, offs, outElem, {q.getData(), wb});
+    return {y, q.getTransposedData(), wtb};
+  }
+
+  /// quantize-weights-once: dx from the forward's transposed weight.
+  Value inputGradOnce(Value dy, Value wt, Value wtScales, Value offs,
+                      Type outElem) {
+    return mGroupedGemm(dy, d.n, Value(), 1, d.k, offs, outElem,
+                        {wt, wtScales});
   }
 
   /// dw[g, N, K] = dy[g]^T . x[g]: contraction over the group's tokens.
@@ -164,10 +210,10 @@ struct Expander {
 /// pass kind (forward / input_grad / weight_grad / bias_grad).
 func::FuncOp makeFunc(Operation *op, StringAttr fqn, StringRef name,
                       SymbolTable &symbols, StringRef kind, TypeRange ins,
-                      Type out) {
+                      TypeRange outs) {
   MLIRContext *ctx = op->getContext();
   auto fn = func::FuncOp::create(op->getLoc(), (name + "." + kind).str(),
-                                 FunctionType::get(ctx, ins, out));
+                                 FunctionType::get(ctx, ins, outs));
   fn->setAttr("mxmoe.fqn", fqn);
   fn->setAttr("mxmoe.pass", StringAttr::get(ctx, kind));
   symbols.insert(fn);
@@ -424,9 +470,12 @@ struct ExpandScaledMatmulPass
     Dims d{x.getDimSize(0), w.getDimSize(1), w.getDimSize(2), w.getDimSize(0)};
     MXRecipeAttr recipe = op.getRecipeOrDefault();
     Type offsT = op.getOffsets().getType();
-    auto makeFunc = [&](StringRef kind, TypeRange ins, Type out) {
+    auto makeFuncN = [&](StringRef kind, TypeRange ins, TypeRange outs) {
       return ::makeFunc(op, op.getFqnAttr(), op.getFqn(), symbols, kind, ins,
-                        out);
+                        outs);
+    };
+    auto makeFunc = [&](StringRef kind, TypeRange ins, Type out) {
+      return makeFuncN(kind, ins, out);
     };
     auto body = [&](func::FuncOp fn,
                     function_ref<Value(Expander &, ValueRange)> gen) {
@@ -436,16 +485,42 @@ struct ExpandScaledMatmulPass
       func::ReturnOp::create(b, op.getLoc(), r);
     };
 
-    func::FuncOp fwd = makeFunc("forward", {x, w, offsT}, y);
-    body(fwd, [&](Expander &e, ValueRange a) {
-      return e.forward(a[0], a[1], a[2], y.getElementType());
-    });
-    if (backward) {
-      auto dyT = RankedTensorType::get({d.m, d.n}, x.getElementType());
-      func::FuncOp dgrad = makeFunc("input_grad", {dyT, w, offsT}, x);
-      body(dgrad, [&](Expander &e, ValueRange a) {
-        return e.inputGrad(a[0], a[1], a[2], x.getElementType());
+    // Weights quantized once: square (128x128) weight tiles only.
+    bool once = quantizeWeightsOnce && recipe.isMX128() && backward;
+    func::FuncOp fwd;
+    auto dyT = RankedTensorType::get({d.m, d.n}, x.getElementType());
+    if (!once) {
+      fwd = makeFunc("forward", {x, w, offsT}, y);
+      body(fwd, [&](Expander &e, ValueRange a) {
+        return e.forward(a[0], a[1], a[2], y.getElementType());
       });
+    } else {
+      Type wtT = RankedTensorType::get({d.g, d.k, d.n}, recipe.getElement());
+      OpBuilder tb(op);
+      Expander types{tb, op.getLoc(), recipe, d};
+      Type wtScalesT = types.weightScalesType(d.k, d.n);
+      fwd = makeFuncN("forward", {x, w, offsT}, {y, wtT, wtScalesT});
+      {
+        OpBuilder b = OpBuilder::atBlockBegin(&fwd.front());
+        Expander e{b, op.getLoc(), recipe, d};
+        ValueRange a = fwd.getArguments();
+        std::array<Value, 3> r =
+            e.forwardOnce(a[0], a[1], a[2], y.getElementType());
+        func::ReturnOp::create(b, op.getLoc(), ValueRange(r));
+      }
+      func::FuncOp dgrad =
+          makeFunc("input_grad", {dyT, wtT, wtScalesT, offsT}, x);
+      body(dgrad, [&](Expander &e, ValueRange a) {
+        return e.inputGradOnce(a[0], a[1], a[2], a[3], x.getElementType());
+      });
+    }
+    if (backward) {
+      if (!once) {
+        func::FuncOp dgrad = makeFunc("input_grad", {dyT, w, offsT}, x);
+        body(dgrad, [&](Expander &e, ValueRange a) {
+          return e.inputGrad(a[0], a[1], a[2], x.getElementType());
+        });
+      }
       auto dwT = RankedTensorType::get({d.g, d.n, d.k}, w.getElementType());
       func::FuncOp wgrad = makeFunc("weight_grad", {dyT, x, offsT}, dwT);
       body(wgrad, [&](Expander &e, ValueRange a) {

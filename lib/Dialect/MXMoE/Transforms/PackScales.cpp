@@ -62,11 +62,42 @@ struct FuseSwizzleIntoQuantize : OpRewritePattern<SwizzleScalesOp> {
   }
 };
 
+/// The same for either scales result of a quantize_weight (plain or
+/// per-expert blocked scales: a weight has no token groups).
+struct FuseSwizzleIntoQuantizeWeight : OpRewritePattern<SwizzleScalesOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(SwizzleScalesOp swizzle,
+                                PatternRewriter &rewriter) const override {
+    auto quantize = swizzle.getSource().getDefiningOp<QuantizeWeightOp>();
+    if (!quantize)
+      return rewriter.notifyMatchFailure(swizzle, "not a quantize_weight");
+    if (!isBlockedScales(swizzle.getResult().getType()) || swizzle.getOffsets())
+      return rewriter.notifyMatchFailure(swizzle, "not a plain ->blocked");
+    if (!swizzle.getSource().hasOneUse())
+      return rewriter.notifyMatchFailure(swizzle, "row-major scales reused");
+    SmallVector<Type> types(quantize->getResultTypes());
+    unsigned which = cast<OpResult>(swizzle.getSource()).getResultNumber();
+    types[which] = swizzle.getResult().getType();
+    auto fused = QuantizeWeightOp::create(
+        rewriter, quantize.getLoc(), types, quantize.getInput(),
+        quantize.getScaleTileAttr(), quantize.getBlockSizeAttr(),
+        quantize.getRoundingAttr());
+    for (unsigned i = 0; i < 4; ++i)
+      if (i != which)
+        rewriter.replaceAllUsesWith(quantize->getResult(i),
+                                    fused->getResult(i));
+    rewriter.replaceOp(swizzle, fused->getResult(which));
+    rewriter.eraseOp(quantize);
+    return success();
+  }
+};
+
 struct PackScalesPass
     : ::mlir::mxmoe::impl::MXMoEPackScalesBase<PackScalesPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<FuseSwizzleIntoQuantize>(&getContext());
+    patterns.add<FuseSwizzleIntoQuantize, FuseSwizzleIntoQuantizeWeight>(
+        &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

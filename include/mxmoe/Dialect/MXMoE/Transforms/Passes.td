@@ -149,6 +149,24 @@ def MXMoEExpandScaledMatmul
     expands the MX linears among them the same way, once per static shard
     size (`createLinearFunctions`, Passes.h); grouped GEMMs inside tiled
     MLPs are not expanded.
+
+    With `quantize-weights-once`, a `scaled_grouped_matmul` whose recipe is
+    MX128 quantizes its weight once per step: `mxmoe.quantize_weight`
+    (128x128 tiles are the same blocks along K and along N, so the input
+    gradient's weight is the forward's, transposed) in the forward, which
+    returns it for the backward:
+
+    * `@"<fqn>.forward"(x, w, offsets) -> (y [M,N], wt [G,K,N],
+      wt_scales [G, roundUp(K,128), roundUp(N/32,4)] blocked)`;
+    * `@"<fqn>.input_grad"(dy, wt, wt_scales, offsets) -> dx`.
+
+    The trade: one read of the bf16 weight per step instead of two (about
+    a third of the weight quantization's bytes), against holding the fp8
+    transposed copy (1 byte per weight element, plus scales) from the
+    forward to the backward. With activation checkpointing of the layer the
+    copy lives only during the recomputed forward and its backward. MX32
+    ops keep two quantizations (their 1x32 and 32x1 blocks differ) and so
+    do `mxmoe.linear`s.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",
@@ -158,7 +176,12 @@ def MXMoEExpandScaledMatmul
     Option<"weightGradBF16", "weight-grad-bf16", "bool", /*default=*/"false",
            "keep the weight-gradient GEMM in bf16 (TorchAO wgrad_with_hp)">,
     Option<"backward", "backward", "bool", /*default=*/"true",
-           "also emit the input-gradient and weight-gradient functions">
+           "also emit the input-gradient and weight-gradient functions">,
+    Option<"quantizeWeightsOnce", "quantize-weights-once", "bool",
+           /*default=*/"false",
+           "MX128 grouped GEMMs: quantize the weight once in the forward "
+           "(both orientations, mxmoe.quantize_weight) and pass the "
+           "transposed copy to input_grad">
   ];
 }
 
