@@ -60,7 +60,7 @@ def gen(out):
 
 
 MX128_GROUPS = 16
-MX128_WEIGHTS = [(16, 8192, 5120)]
+MX128_WEIGHTS = [(16, 8192, 5120), (128, 1536, 2048)]
 
 
 def gen_mx128(funcs, cases):
@@ -111,6 +111,19 @@ def gen_mx128(funcs, cases):
             cases.append(dict(name=name, kernel=f"{name}__quantize_0", E=E, M=E * N, K=K, axis=axis, blocked=True,
                               kind=f"mx128_weight_{'k' if axis == 2 else 'n'}",
                               scale_bytes=E * rup(R, 128) * rup(L // 32, 4)))
+        # mxmoe.quantize_weight: both orientations from one read (the two
+        # kernels above in one), blocked scales for each.
+        fs = f"{E}x{rup(N, 128)}x{rup(K // 32, 4)}xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>"
+        ts = f"{E}x{rup(K, 128)}x{rup(N // 32, 4)}xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>"
+        name = f"q128_w{E}x{N}x{K}_both"
+        funcs.append(f"func.func @{name}(%w: tensor<{E}x{N}x{K}xbf16>) {{\n"
+                     f"  %q, %s, %qt, %st = mxmoe.quantize_weight %w {{scale_tile = array<i64: 128, 128>}}"
+                     f" : tensor<{E}x{N}x{K}xbf16> -> tensor<{E}x{N}x{K}xf8E4M3FN>, tensor<{fs}>,"
+                     f" tensor<{E}x{K}x{N}xf8E4M3FN>, tensor<{ts}>\n  return\n}}")
+        cases.append(dict(name=name, kernel=f"{name}__quantize_weight_0", E=E, M=E * N, K=K, both=True,
+                          blocked=True, kind="mx128_weight_both",
+                          scale_bytes=E * rup(N, 128) * rup(K // 32, 4),
+                          t_scale_bytes=E * rup(K, 128) * rup(N // 32, 4)))
 
 
 def run(d):
@@ -204,6 +217,10 @@ def run_mx128(mod, c, dev, date, cmd):
         offs = torch.tensor([(g + 1) * M // G for g in range(G)], dtype=torch.int32, device="cuda")
         status = torch.zeros(1, dtype=torch.int32, device="cuda")
         ptrs += [offs.data_ptr(), data.data_ptr(), scales.data_ptr(), status.data_ptr()]
+    elif c.get("both"):
+        data_t = torch.empty(M * K, device="cuda", dtype=torch.uint8)
+        scales_t = torch.empty(c["t_scale_bytes"], device="cuda", dtype=torch.uint8)
+        ptrs += [data_t.data_ptr(), scales_t.data_ptr(), data.data_ptr(), scales.data_ptr()]
     else:
         ptrs += [data.data_ptr(), scales.data_ptr()]
     L = c["launch"]
@@ -214,7 +231,8 @@ def run_mx128(mod, c, dev, date, cmd):
         assert status.item() == 0, f"{c['kernel']} rejected its offsets"
     y = torch.empty_like(x)
     t_copy = triton.testing.do_bench(lambda: y.copy_(x), warmup=25, rep=200) * 1e3
-    moved = M * K * 2 + M * K + c["scale_bytes"]
+    # quantize_weight writes the data twice (and two sets of scales).
+    moved = M * K * 2 + M * K * (2 if c.get("both") else 1) + c["scale_bytes"] + c.get("t_scale_bytes", 0)
     bw, copy_bw = moved / t_ours / 1e6, 2 * M * K * 2 / t_copy / 1e6
     shape = [c["E"], M // c["E"], K] if "E" in c else [M, K]
     label = "x".join(map(str, shape))

@@ -797,6 +797,8 @@ def _register_weights_once_op(qualname, fqn, fwd, dgrad, wgrad, out_spec):
         x, w, offsets = inputs
         ctx.save_for_backward(x.contiguous(), offsets.contiguous(), output[1], output[2])
         ctx.mark_non_differentiable(output[1], output[2])
+        # No zero gradients for wt and its scales (1 byte per weight element).
+        ctx.set_materialize_grads(False)
 
     def backward(ctx, grads):
         x, offsets, wt, wts = ctx.saved_tensors

@@ -73,6 +73,14 @@ struct Tile2DThread {
   Value sIndex(Value row, Value col);
   /// The 32 values of tileBuf column `col` from row `first` on, as f32.
   SmallVector<Value> readStaged(Value first, Value col);
+  /// The same for the columns `col` (even) and col + 1, with 4-byte reads.
+  std::pair<SmallVector<Value>, SmallVector<Value>> readStagedPair(Value first,
+                                                                   Value col);
+  /// The stores of a thread's blocks (data, row-major scales); staged
+  /// tiles in column pairs.
+  void storeBlocks(const TileValues &v, Value bi, Value byte, Value inv);
+  void storeBlock(const TileValues &v, size_t k, ArrayRef<Value> xs, Value bi,
+                  Value byte, Value inv);
   /// The CTA's amax of the per-thread `amax` (every thread gets it).
   Value ctaAmax(Value tid, Value amax);
   /// Writes the tile's 512-byte blocked atom ([128, 128] tiles): atom
@@ -92,7 +100,12 @@ struct Tile2DThread {
     std::tuple<Value, Value, Value> chunk(KB &b, Value L, Value hpAlong,
                                           int64_t pass) const;
   };
-  StagedThread stagedThread(Value tid, Value bi, Value ti, Value tj);
+  /// `rowXor` exchanges the tile rows of neighbouring thread groups:
+  /// quantize_weight's second pass over the chunks uses it so that its
+  /// indices are not the load pass's (the compiler would otherwise keep
+  /// those live across the barrier: 78 registers).
+  StagedThread stagedThread(Value tid, Value bi, Value ti, Value tj,
+                            bool rowXor = false);
   /// quantize_weight: the tile along K (data and scales of the forward
   /// orientation) from the staged copy.
   void storeForward(Value tid, Value bi, Value ti, Value tj, Value byte,
@@ -147,20 +160,7 @@ void Tile2DThread::run(Value t) {
       tileBuf ? loadStaged(tid, bi, ti, tj) : loadDirect(tid, bi, ti, tj);
   Value byte = computeScaleByte(b, ctaAmax(tid, v.amax), mode, kind);
   Value inv = reciprocalScale(b, byte);
-  for (size_t k = 0; k < v.xs.size(); ++k)
-    ifThen(b, v.valid[k], [&] {
-      Value dRow = b.add(b.mul(bi, R), v.rowOf[k]);
-      Value rowStart = b.mul(dRow, L);
-      Value dIdx = b.add(rowStart, b.mulc(v.blkOf[k], kMXBlockSize));
-      // Staged tiles read their values again (after the amax barrier):
-      // keeping 64 of them live held the CTA to 2 per SM.
-      SmallVector<Value> xs = !v.xs[k].empty() ? v.xs[k]
-                              : tileBuf ? readStaged(v.firstOf[k], v.colOf[k])
-                                        : loadHPBlock(b, x, elem, v.baseOf[k]);
-      storeScaled(b, xs, inv, kind, dmem, dIdx);
-      if (!blocked && !compact)
-        storeScale(b, byte, smem, b.add(b.mul(dRow, cs), v.blkOf[k]));
-    });
+  storeBlocks(v, bi, byte, inv);
   if (fwdData)
     storeForward(tid, bi, ti, tj, byte, inv);
   if (blocked) {
@@ -172,6 +172,40 @@ void Tile2DThread::run(Value t) {
     Value cIdx = b.add(b.mul(cRow, tilesC), tj);
     ifThen(b, b.eq(tid, b.idx(0)), [&] { storeScale(b, byte, smem, cIdx); });
   }
+}
+
+void Tile2DThread::storeBlock(const TileValues &v, size_t k, ArrayRef<Value> xs,
+                              Value bi, Value byte, Value inv) {
+  Value dRow = b.add(b.mul(bi, R), v.rowOf[k]);
+  Value rowStart = b.mul(dRow, L);
+  Value dIdx = b.add(rowStart, b.mulc(v.blkOf[k], kMXBlockSize));
+  storeScaled(b, xs, inv, kind, dmem, dIdx);
+  if (!blocked && !compact)
+    storeScale(b, byte, smem, b.add(b.mul(dRow, cs), v.blkOf[k]));
+}
+
+void Tile2DThread::storeBlocks(const TileValues &v, Value bi, Value byte,
+                               Value inv) {
+  if (tileBuf) {
+    // Staged tiles read their values again (after the amax barrier):
+    // keeping 64 of them live held the CTA to 2 per SM. Two adjacent
+    // columns per 4-byte read: one read per two values (the 2-byte column
+    // reads kept the shared-memory pipe 75 % busy, bench/RESULTS.md). The
+    // columns of a pair are both valid or both not (R % 8 == 0).
+    for (size_t k = 0; k + 1 < v.valid.size(); k += 2)
+      ifThen(b, v.valid[k], [&] {
+        auto [xa, xb] = readStagedPair(v.firstOf[k], v.colOf[k]);
+        storeBlock(v, k, xa, bi, byte, inv);
+        storeBlock(v, k + 1, xb, bi, byte, inv);
+      });
+    return;
+  }
+  for (size_t k = 0; k < v.xs.size(); ++k)
+    ifThen(b, v.valid[k], [&] {
+      SmallVector<Value> xs =
+          !v.xs[k].empty() ? v.xs[k] : loadHPBlock(b, x, elem, v.baseOf[k]);
+      storeBlock(v, k, xs, bi, byte, inv);
+    });
 }
 
 Tile2DThread::TileValues Tile2DThread::loadDirect(Value tid, Value bi, Value ti,
@@ -232,8 +266,26 @@ SmallVector<Value> Tile2DThread::readStaged(Value first, Value col) {
   return xs;
 }
 
+std::pair<SmallVector<Value>, SmallVector<Value>>
+Tile2DThread::readStagedPair(Value first, Value col) {
+  SmallVector<Value> xa, xb;
+  auto vt = VectorType::get({2}, elem);
+  for (int64_t e = 0; e < kMXBlockSize; ++e) {
+    Value at = sIndex(b.add(first, b.idx(e)), col);
+    Value two = vector::LoadOp::create(b, vt, tileBuf, ValueRange{at}, false,
+                                       llvm::MaybeAlign(4));
+    for (auto [i, xs] : llvm::enumerate(std::array{&xa, &xb}))
+      xs->push_back(arith::ExtFOp::create(
+          b, b.getF32Type(),
+          vector::ExtractOp::create(b, two, static_cast<int64_t>(i))
+              .getResult()));
+  }
+  return {xa, xb};
+}
+
 Tile2DThread::StagedThread Tile2DThread::stagedThread(Value tid, Value bi,
-                                                      Value ti, Value tj) {
+                                                      Value ti, Value tj,
+                                                      bool rowXor) {
   // The input tile: 128 rows along the quantized axis (n0 + i, strided by
   // hp_along) x 128 contiguous data rows (k0 + j), into shared memory
   // [i][j] with 16-byte loads.
@@ -249,6 +301,8 @@ Tile2DThread::StagedThread Tile2DThread::stagedThread(Value tid, Value bi,
   st.k = b.add(st.k0, st.j);
   st.kOk = b.ult(st.k, R);
   st.i0 = b.div(tid, chunksPerRow);
+  if (rowXor)
+    st.i0 = arith::XOrIOp::create(b, st.i0, b.idx(1));
   st.first = b.add(b.add(st.batchBase, b.mul(st.n0, hpAlong)), st.k0);
   return st;
 }
@@ -292,25 +346,29 @@ Tile2DThread::TileValues Tile2DThread::loadStaged(Value tid, Value bi, Value ti,
     v.amax = maxOf(b, v.amax, m);
   }
   gpu::BarrierOp::create(b);
-  // Then as loadDirect's strided order: item q is data row k0 + q % 128,
-  // block q / 128 of the tile, read down a shared-memory column (once,
-  // for the stores).
+  // Then item q (one per thread) is data rows k0 + 2 (q % 64) and the
+  // next, block q / 64 of the tile, read down two adjacent shared-memory
+  // columns (once, for the stores); entries 2q and 2q + 1.
   Value k0 = st.k0;
-  int64_t tileBlocks = tile.rows * tile.blocks();
-  for (int64_t r = 0; r * blockSize < tileBlocks; ++r) {
+  int64_t pairsPerBlock = tile.rows / 2;
+  for (int64_t r = 0; r * blockSize < tile.blocks() * pairsPerBlock; ++r) {
     Value q = b.add(tid, b.idx(r * blockSize));
-    Value blkIn, col;
-    std::tie(blkIn, col) = b.divRem(q, b.idx(tile.rows));
-    Value row = b.add(k0, col);
+    Value blkIn, pair;
+    std::tie(blkIn, pair) = b.divRem(q, b.idx(pairsPerBlock));
     Value blk = b.add(b.mulc(tj, tile.blocks()), blkIn);
-    Value rowOk = b.ult(row, R);
-    Value ok = b.andi(rowOk, b.ult(blk, cs));
-    v.xs.emplace_back();
-    v.firstOf.push_back(b.mulc(blkIn, kMXBlockSize));
-    v.colOf.push_back(col);
-    v.valid.push_back(ok);
-    v.rowOf.push_back(row);
-    v.blkOf.push_back(blk);
+    for (int64_t half = 0; half < 2; ++half) {
+      Value first = b.mulc(pair, 2);
+      Value col = b.add(first, b.idx(half));
+      Value row = b.add(k0, col);
+      Value rowOk = b.ult(row, R);
+      Value ok = b.andi(rowOk, b.ult(blk, cs));
+      v.xs.emplace_back();
+      v.firstOf.push_back(b.mulc(blkIn, kMXBlockSize));
+      v.colOf.push_back(col);
+      v.valid.push_back(ok);
+      v.rowOf.push_back(row);
+      v.blkOf.push_back(blk);
+    }
   }
   return v;
 }
@@ -319,7 +377,7 @@ void Tile2DThread::storeForward(Value tid, Value bi, Value ti, Value tj,
                                 Value byte, Value inv) {
   // The data: each staged chunk again, now a row of the forward data
   // (its input index: the forward orientation is the input's layout).
-  StagedThread st = stagedThread(tid, bi, ti, tj);
+  StagedThread st = stagedThread(tid, bi, ti, tj, /*rowXor=*/true);
   auto vt = VectorType::get({st.perLoad}, elem);
   for (int64_t pass = 0; pass < st.passes; ++pass) {
     Value i, idx, ok;

@@ -35,17 +35,18 @@
 // Along N (strided), bf16: the 128x128 input tile is staged in shared
 // memory with 16-byte loads along K, the tile's amax taken from those
 // loads (QuantizeTiles2D.cpp); the staged tile is read down its columns
-// only after the CTA's amax, for the stores.
+// only after the CTA's amax, for the stores, two adjacent columns (data
+// rows) per 4-byte read.
 // CHECK-LABEL: gpu.func @weight_along_n__quantize_0(
 // CHECK-SAME:    memref<16416xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}
 // CHECK:         vector.load %{{.*}} {alignment = 16 : i64} : memref<?xbf16>, vector<8xbf16>
 // CHECK:         vector.store
 // CHECK:         arith.maximumf
 // CHECK:         gpu.barrier
-// CHECK-NOT:     memref.load %{{.*}} : memref<16416xbf16, #gpu.address_space<workgroup>>
+// CHECK-NOT:     vector.load %{{.*}} : memref<16416xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
 // CHECK-COUNT-5: gpu.shuffle  xor
 // CHECK:         gpu.barrier
-// CHECK:         memref.load %{{.*}} : memref<16416xbf16, #gpu.address_space<workgroup>>
+// CHECK-COUNT-32: vector.load %{{.*}} {alignment = 4 : i64} : memref<16416xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
 // f32 weights keep the strided loads (a staged f32 tile would need 64 KB).
 // CHECK-LABEL: gpu.func @weight_along_n_f32__quantize_0(
 // CHECK-NOT:     vector.load
