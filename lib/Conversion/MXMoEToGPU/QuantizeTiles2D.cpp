@@ -26,12 +26,13 @@ using ::mxmoe::MXElementKind;
 
 namespace {
 
-/// The staged kernel's shared-memory tile: rows of 128 elements, 32-row
-/// block i shifted by 8 i elements, so that the 8 columns x 4 blocks of a
-/// warp's reads fall in distinct banks (as Quantize.cpp's columnwise tiled
-/// kernel).
-constexpr int64_t kStagedStride = 128, kStagedShift = 8;
-constexpr int64_t kStagedElems = 128 * kStagedStride + 4 * kStagedShift;
+/// The staged kernel's shared-memory tile: rows of 128 elements, 16-row
+/// group i shifted by 8 i elements (16 bytes, keeping the 16-byte chunks
+/// aligned), so that a warp's 4-byte column reads (4 column pairs x 8
+/// row groups) fall in distinct banks.
+constexpr int64_t kStagedStride = 128, kStagedGroup = 16, kStagedShift = 8;
+constexpr int64_t kStagedElems =
+    128 * kStagedStride + (128 / kStagedGroup) * kStagedShift;
 
 /// One thread of the CTA-per-tile kernel (genQuantizeTile2D): the tile
 /// (bi, ti, tj) of the data [batch, R, L] is r rows x c/32 blocks; thread
@@ -56,12 +57,12 @@ struct Tile2DThread {
   bool fwdBlocked = false, fwdCompact = false;
 
   /// A thread's blocks of the tile: values, validity, data row and block
-  /// index of each, and their amax.
+  /// index of each, and their amax (staged tiles: the amax only; their
+  /// stores read the staged tile, storeStaged).
   struct TileValues {
-    /// Empty: re-read, from tileBuf (staged) or from x at baseOf (rowwise).
+    /// Empty: re-read from x at baseOf (rowwise).
     SmallVector<SmallVector<Value>> xs;
     SmallVector<Value> valid, rowOf, blkOf, baseOf;
-    SmallVector<Value> firstOf, colOf; ///< staged: the block in tileBuf
     Value amax;
   };
 
@@ -71,16 +72,14 @@ struct Tile2DThread {
   /// memory (16-byte loads along the contiguous data rows).
   TileValues loadStaged(Value tid, Value bi, Value ti, Value tj);
   Value sIndex(Value row, Value col);
-  /// The 32 values of tileBuf column `col` from row `first` on, as f32.
-  SmallVector<Value> readStaged(Value first, Value col);
-  /// The same for the columns `col` (even) and col + 1, with 4-byte reads.
-  std::pair<SmallVector<Value>, SmallVector<Value>> readStagedPair(Value first,
-                                                                   Value col);
-  /// The stores of a thread's blocks (data, row-major scales); staged
-  /// tiles in column pairs.
-  void storeBlocks(const TileValues &v, Value bi, Value byte, Value inv);
-  void storeBlock(const TileValues &v, size_t k, ArrayRef<Value> xs, Value bi,
-                  Value byte, Value inv);
+  /// The `count` values of tileBuf columns `col` (even) and col + 1 from
+  /// row `first` on, as f32, with 4-byte reads.
+  std::pair<SmallVector<Value>, SmallVector<Value>>
+  readStagedPair(Value first, Value col, int64_t count);
+  /// The stores of a staged tile: data and row-major scales of the
+  /// quantized orientation, from shared memory.
+  void storeStaged(Value tid, Value bi, Value ti, Value tj, Value byte,
+                   Value inv);
   /// The CTA's amax of the per-thread `amax` (every thread gets it).
   Value ctaAmax(Value tid, Value amax);
   /// Writes the tile's 512-byte blocked atom ([128, 128] tiles): atom
@@ -160,7 +159,19 @@ void Tile2DThread::run(Value t) {
       tileBuf ? loadStaged(tid, bi, ti, tj) : loadDirect(tid, bi, ti, tj);
   Value byte = computeScaleByte(b, ctaAmax(tid, v.amax), mode, kind);
   Value inv = reciprocalScale(b, byte);
-  storeBlocks(v, bi, byte, inv);
+  if (tileBuf)
+    storeStaged(tid, bi, ti, tj, byte, inv);
+  for (size_t k = 0; k < v.xs.size(); ++k)
+    ifThen(b, v.valid[k], [&] {
+      Value dRow = b.add(b.mul(bi, R), v.rowOf[k]);
+      Value rowStart = b.mul(dRow, L);
+      Value dIdx = b.add(rowStart, b.mulc(v.blkOf[k], kMXBlockSize));
+      SmallVector<Value> xs =
+          !v.xs[k].empty() ? v.xs[k] : loadHPBlock(b, x, elem, v.baseOf[k]);
+      storeScaled(b, xs, inv, kind, dmem, dIdx);
+      if (!blocked && !compact)
+        storeScale(b, byte, smem, b.add(b.mul(dRow, cs), v.blkOf[k]));
+    });
   if (fwdData)
     storeForward(tid, bi, ti, tj, byte, inv);
   if (blocked) {
@@ -172,40 +183,6 @@ void Tile2DThread::run(Value t) {
     Value cIdx = b.add(b.mul(cRow, tilesC), tj);
     ifThen(b, b.eq(tid, b.idx(0)), [&] { storeScale(b, byte, smem, cIdx); });
   }
-}
-
-void Tile2DThread::storeBlock(const TileValues &v, size_t k, ArrayRef<Value> xs,
-                              Value bi, Value byte, Value inv) {
-  Value dRow = b.add(b.mul(bi, R), v.rowOf[k]);
-  Value rowStart = b.mul(dRow, L);
-  Value dIdx = b.add(rowStart, b.mulc(v.blkOf[k], kMXBlockSize));
-  storeScaled(b, xs, inv, kind, dmem, dIdx);
-  if (!blocked && !compact)
-    storeScale(b, byte, smem, b.add(b.mul(dRow, cs), v.blkOf[k]));
-}
-
-void Tile2DThread::storeBlocks(const TileValues &v, Value bi, Value byte,
-                               Value inv) {
-  if (tileBuf) {
-    // Staged tiles read their values again (after the amax barrier):
-    // keeping 64 of them live held the CTA to 2 per SM. Two adjacent
-    // columns per 4-byte read: one read per two values (the 2-byte column
-    // reads kept the shared-memory pipe 75 % busy, bench/RESULTS.md). The
-    // columns of a pair are both valid or both not (R % 8 == 0).
-    for (size_t k = 0; k + 1 < v.valid.size(); k += 2)
-      ifThen(b, v.valid[k], [&] {
-        auto [xa, xb] = readStagedPair(v.firstOf[k], v.colOf[k]);
-        storeBlock(v, k, xa, bi, byte, inv);
-        storeBlock(v, k + 1, xb, bi, byte, inv);
-      });
-    return;
-  }
-  for (size_t k = 0; k < v.xs.size(); ++k)
-    ifThen(b, v.valid[k], [&] {
-      SmallVector<Value> xs =
-          !v.xs[k].empty() ? v.xs[k] : loadHPBlock(b, x, elem, v.baseOf[k]);
-      storeBlock(v, k, xs, bi, byte, inv);
-    });
 }
 
 Tile2DThread::TileValues Tile2DThread::loadDirect(Value tid, Value bi, Value ti,
@@ -254,23 +231,16 @@ Tile2DThread::TileValues Tile2DThread::loadDirect(Value tid, Value bi, Value ti,
 }
 
 Value Tile2DThread::sIndex(Value row, Value col) {
-  return shiftedTileIndex(b, row, col, kStagedStride, kStagedShift);
-}
-
-SmallVector<Value> Tile2DThread::readStaged(Value first, Value col) {
-  SmallVector<Value> xs;
-  for (int64_t e = 0; e < kMXBlockSize; ++e) {
-    Value at = sIndex(b.add(first, b.idx(e)), col);
-    xs.push_back(arith::ExtFOp::create(b, b.getF32Type(), b.load(tileBuf, at)));
-  }
-  return xs;
+  Value unshifted = b.add(b.mulc(row, kStagedStride), col);
+  Value shifted = b.mulc(b.div(row, kStagedGroup), kStagedShift);
+  return b.add(unshifted, shifted);
 }
 
 std::pair<SmallVector<Value>, SmallVector<Value>>
-Tile2DThread::readStagedPair(Value first, Value col) {
+Tile2DThread::readStagedPair(Value first, Value col, int64_t count) {
   SmallVector<Value> xa, xb;
   auto vt = VectorType::get({2}, elem);
-  for (int64_t e = 0; e < kMXBlockSize; ++e) {
+  for (int64_t e = 0; e < count; ++e) {
     Value at = sIndex(b.add(first, b.idx(e)), col);
     Value two = vector::LoadOp::create(b, vt, tileBuf, ValueRange{at}, false,
                                        llvm::MaybeAlign(4));
@@ -281,6 +251,50 @@ Tile2DThread::readStagedPair(Value first, Value col) {
               .getResult()));
   }
   return {xa, xb};
+}
+
+void Tile2DThread::storeStaged(Value tid, Value bi, Value ti, Value tj,
+                               Value byte, Value inv) {
+  // Tile column c (data row k0 + c) is an output row: 8 lanes write its
+  // 128 codes, 16 each (lane % 8 = segment s: tile rows 16 s..16 s + 15),
+  // so a warp stores four whole 128-byte rows; each lane reads two
+  // adjacent columns (4-byte reads) and writes two rows. Column pairs:
+  // 4 per warp per pass.
+  Value warp, lane;
+  std::tie(warp, lane) = b.divRem(tid, b.idx(32));
+  Value seg = b.mulc(b.rem(lane, 8), 16);
+  Value pairInWarp = b.div(lane, 8);
+  Value k0 = b.mulc(ti, tile.rows), n0 = b.mulc(tj, tile.cols);
+  Value n = b.add(n0, seg);
+  Value nOk = b.ult(n, L);
+  Value blk = b.div(n, kMXBlockSize);
+  Value segInBlock = b.rem(seg, kMXBlockSize);
+  Value firstOfBlock = b.eq(segInBlock, b.idx(0));
+  int64_t pairsPerPass = blockSize / 8;
+  for (int64_t pass = 0; pass * pairsPerPass < tile.rows / 2; ++pass) {
+    Value warpPairs = b.mulc(warp, 4);
+    Value pw = b.add(warpPairs, pairInWarp);
+    Value p = b.add(pw, b.idx(pass * pairsPerPass));
+    Value col = b.mulc(p, 2);
+    Value k = b.add(k0, col);
+    // R % 8 == 0: the pair's second column is valid with its first.
+    Value kOk = b.ult(k, R);
+    Value ok = b.andi(nOk, kOk);
+    ifThen(b, ok, [&] {
+      auto [xa, xb] = readStagedPair(seg, col, 16);
+      for (auto [half, xs] : llvm::enumerate(std::array{&xa, &xb})) {
+        Value kRow = b.add(k, b.idx(static_cast<int64_t>(half)));
+        Value dRow = b.add(b.mul(bi, R), kRow);
+        Value rowStart = b.mul(dRow, L);
+        storeScaled(b, *xs, inv, kind, dmem, b.add(rowStart, n));
+        if (!blocked && !compact)
+          ifThen(b, firstOfBlock, [&] {
+            Value sRow = b.mul(dRow, cs);
+            storeScale(b, byte, smem, b.add(sRow, blk));
+          });
+      }
+    });
+  }
 }
 
 Tile2DThread::StagedThread Tile2DThread::stagedThread(Value tid, Value bi,
@@ -346,30 +360,6 @@ Tile2DThread::TileValues Tile2DThread::loadStaged(Value tid, Value bi, Value ti,
     v.amax = maxOf(b, v.amax, m);
   }
   gpu::BarrierOp::create(b);
-  // Then item q (one per thread) is data rows k0 + 2 (q % 64) and the
-  // next, block q / 64 of the tile, read down two adjacent shared-memory
-  // columns (once, for the stores); entries 2q and 2q + 1.
-  Value k0 = st.k0;
-  int64_t pairsPerBlock = tile.rows / 2;
-  for (int64_t r = 0; r * blockSize < tile.blocks() * pairsPerBlock; ++r) {
-    Value q = b.add(tid, b.idx(r * blockSize));
-    Value blkIn, pair;
-    std::tie(blkIn, pair) = b.divRem(q, b.idx(pairsPerBlock));
-    Value blk = b.add(b.mulc(tj, tile.blocks()), blkIn);
-    for (int64_t half = 0; half < 2; ++half) {
-      Value first = b.mulc(pair, 2);
-      Value col = b.add(first, b.idx(half));
-      Value row = b.add(k0, col);
-      Value rowOk = b.ult(row, R);
-      Value ok = b.andi(rowOk, b.ult(blk, cs));
-      v.xs.emplace_back();
-      v.firstOf.push_back(b.mulc(blkIn, kMXBlockSize));
-      v.colOf.push_back(col);
-      v.valid.push_back(ok);
-      v.rowOf.push_back(row);
-      v.blkOf.push_back(blk);
-    }
-  }
   return v;
 }
 

@@ -38,15 +38,15 @@
 // only after the CTA's amax, for the stores, two adjacent columns (data
 // rows) per 4-byte read.
 // CHECK-LABEL: gpu.func @weight_along_n__quantize_0(
-// CHECK-SAME:    memref<16416xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}
+// CHECK-SAME:    memref<16448xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}
 // CHECK:         vector.load %{{.*}} {alignment = 16 : i64} : memref<?xbf16>, vector<8xbf16>
 // CHECK:         vector.store
 // CHECK:         arith.maximumf
 // CHECK:         gpu.barrier
-// CHECK-NOT:     vector.load %{{.*}} : memref<16416xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
+// CHECK-NOT:     vector.load %{{.*}} : memref<16448xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
 // CHECK-COUNT-5: gpu.shuffle  xor
 // CHECK:         gpu.barrier
-// CHECK-COUNT-32: vector.load %{{.*}} {alignment = 4 : i64} : memref<16416xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
+// CHECK-COUNT-32: vector.load %{{.*}} {alignment = 4 : i64} : memref<16448xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
 // f32 weights keep the strided loads (a staged f32 tile would need 64 KB).
 // CHECK-LABEL: gpu.func @weight_along_n_f32__quantize_0(
 // CHECK-NOT:     vector.load

@@ -49,8 +49,8 @@ func.func @f32_split(%w: tensor<2x160x288xf32>) -> (tensor<2x160x288xf8E4M3FN>, 
 
 // CHECK-LABEL: gpu.func @blocked_both__quantize_weight_0(
 // CHECK-SAME:    mxmoe.scalar = "forward_scale_rows"
-// CHECK-SAME:    memref<16416xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}
-// CHECK-COUNT-8: vector.store %{{.*}} : memref<16416xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK-SAME:    memref<16448xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64}
+// CHECK-COUNT-8: vector.store %{{.*}} : memref<16448xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
 // CHECK:         gpu.barrier
-// CHECK-COUNT-8: vector.load %{{.*}} : memref<16416xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
+// CHECK-COUNT-8: vector.load %{{.*}} : memref<16448xbf16, #gpu.address_space<workgroup>>, vector<8xbf16>
 // SPILLS-NOT: {{[1-9][0-9]*}} bytes spill stores
