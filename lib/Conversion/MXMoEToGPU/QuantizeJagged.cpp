@@ -11,12 +11,14 @@
 // One CTA per (128-token chunk of a group, up to 4 x 64 K columns), as the
 // columnwise tiled kernel (Quantize.cpp): per 64-column tile, coalesced
 // 16-byte loads of the chunk into shared memory (tokens past the group's
-// end as zeros), a barrier, then one thread per (column, 32-token block);
-// a window's c/32 blocks are adjacent lanes and combine their amax by
-// shuffles. Chunks restart at every group start, so they hold whole
-// windows. Blocked scales: the chunk threads also write the padding bytes
-// of their group's columns (blocks past the group's end, rows K..scale
-// rows); CTAs past the chunks zero the data blocks, scale columns and
+// end as zeros), a barrier, then one thread per (two adjacent columns,
+// 16-token segment), reading both columns with 4-byte reads: the 8 lanes
+// of a column pair write each column's 128 codes as one 128-byte row
+// segment (16 bytes each), and a window's segments are adjacent lanes
+// that combine their amax by shuffles. Chunks restart at every group start, so
+// they hold whole windows. Blocked scales: the chunk threads also write the
+// padding bytes of their group's columns (blocks past the group's end, rows
+// K..scale rows); CTAs past the chunks zero the data blocks, scale columns and
 // blocked columns past the groups. Replaces one thread per window with
 // strided 2-byte loads (18-29 % of copy bandwidth on the H200,
 // bench/RESULTS.md).
@@ -40,12 +42,14 @@ using ::mxmoe::MXElementKind;
 namespace {
 
 /// Chunk of tokens x K columns per tile, threads per CTA, tiles per CTA;
-/// shared-memory rows of kStride elements, 32-row block b shifted by
-/// b * kShift elements (the columnwise tiled kernel's conflict-free
-/// layout).
+/// shared-memory rows of kStride elements, 16-row group i shifted by
+/// i * kShift elements (16 bytes for 2-byte inputs), so that a warp's
+/// 4-byte reads (4 column pairs x 8 segments) fall in distinct banks.
 constexpr int64_t TM = 128, TK = 64, kThreads = 256, kTilesPerCta = 4;
-constexpr int64_t kStride = TK, kShift = 8;
+constexpr int64_t kStride = TK, kGroupRows = 16, kShift = 8;
 constexpr int64_t kBlocksPerChunk = TM / kMXBlockSize;
+/// Tokens per thread (a segment) and segments per block.
+constexpr int64_t kSegment = 16, kSegsPerBlock = kMXBlockSize / kSegment;
 
 /// Argument positions: input, offsets, data, scales, status.
 enum : unsigned { aIn, aOffsets, aData, aScales, aStatus };
@@ -89,8 +93,13 @@ struct JaggedThread {
   void chunk(Value u, Value tc, Value tid);
   /// Loads the chunk's tokens of columns [k0, k0 + 64) into shared memory.
   void loadTile(const Chunk &ch, Value k0, Value tid);
-  /// Quantizes block blk of column k from the tile.
-  void quantizeColumn(const Chunk &ch, Value k, Value c, Value blk);
+  /// Quantizes segment `seg` of the tile columns c, c + 1 (data rows k,
+  /// k + 1).
+  void quantizePair(const Chunk &ch, Value k, Value c, Value seg);
+  /// Segment `seg` of one column: its amax over the scale window, codes
+  /// and scales; every lane of the window's lane group calls it.
+  void quantizeSegment(const Chunk &ch, ArrayRef<Value> xs, Value k, Value seg,
+                       Value real);
   void storeScales(const Chunk &ch, Value jb, Value blk, Value k, Value pb,
                    Value byte);
   /// Blocked scale byte of (column k, block jb of the chunk's group).
@@ -101,7 +110,9 @@ struct JaggedThread {
 };
 
 Value JaggedThread::sIndex(Value row, Value col) {
-  return shiftedTileIndex(b, row, col, kStride, kShift);
+  Value unshifted = b.add(b.mulc(row, kStride), col);
+  Value shifted = b.mulc(b.div(row, kGroupRows), kShift);
+  return b.add(unshifted, shifted);
 }
 
 void JaggedThread::run(Value t) {
@@ -158,9 +169,15 @@ void JaggedThread::chunk(Value u, Value tc, Value tid) {
   Value begin = tab.groupBegin(b, ch.g);
   ch.tok0 = b.add(begin, b.mulc(ch.j, TM));
   ch.count = b.sub(b.load(tab.ends, ch.g), ch.tok0);
-  // One thread per (column c, block blk): lanes 4c .. 4c + 3 hold a
-  // column's blocks, so a window's blocks are an aligned lane group.
-  Value blk = b.rem(tid, kBlocksPerChunk), c = b.div(tid, kBlocksPerChunk);
+  // One thread per (column pair, segment): lanes 8p .. 8p + 7 of a warp
+  // hold pair p's 128 tokens, so a window's segments are an aligned lane
+  // group.
+  Value warp, lane;
+  std::tie(warp, lane) = b.divRem(tid, b.idx(32));
+  Value seg = b.rem(lane, TM / kSegment);
+  Value warpPairs = b.mulc(warp, 32 / (TM / kSegment));
+  Value pair = b.add(warpPairs, b.div(lane, TM / kSegment));
+  Value c = b.mulc(pair, 2);
   Value tk0 = b.mulc(tc, kTilesPerCta);
   Value tkLast = b.add(tk0, b.idx(kTilesPerCta));
   Value tkEnd = b.minui(tkLast, tilesK);
@@ -168,50 +185,78 @@ void JaggedThread::chunk(Value u, Value tc, Value tid) {
     Value k0 = b.mulc(tk, TK);
     loadTile(ch, k0, tid);
     gpu::BarrierOp::create(b);
-    quantizeColumn(ch, b.add(k0, c), c, blk);
+    quantizePair(ch, b.add(k0, c), c, seg);
     gpu::BarrierOp::create(b); // the next tile overwrites shared memory
   });
 }
 
-void JaggedThread::quantizeColumn(const Chunk &ch, Value k, Value c,
-                                  Value blk) {
-  Value jb = b.add(b.mulc(ch.j, kBlocksPerChunk), blk); // block in group
-  Value pb = b.add(b.load(tab.starts[0], ch.g), jb);    // padded block
-  Value row0 = b.mulc(blk, kMXBlockSize);
-  Value real = b.ult(row0, ch.count);
+void JaggedThread::quantizePair(const Chunk &ch, Value k, Value c, Value seg) {
+  Value blk = b.div(seg, kSegsPerBlock);
+  Value row0 = b.mulc(seg, kSegment);
+  Value blkRow0 = b.mulc(blk, kMXBlockSize);
+  Value real = b.ult(blkRow0, ch.count);
+  // K % (16-byte load) == 0: both columns of a pair are inside K or both
+  // past it (padding rows of blocked scales).
   ifThen(b, b.ult(k, K), [&] {
-    SmallVector<Value> xs;
-    for (int64_t i = 0; i < kMXBlockSize; ++i) {
-      Value e = b.load(smem, sIndex(b.add(row0, b.idx(i)), c));
-      if (e.getType() != b.getF32Type())
-        e = arith::ExtFOp::create(b, b.getF32Type(), e);
-      xs.push_back(e);
+    SmallVector<Value> xa, xb;
+    auto vt = VectorType::get({2}, elem);
+    int64_t align = 2 * elem.getIntOrFloatBitWidth() / 8;
+    for (int64_t i = 0; i < kSegment; ++i) {
+      Value at = sIndex(b.add(row0, b.idx(i)), c);
+      Value two = vector::LoadOp::create(b, vt, smem, ValueRange{at}, false,
+                                         llvm::MaybeAlign(align));
+      for (auto [h, xs] : llvm::enumerate(std::array{&xa, &xb})) {
+        Value e = vector::ExtractOp::create(b, two, static_cast<int64_t>(h));
+        if (e.getType() != b.getF32Type())
+          e = arith::ExtFOp::create(b, b.getF32Type(), e);
+        xs->push_back(e);
+      }
     }
-    Value blockMax = blockAmax(b, xs);
-    Value amax = b.select(real, blockMax, b.f32(0.0f));
-    if (lanes > 1)
-      amax = groupMax(b, amax, lanes);
-    Value byte = computeScaleByte(b, amax, mode, kind);
-    Value inv = reciprocalScale(b, byte);
-    ifThen(b, real, [&] {
-      Value rowStart = b.mul(k, len);
-      Value dIdx = b.add(rowStart, b.mulc(pb, kMXBlockSize));
-      storeScaled(b, xs, inv, kind, a[aData], dIdx);
-      storeScales(ch, jb, blk, k, pb, byte);
-    });
-    // Blocked: the chunk's blocks past the group's end are the group's
-    // padding columns (its column count is a multiple of 4).
-    if (blocked)
-      ifThen(b, b.lnot(real),
-             [&] { storeZeroScale(b, a[aScales], blockedSlot(ch, k, jb)); });
+    quantizeSegment(ch, xa, k, seg, real);
+    quantizeSegment(ch, xb, b.add(k, b.idx(1)), seg, real);
   });
   if (!blocked)
     return;
-  // Blocked: rows K .. scale rows of the group's columns are padding.
-  Value pastK = b.ule(K, k);
-  Value padRow = b.andi(pastK, b.ult(k, sR));
-  ifThen(b, padRow,
-         [&] { storeZeroScale(b, a[aScales], blockedSlot(ch, k, jb)); });
+  // Blocked: rows K .. scale rows of the group's columns are padding (one
+  // lane per block writes them).
+  Value jb = b.add(b.mulc(ch.j, kBlocksPerChunk), blk);
+  Value segInBlock = b.rem(seg, kSegsPerBlock);
+  Value firstSeg = b.eq(segInBlock, b.idx(0));
+  for (int64_t h = 0; h < 2; ++h) {
+    Value kh = b.add(k, b.idx(h));
+    Value pastK = b.ule(K, kh);
+    Value padRow = b.andi(pastK, b.ult(kh, sR));
+    ifThen(b, b.andi(padRow, firstSeg),
+           [&] { storeZeroScale(b, a[aScales], blockedSlot(ch, kh, jb)); });
+  }
+}
+
+void JaggedThread::quantizeSegment(const Chunk &ch, ArrayRef<Value> xs, Value k,
+                                   Value seg, Value real) {
+  Value blk = b.div(seg, kSegsPerBlock);
+  Value jb = b.add(b.mulc(ch.j, kBlocksPerChunk), blk); // block in group
+  Value pb = b.add(b.load(tab.starts[0], ch.g), jb);    // padded block
+  Value segInBlock = b.rem(seg, kSegsPerBlock);
+  Value firstSeg = b.eq(segInBlock, b.idx(0));
+  Value segMax = blockAmax(b, xs);
+  Value amax = b.select(real, segMax, b.f32(0.0f));
+  amax = groupMax(b, amax, lanes * kSegsPerBlock);
+  Value byte = computeScaleByte(b, amax, mode, kind);
+  Value inv = reciprocalScale(b, byte);
+  ifThen(b, real, [&] {
+    Value rowStart = b.mul(k, len);
+    Value blockStart = b.add(rowStart, b.mulc(pb, kMXBlockSize));
+    Value dIdx = b.add(blockStart, b.mulc(segInBlock, kSegment));
+    storeScaled(b, xs, inv, kind, a[aData], dIdx);
+    ifThen(b, firstSeg, [&] { storeScales(ch, jb, blk, k, pb, byte); });
+  });
+  // Blocked: the chunk's blocks past the group's end are the group's
+  // padding columns (its column count is a multiple of 4).
+  if (blocked) {
+    Value pad = b.andi(b.lnot(real), firstSeg);
+    ifThen(b, pad,
+           [&] { storeZeroScale(b, a[aScales], blockedSlot(ch, k, jb)); });
+  }
 }
 
 Value JaggedThread::blockedSlot(const Chunk &ch, Value k, Value jb) {
@@ -334,7 +379,7 @@ void KernelGen::genQuantizeJaggedTiled(QuantizeOp op, const MXGeometry &geo,
     Value tokenChunks = b.ceilDivc(sz[kTokens], TM);
     return b.add(tokenChunks, b.idx(G));
   };
-  int64_t smemElems = TM * kStride + (TM / 32) * kShift;
+  int64_t smemElems = TM * kStride + (TM / kGroupRows) * kShift;
   Type elem = op.getInput().getType().getElementType();
   auto kernel = createKernel(
       module, name("quantize", op), rspec,
@@ -345,14 +390,15 @@ void KernelGen::genQuantizeJaggedTiled(QuantizeOp op, const MXGeometry &geo,
       blockSize, &spec,
       [&](KB &b, ValueRange a, ValueRange sz, Value t, GroupTable &tab) {
         Value smem = addSharedBuffer(b, smemElems, elem);
-        // Four CTAs per SM for 2-byte inputs, three for f32 (PTX
-        // `.minnctapersm`: at most 64 / 85 registers): with `.maxntid`
+        // Four CTAs per SM for 2-byte inputs, two for f32 (PTX
+        // `.minnctapersm`: at most 64 / 128 registers): with `.maxntid`
         // alone ptxas 13.0 chose 64 registers for the compact sm_100a
-        // kernel and spilled 8 bytes; f32 spills at 64.
+        // kernel and spilled 8 bytes; f32 (2 x 16 values per thread)
+        // spills at 85.
         auto fn = b.getInsertionBlock()
                       ->getParent()
                       ->getParentOfType<gpu::GPUFuncOp>();
-        int32_t ctas = elem.getIntOrFloatBitWidth() == 16 ? 4 : 3;
+        int32_t ctas = elem.getIntOrFloatBitWidth() == 16 ? 4 : 2;
         fn->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                     b.getI32IntegerAttr(ctas));
         Value len = sz[kLen];

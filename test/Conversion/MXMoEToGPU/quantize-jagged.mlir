@@ -7,9 +7,11 @@
 // (128-token chunk of a group, up to 4 tiles of 64 K columns) loads, per
 // tile, the chunk with 16-byte vector loads into a shared-memory tile
 // (tokens past the group's end as zeros), a barrier, then one thread per
-// (column, 32-token block) reads its 32 values from the tile; the blocks
-// of a c-token scale window are adjacent lanes (c = 128: two
-// shfl.sync.bfly steps, c = 64: one, c = 32: none). Blocked scales: the
+// (two adjacent columns, 16-token segment) reads its 2 x 16 values from
+// the tile with 4-byte reads and stores 16 codes per column (8 lanes: one
+// 128-byte row segment); the segments of a c-token scale window are
+// adjacent lanes (per column c = 128: three shfl.sync.bfly steps, c = 64:
+// two, c = 32: one). Blocked scales: the
 // chunk threads also zero their group's padding bytes. CTAs past the
 // chunks zero what lies past the groups (grid-stride scf.for loops). The
 // GPU test (test/Integration/mx_kernels_gpu.py) checks them bit-exactly
@@ -27,31 +29,35 @@
 // CHECK: gpu.launch_func @mxmoe_kernels::@wide__quantize_0 blocks in (%c80
 
 // CHECK-LABEL: gpu.func @mx_rowmajor__quantize_0(
-// CHECK-SAME:    %[[TILE:[a-z0-9]+]] : memref<8224xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
+// CHECK-SAME:    %[[TILE:[a-z0-9]+]] : memref<8256xbf16, #gpu.address_space<workgroup>> {llvm.align = 16 : i64})
 // CHECK-SAME:    nvvm.minctasm = 4 : i32
 // CHECK:         scf.for
 // CHECK:         vector.load %{{.*}} {alignment = 16 : i64} : memref<?xbf16>, vector<8xbf16>
 // CHECK:         vector.store %{{.*}}, %[[TILE]]
 // CHECK:         arith.constant dense<0.000000e+00> : vector<8xbf16>
 // CHECK:         gpu.barrier
-// CHECK-COUNT-32: memref.load %[[TILE]]
+// CHECK-COUNT-16: vector.load %[[TILE]][%{{.*}}] {alignment = 4 : i64} : memref<8256xbf16, #gpu.address_space<workgroup>>, vector<2xbf16>
+// CHECK-COUNT-2: nvvm.shfl.sync  bfly
 // CHECK-NOT:     nvvm.shfl.sync
 // CHECK:         gpu.barrier
 // CHECK:         scf.for
 // CHECK:         gpu.return
 // CHECK-LABEL: gpu.func @mx128_compact__quantize_0(
 // CHECK:         gpu.barrier
-// CHECK-COUNT-2: nvvm.shfl.sync  bfly
+// CHECK-COUNT-6: nvvm.shfl.sync  bfly
 // CHECK-NOT:     nvvm.shfl.sync
 // Compact scales: the window columns past the groups are zeroed too.
 // CHECK:         scf.for
 // CHECK:         scf.for
 // CHECK-LABEL: gpu.func @mx128_blocked__quantize_0(
 // CHECK:         gpu.barrier
+// CHECK-COUNT-6: nvvm.shfl.sync  bfly
+// CHECK-NOT:     nvvm.shfl.sync
+// CHECK-LABEL: gpu.func @wide__quantize_0(
 // CHECK-COUNT-2: nvvm.shfl.sync  bfly
 // CHECK-NOT:     nvvm.shfl.sync
 // CHECK-LABEL: gpu.func @window64__quantize_0(
-// CHECK:         nvvm.shfl.sync  bfly
+// CHECK-COUNT-4: nvvm.shfl.sync  bfly
 // CHECK-NOT:     nvvm.shfl.sync
 // CHECK-LABEL: gpu.func @f32_input__quantize_0(
 // CHECK-SAME:    memref<{{[0-9]+}}xf32, #gpu.address_space<workgroup>>
