@@ -180,6 +180,7 @@ def build_cases():
             n += 1
     n = add_tile_cases(funcs, cases, n)
     n = add_quantize_weight_cases(funcs, cases, n)
+    n = add_requantize_cases(funcs, cases, n)
     return cases, "\n".join(funcs) + "\n"
 
 
@@ -325,6 +326,36 @@ def add_quantize_weight_cases(funcs, cases, n):
                                   elem=elem, hp=hp, mode=mode, layout=f"{fl}/{tl}", fwd_layout=fl, t_layout=tl,
                                   data_shape=fwd_ds, scale_shape=fss, t_data_shape=t_ds, t_scale_shape=tss,
                                   tile=[128, 128]))
+                n += 1
+    return n
+
+
+# mxmoe.requantize (MX 1x32 -> scale tiles): data shape and tile; partial
+# tiles at the tails (N = 224, K = 2880; 200 rows; 300 rows of 32-row
+# tiles).
+REQ_GEOMS = [((3, 224, 2880), (128, 128)), ((2, 160, 256), (64, 64)),
+             ((200, 2880), (1, 128)), ((300, 320), (32, 128))]
+
+
+def add_requantize_cases(funcs, cases, n):
+    """requantize: row-major (tile recorded) and compact tiled scales,
+    e4m3 and e5m2, against reference.mx_to_tiled."""
+    for shape, tile in REQ_GEOMS:
+        ss = scale_shape(list(shape), False)
+        for layout in ("rowmajor", "compact"):
+            if layout == "compact":
+                ts, enc = compact_shape(list(shape), tile), compact_enc(tile)
+            else:
+                ts, enc = ss, f", #mxmoe.scale_layout<row_major, tile = [{tile[0]}, {tile[1]}]>"
+            for elem in ("f8E4M3FN", "f8E5M2"):
+                name = f"case{n}"
+                body = (f"  %q2, %s2 = mxmoe.requantize %q, %s {{scale_tile = array<i64: {tile[0]}, {tile[1]}>}}"
+                        f" : {shape_str(shape, elem)}, {shape_str(ss, 'f8E8M0FNU')} ->"
+                        f" {shape_str(shape, elem)}, {shape_str(ts, 'f8E8M0FNU', enc)}\n")
+                funcs.append(f"func.func @{name}(%q: {shape_str(shape, elem)}, %s: {shape_str(ss, 'f8E8M0FNU')})"
+                             f" {{\n{body}  return\n}}")
+                cases.append(dict(op="requantize", kernel=f"{name}__requantize_0", shape=list(shape),
+                                  elem=elem, tile=list(tile), layout=layout, scale_shape=ss, tiled_scale_shape=ts))
                 n += 1
     return n
 

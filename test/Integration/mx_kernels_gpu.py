@@ -335,6 +335,33 @@ def run_quantize_weight(mod, c, rng):
     return bad, total
 
 
+def run_requantize(mod, c, rng):
+    """requantize: MX32 data of values spread over 2^-13..2^13 per block
+    (so tiles shift most of their blocks), with a NaN block (scale 0xFF)
+    and an all-zero block, against reference.mx_to_tiled."""
+    shape, elem = c["shape"], c["elem"]
+    x = rng.standard_normal(shape).astype(np.float32)
+    nb = shape[-1] // 32
+    spread = 2.0 ** rng.integers(-13, 14, size=tuple(shape[:-1]) + (nb, 1))
+    x = (x.reshape(tuple(shape[:-1]) + (nb, 32)) * spread).reshape(shape).astype(np.float32)
+    flat = x.reshape(-1, shape[-1])
+    flat[1, 0] = np.nan           # block (row 1, 0): scale 0xFF
+    flat[-1, 32:64] = 0.0         # an all-zero block
+    x = flat.reshape(shape)
+    rd, rs = ref.quantize(x, len(shape) - 1, elem, "rceil")
+    dt = torch.from_numpy(rd).cuda()
+    st = torch.from_numpy(rs).cuda()
+    out = torch.full(shape, 0xAB, dtype=torch.uint8, device="cuda")
+    osc = torch.full(c["tiled_scale_shape"], 0xAB, dtype=torch.uint8, device="cuda")
+    launch(mod, c, "kernel", [dt.data_ptr(), st.data_ptr(), out.data_ptr(), osc.data_ptr()])
+    torch.cuda.synchronize()
+    wd, ws, wc = ref.mx_to_tiled(rd, rs, tuple(c["tile"]), elem)
+    want_s = wc if c["layout"] == "compact" else ws
+    gd = out.cpu().numpy()
+    bad = int((nan_canon(gd) != nan_canon(wd)).sum() + (osc.cpu().numpy() != want_s).sum())
+    return bad, gd.size + want_s.size
+
+
 GROUPED_OPS = ("quantize_jagged", "swizzle_k_groups", "quantize_m_groups",
                "quantize_tiled_m_groups", "quantize_windows")
 
@@ -346,6 +373,8 @@ def run_case(mod, c, rng):
         return run_tiled(mod, c, rng)
     if c["op"] == "quantize_weight":
         return run_quantize_weight(mod, c, rng)
+    if c["op"] == "requantize":
+        return run_requantize(mod, c, rng)
     if c["op"] in ("quantize_jagged", "swizzle_k_groups", "quantize_m_groups"):
         return run_grouped(mod, c, rng)
     L = c["launch"]["kernel"]
@@ -425,7 +454,7 @@ def main():
     cases = json.load(open(os.path.join(d, "cases.json")))
     if quick:  # every 9th plain case and every grouped case
         cases = [c for i, c in enumerate(cases)
-                 if i % 9 == 0 or c["op"] in GROUPED_OPS + ("quantize_weight",)]
+                 if i % 9 == 0 or c["op"] in GROUPED_OPS + ("quantize_weight", "requantize")]
     mod = Module(open(os.path.join(d, "mx_kernels_sm_90a.ptx"), "rb").read())
     passed = failed = 0
     print(f"{'kernel':34} {'op':10} {'shape':16} {'axis':>4} {'elem':9} {'hp':4} {'mode':6} {'layout':8} {'mismatch':>9} / total")

@@ -164,6 +164,8 @@ struct KernelGen {
   void genQuantizeJaggedTiled(QuantizeOp op, const MXGeometry &geo,
                               ::mxmoe::MXElementKind kind);
   LogicalResult genDequantize(DequantizeOp op);
+  // Requantize.cpp: MX (1x32) data to scale tiles.
+  LogicalResult genRequantize(RequantizeOp op);
   LogicalResult genSwizzle(SwizzleScalesOp op);
   LogicalResult genGroupedMatmul(GroupedMatmulOp op);
 };

@@ -232,6 +232,7 @@ struct ConvertMXMoEToGPUPass
         .Case<QuantizeWeightOp>(
             [&](auto q) { return gen.genQuantizeWeight(q); })
         .Case<DequantizeOp>([&](auto d) { return gen.genDequantize(d); })
+        .Case<RequantizeOp>([&](auto r) { return gen.genRequantize(r); })
         .Case<SwizzleScalesOp>([&](auto s) { return gen.genSwizzle(s); })
         .Case<GroupedMatmulOp>([&](auto m) { return gen.genGroupedMatmul(m); });
   }
@@ -254,8 +255,8 @@ struct ConvertMXMoEToGPUPass
       KernelGen::splitQuantizeWeight(q);
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) {
-      if (isa<QuantizeOp, QuantizeWeightOp, DequantizeOp, SwizzleScalesOp,
-              GroupedMatmulOp>(op) &&
+      if (isa<QuantizeOp, QuantizeWeightOp, DequantizeOp, RequantizeOp,
+              SwizzleScalesOp, GroupedMatmulOp>(op) &&
           !op->hasAttr("mxmoe.kernel"))
         ops.push_back(op);
     });

@@ -833,6 +833,63 @@ LogicalResult QuantizeWeightOp::verify() {
   return success();
 }
 
+LogicalResult RequantizeOp::verify() {
+  ArrayRef<int64_t> t = getScaleTile();
+  if (t.size() != 2)
+    return emitOpError() << "scale_tile must have two entries [r, c], got "
+                         << t.size();
+  std::array<int64_t, 2> tile = {t[0], t[1]};
+  if (failed(verifyScaleTile(*this, tile, Value())))
+    return failure();
+  RankedTensorType data = getData().getType(), out = getTiledData().getType();
+  Type elem = data.getElementType();
+  if (!isa<Float8E4M3FNType, Float8E5M2Type>(elem))
+    return emitOpError() << "requantize supports FP8 data (f8E4M3FN, "
+                            "f8E5M2), got "
+                         << elem;
+  if (out != data)
+    return emitOpError() << "tiled_data must have the data's type " << data
+                         << ", got " << out;
+  if (data.getRank() != 2 && data.getRank() != 3)
+    return emitOpError() << "expects 2-D [M, K] or 3-D [E, N, K] data, got "
+                            "rank "
+                         << data.getRank();
+  if (data.getEncoding())
+    return emitOpError() << "data must have no encoding";
+  RankedTensorType scales = getScales().getType();
+  if (failed(verifyScaleElementType(*this, scales, "scales")))
+    return failure();
+  if (ScaleLayoutAttr l = getScaleLayout(scales);
+      l && (!l.getTile().empty() || l.getKind() != ScaleLayoutKind::row_major))
+    return emitOpError() << "scales must be row-major 1x32 MX scales (no "
+                            "layout or tile), got "
+                         << scales;
+  SmallVector<int64_t> logical(data.getShape());
+  int64_t last = logical.back();
+  if (!ShapedType::isDynamic(last) && last % kMXBlockSize != 0)
+    return emitOpError() << "the scaled axis of the data has size " << last
+                         << ", which is not a multiple of 32";
+  logical.back() = divBlock(last);
+  if (!shapesCompatible(scales.getShape(), logical))
+    return emitOpError() << "scales must have shape " << formatShape(logical)
+                         << " (one per 1x32 block of the data), got "
+                         << formatShape(scales.getShape());
+  RankedTensorType tiled = getTiledScales().getType();
+  if (isBlockedScales(tiled))
+    return emitOpError() << "tiled_scales are row-major or compact; convert "
+                            "row-major ones with mxmoe.swizzle_scales";
+  if (isCompactScales(tiled))
+    return verifyCompactScaleShape(*this, data, tiled, tile, false,
+                                   ShapedType::kDynamic);
+  if (failed(verifyScaleElementType(*this, tiled, "tiled_scales")))
+    return failure();
+  if (!shapesCompatible(tiled.getShape(), logical))
+    return emitOpError() << "tiled_scales must have shape "
+                         << formatShape(logical) << ", got "
+                         << formatShape(tiled.getShape());
+  return verifyRecordedTile(*this, tiled, tile);
+}
+
 LogicalResult DequantizeOp::verify() {
   // Compact scales carry their tile; the other layouts hold one scale per
   // 1x32 block whatever tile produced them.

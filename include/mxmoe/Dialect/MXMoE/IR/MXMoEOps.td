@@ -401,6 +401,60 @@ def MXMoE_QuantizeWeightOp : MXMoE_Op<"quantize_weight", [Pure]> {
   let hasVerifier = 1;
 }
 
+def MXMoE_RequantizeOp : MXMoE_Op<"requantize", [Pure]> {
+  let summary = "MX (1x32) data to one scale per scale tile (MX128) by "
+                "exponent shifts";
+  let description = [{
+    Converts MX data that arrives quantized with one E8M0 scale per 1x32
+    block (e.g. MXFP8 checkpoint weights) to the scale tiles of
+    `mxmoe.quantize`'s `scale_tile` (`[128, 128]` for MX128 weights,
+    `[1, 128]` for activations) without the high-precision values.
+
+    Semantics, per tile T of the data matrix `[.., R, L]` (tiles as in
+    `mxmoe.quantize`, partial at the tails, never crossing experts): the
+    tile's scale byte S is the largest of its 1x32 blocks' bytes (0xFF if
+    any is 0xFF); each code q of a block with byte s becomes
+    cvt_rne_satfinite(value(q) * 2^(s - S)) in the same element type
+    (exact unless the shifted value falls into the element's subnormal
+    range; never larger in magnitude, so no saturation). A tile with S =
+    0xFF holds NaN codes. Since the scale rule of `mxmoe.quantize` is
+    monotone in amax, S is the byte a direct tiled quantization of the
+    original values would pick (OCP MX v1.0 section 6.3; the DeepSeek-V3
+    report, arXiv 2412.19437 section 3.3.2, for the tiles). Reference:
+    `python/mxmoe/reference.py` `mx_to_tiled`.
+
+    Shapes and types:
+    * `data`: `[M, K]` or `[E, N, K]` FP8 (f8E4M3FN, f8E5M2) codes, the
+      scaled axis last; `tiled_data`: the same shape and type;
+    * `scales`: row-major f8E8M0FNU `[.., R, L/32]` (one per 1x32 block; no
+      layout encoding);
+    * `tiled_scales`: row-major MX scales (each 1x32 slot holds its tile's
+      byte; the encoding may record the tile) or compact scales
+      (`#mxmoe.scale_layout<compact, tile = [r, c]>`, one byte per tile).
+      Blocked scales come from `mxmoe.swizzle_scales` of the row-major
+      ones.
+
+    Attributes: `scale_tile` (required, `[r, c]`, r >= 1, c a multiple of
+    32; the GPU lowering needs r a power of two <= 256).
+
+    Example:
+    ```mlir
+    %q, %s = mxmoe.requantize %q32, %s32 {scale_tile = array<i64: 128, 128>}
+        : tensor<16x8192x5120xf8E4M3FN>, tensor<16x8192x160xf8E8M0FNU>
+        -> tensor<16x8192x5120xf8E4M3FN>, tensor<16x64x40xf8E8M0FNU, #mxmoe.scale_layout<compact, tile = [128, 128]>>
+    ```
+  }];
+  let arguments = (ins MXMoE_MXTensor:$data, MXMoE_ScaleTensor:$scales,
+                       DenseI64ArrayAttr:$scale_tile);
+  let results = (outs MXMoE_MXTensor:$tiled_data,
+                      MXMoE_ScaleTensor:$tiled_scales);
+  let assemblyFormat = [{
+    $data `,` $scales attr-dict `:` type($data) `,` type($scales) `->`
+    type($tiled_data) `,` type($tiled_scales)
+  }];
+  let hasVerifier = 1;
+}
+
 def MXMoE_DequantizeOp : MXMoE_Op<"dequantize", [Pure]> {
   let summary = "dequantize MX data: x = q * 2^(b - 127)";
   let description = [{
