@@ -1,0 +1,287 @@
+//===- MXMoEMXOps.cpp - verifiers of the MX-level mxmoe ops ---------------===//
+//
+// quantize, quantize_weight, requantize, dequantize, swizzle_scales,
+// grouped_matmul (the ops convert-mxmoe-to-gpu lowers). The model-level
+// ops are in MXMoEOps.cpp, the shared rules in MXMoEVerifiers.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "MXMoEVerifiers.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace mlir::mxmoe;
+using namespace mlir::mxmoe::verifiers;
+using ::mxmoe::kBlockedCols;
+using ::mxmoe::kBlockedRows;
+using ::mxmoe::kMXBlockSize;
+using ::mxmoe::roundUp;
+
+/// Row-major and blocked scales may record the tile their 1x32 slots
+/// share; it must be the quantization's.
+static LogicalResult verifyRecordedTile(Operation *op, RankedTensorType scales,
+                                        std::array<int64_t, 2> tile) {
+  ScaleLayoutAttr layout = getScaleLayout(scales);
+  if (!layout || layout.isCompact() || layout.getTile().empty())
+    return success();
+  if (layout.getTile()[0] != tile[0] || layout.getTile()[1] != tile[1])
+    return op->emitOpError()
+           << "scales record tile = [" << layout.getTile()
+           << "] but the quantization's scale_tile is [" << tile[0] << ", "
+           << tile[1] << "]; they must be equal (or drop the scales' tile)";
+  return success();
+}
+
+LogicalResult QuantizeOp::verify() {
+  if (std::optional<ArrayRef<int64_t>> t = getScaleTile(); t && t->size() != 2)
+    return emitOpError() << "scale_tile must have two entries [r, c], got "
+                         << t->size();
+  if (failed(verifyMXQuantization(*this, getInput().getType(), "input",
+                                  getData().getType(), getScales().getType(),
+                                  getAxis(), getBlockSize(), getOffsets(),
+                                  getScaleTileOrDefault())))
+    return failure();
+  return verifyRecordedTile(*this, getScales().getType(),
+                            getScaleTileOrDefault());
+}
+
+LogicalResult QuantizeWeightOp::verify() {
+  ArrayRef<int64_t> t = getScaleTile();
+  if (t.size() != 2 || t[0] != t[1])
+    return emitOpError()
+           << "scale_tile must be a square [t, t] (a tile is then the same "
+              "block of the weight along K and along N, so one quantization "
+              "serves both orientations), got ["
+           << t << "]";
+  std::array<int64_t, 2> tile = {t[0], t[1]};
+  RankedTensorType in = getInput().getType();
+  int64_t rank = in.getRank();
+  // The forward orientation (along K), then the input gradient's (along N).
+  if (failed(verifyMXQuantization(*this, in, "input", getData().getType(),
+                                  getScales().getType(), rank - 1,
+                                  getBlockSize(), Value(), tile)) ||
+      failed(verifyRecordedTile(*this, getScales().getType(), tile)))
+    return failure();
+  if (failed(verifyMXQuantization(
+          *this, in, "input", getTransposedData().getType(),
+          getTransposedScales().getType(), rank - 2, getBlockSize(), Value(),
+          tile, "transposed_data", "transposed_scales")) ||
+      failed(verifyRecordedTile(*this, getTransposedScales().getType(), tile)))
+    return failure();
+  if (getData().getType().getElementType() !=
+      getTransposedData().getType().getElementType())
+    return emitOpError() << "data and transposed_data must have the same "
+                            "element type, got "
+                         << getData().getType().getElementType() << " and "
+                         << getTransposedData().getType().getElementType();
+  return success();
+}
+
+LogicalResult RequantizeOp::verify() {
+  ArrayRef<int64_t> t = getScaleTile();
+  if (t.size() != 2)
+    return emitOpError() << "scale_tile must have two entries [r, c], got "
+                         << t.size();
+  std::array<int64_t, 2> tile = {t[0], t[1]};
+  if (failed(verifyScaleTile(*this, tile, Value())))
+    return failure();
+  RankedTensorType data = getData().getType(), out = getTiledData().getType();
+  Type elem = data.getElementType();
+  if (!isa<Float8E4M3FNType, Float8E5M2Type>(elem))
+    return emitOpError() << "requantize supports FP8 data (f8E4M3FN, "
+                            "f8E5M2), got "
+                         << elem;
+  if (out != data)
+    return emitOpError() << "tiled_data must have the data's type " << data
+                         << ", got " << out;
+  if (data.getRank() != 2 && data.getRank() != 3)
+    return emitOpError() << "expects 2-D [M, K] or 3-D [E, N, K] data, got "
+                            "rank "
+                         << data.getRank();
+  if (data.getEncoding())
+    return emitOpError() << "data must have no encoding";
+  RankedTensorType scales = getScales().getType();
+  if (failed(verifyScaleElementType(*this, scales, "scales")))
+    return failure();
+  if (ScaleLayoutAttr l = getScaleLayout(scales);
+      l && (!l.getTile().empty() || l.getKind() != ScaleLayoutKind::row_major))
+    return emitOpError() << "scales must be row-major 1x32 MX scales (no "
+                            "layout or tile), got "
+                         << scales;
+  SmallVector<int64_t> logical(data.getShape());
+  int64_t last = logical.back();
+  if (!ShapedType::isDynamic(last) && last % kMXBlockSize != 0)
+    return emitOpError() << "the scaled axis of the data has size " << last
+                         << ", which is not a multiple of 32";
+  logical.back() = divBlock(last);
+  if (!shapesCompatible(scales.getShape(), logical))
+    return emitOpError() << "scales must have shape " << formatShape(logical)
+                         << " (one per 1x32 block of the data), got "
+                         << formatShape(scales.getShape());
+  RankedTensorType tiled = getTiledScales().getType();
+  if (isBlockedScales(tiled))
+    return emitOpError() << "tiled_scales are row-major or compact; convert "
+                            "row-major ones with mxmoe.swizzle_scales";
+  if (isCompactScales(tiled))
+    return verifyCompactScaleShape(*this, data, tiled, tile, false,
+                                   ShapedType::kDynamic);
+  if (failed(verifyScaleElementType(*this, tiled, "tiled_scales")))
+    return failure();
+  if (!shapesCompatible(tiled.getShape(), logical))
+    return emitOpError() << "tiled_scales must have shape "
+                         << formatShape(logical) << ", got "
+                         << formatShape(tiled.getShape());
+  return verifyRecordedTile(*this, tiled, tile);
+}
+
+LogicalResult DequantizeOp::verify() {
+  // Compact scales carry their tile; the other layouts hold one scale per
+  // 1x32 block whatever tile produced them.
+  std::array<int64_t, 2> tile = {1, kMXBlockSize};
+  if (ScaleLayoutAttr layout = getScaleLayout(getScales().getType());
+      layout && layout.isCompact())
+    tile = {layout.getTile()[0], layout.getTile()[1]};
+  if (failed(verifyScalesNotRelabeled(*this, getScales(), "scales")))
+    return failure();
+  return verifyMXQuantization(*this, getResult().getType(), "result",
+                              getData().getType(), getScales().getType(),
+                              getAxis(), getBlockSize(), getOffsets(), tile);
+}
+
+//===----------------------------------------------------------------------===//
+// SwizzleScalesOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SwizzleScalesOp::verify() {
+  RankedTensorType src = getSource().getType(), dst = getResult().getType();
+  if (failed(verifyScalesNotRelabeled(*this, getSource(), "source scales")))
+    return failure();
+  if (failed(verifyScaleElementType(*this, src, "source")) ||
+      failed(verifyScaleElementType(*this, dst, "result")) ||
+      failed(verifyNotCompact(*this, src, "source")) ||
+      failed(verifyNotCompact(*this, dst, "result")))
+    return failure();
+  // A tile on the result (its 1x32 slots share one scale per tile) must be
+  // one the source records.
+  ArrayRef<int64_t> srcTile, dstTile;
+  if (ScaleLayoutAttr l = getScaleLayout(src))
+    srcTile = l.getTile();
+  if (ScaleLayoutAttr l = getScaleLayout(dst))
+    dstTile = l.getTile();
+  if (!dstTile.empty() && srcTile != dstTile)
+    return emitOpError() << "result scales record tile = [" << dstTile
+                         << "] but the source scales "
+                         << (srcTile.empty() ? "record none" : "record another")
+                         << "; a swizzle keeps the source's tile";
+  bool srcBlocked = isBlockedScales(src), dstBlocked = isBlockedScales(dst);
+  if (srcBlocked == dstBlocked)
+    return emitOpError() << "exactly one of source and result must be in the "
+                            "blocked_128x4 layout (this op converts between "
+                            "row-major and blocked), got "
+                         << (srcBlocked ? "both" : "neither");
+  RankedTensorType rowMajor = srcBlocked ? dst : src;
+  RankedTensorType blocked = srcBlocked ? src : dst;
+  if (rowMajor.getRank() != 2 && rowMajor.getRank() != 3)
+    return emitOpError() << "scales must be 2-D [R, C] or 3-D [E, R, C], got "
+                            "rank "
+                         << rowMajor.getRank();
+  ScaleGroups groups = ScaleGroups::None;
+  if (Value offsets = getOffsets()) {
+    if (rowMajor.getRank() != 2)
+      return emitOpError() << "offsets are only supported for 2-D scales; "
+                              "3-D scales are blocked per expert";
+    if (failed(verifyOffsetsType(*this, offsets, std::nullopt, "")))
+      return failure();
+    groups = isPerKGroupScales(blocked) ? ScaleGroups::K : ScaleGroups::M;
+  }
+  return verifyBlockedScaleShape(*this,
+                                 srcBlocked ? "source scales" : "result scales",
+                                 rowMajor.getShape(), blocked, groups);
+}
+
+//===----------------------------------------------------------------------===//
+// GroupedMatmulOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult GroupedMatmulOp::verify() {
+  RankedTensorType lhs = getLhs().getType(), rhs = getRhs().getType(),
+                   out = getResult().getType();
+  if (lhs.getRank() != 2)
+    return emitOpError() << "lhs must be 2-D ([M, K] or [M', T]), got rank "
+                         << lhs.getRank();
+  if (rhs.getRank() != 2 && rhs.getRank() != 3)
+    return emitOpError() << "rhs must be 3-D [G, N, K] (2D x 3D -> 2D) or 2-D "
+                            "[N', T] (2D x 2D -> 3D), got rank "
+                         << rhs.getRank();
+  bool kGrouped = rhs.getRank() == 2;
+  Type lhsElem = lhs.getElementType(), rhsElem = rhs.getElementType();
+  bool lhsMX = isMXElementType(lhsElem), rhsMX = isMXElementType(rhsElem);
+  if (lhsMX != rhsMX)
+    return emitOpError() << "lhs and rhs must both be MX or both high "
+                            "precision, got "
+                         << lhsElem << " and " << rhsElem;
+  if (!lhsMX && lhsElem != rhsElem)
+    return emitOpError() << "high-precision lhs and rhs element types differ: "
+                         << lhsElem << " vs " << rhsElem;
+  if (lhsMX && (!getLhsScales() || !getRhsScales()))
+    return emitOpError() << "MX operands need their f8E8M0FNU scales ("
+                         << (getLhsScales() ? "rhs" : "lhs")
+                         << " has none; write `%x scales %s`)";
+  if (!lhsMX && (getLhsScales() || getRhsScales()))
+    return emitOpError() << "scales are only allowed with MX operands, but "
+                            "the operands are "
+                         << lhsElem;
+
+  int64_t k = lhs.getDimSize(1), rk = rhs.getShape().back();
+  if (!dimsCompatible(k, rk))
+    return emitOpError() << "contraction sizes differ: lhs has "
+                         << (kGrouped ? "T = " : "K = ") << k << " but rhs has "
+                         << rk;
+  if (lhsMX && !ShapedType::isDynamic(k) && k % kMXBlockSize != 0)
+    return emitOpError() << "contraction size " << k
+                         << " is not a multiple of the MX block size 32";
+
+  int64_t numGroups;
+  SmallVector<int64_t> expectedOut;
+  if (kGrouped) {
+    if (out.getRank() != 3)
+      return emitOpError() << "2D x 2D grouped matmul must produce a 3-D "
+                              "[G, M', N'] result, got rank "
+                           << out.getRank();
+    numGroups = out.getDimSize(0);
+    expectedOut = {numGroups, lhs.getDimSize(0), rhs.getDimSize(0)};
+  } else {
+    numGroups = rhs.getDimSize(0);
+    expectedOut = {lhs.getDimSize(0), rhs.getDimSize(1)};
+  }
+  if (!shapesCompatible(out.getShape(), expectedOut))
+    return emitOpError() << "result must be " << formatShape(expectedOut)
+                         << (kGrouped ? " ([G, M', N'])" : " ([M, N])")
+                         << ", got " << formatShape(out.getShape());
+  // Grouped extent: M (2D x 3D), the (padded) token axis (2D x 2D).
+  int64_t grouped = lhs.getDimSize(kGrouped ? 1 : 0);
+  if (failed(verifyOffsetsType(*this, getOffsets(), numGroups,
+                               kGrouped ? "result dim 0 is the number of "
+                                          "groups"
+                                        : "rhs dim 0 is the number of "
+                                          "experts",
+                               grouped)))
+    return failure();
+  if (!lhsMX)
+    return success();
+
+  if (failed(verifyScalesNotRelabeled(*this, getLhsScales(), "lhs scales")) ||
+      failed(verifyScalesNotRelabeled(*this, getRhsScales(), "rhs scales")))
+    return failure();
+  auto lhsScales = cast<RankedTensorType>(getLhsScales().getType());
+  auto rhsScales = cast<RankedTensorType>(getRhsScales().getType());
+  SmallVector<int64_t> lhsLogical{lhs.getDimSize(0), divBlock(k)};
+  SmallVector<int64_t> rhsLogical(rhs.getShape());
+  rhsLogical.back() = divBlock(rk);
+  if (failed(verifyScaleShape(*this, "lhs scales", lhsLogical, lhsScales,
+                              kGrouped ? ScaleGroups::K : ScaleGroups::M)))
+    return failure();
+  return verifyScaleShape(*this, "rhs scales", rhsLogical, rhsScales,
+                          kGrouped ? ScaleGroups::K : ScaleGroups::None);
+}
