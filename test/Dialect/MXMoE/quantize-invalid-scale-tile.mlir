@@ -1,7 +1,7 @@
 // RUN: mxmoe-opt %s -split-input-file -verify-diagnostics
 
 // Verifier rules of mxmoe.quantize's scale_tile and of compact scales
-// (MXMoEOps.cpp: verifyScaleTile, verifyCompactScaleShape).
+// (MXMoEVerifiers.cpp: verifyScaleTile, verifyCompactScaleShape).
 
 func.func @tile_not_multiple_of_32(%x: tensor<64x256xbf16>) {
   // expected-error @+1 {{'mxmoe.quantize' op scale_tile must be [r, c] with r >= 1 rows and c a multiple of 32 along the quantized axis (one scale per r x c tile of the data), got [1, 100]}}

@@ -1,6 +1,6 @@
 // RUN: mxmoe-opt %s -split-input-file -verify-diagnostics
 
-// Verifier rules of mxmoe.quantize_weight (MXMoEOps.cpp:
+// Verifier rules of mxmoe.quantize_weight (MXMoEMXOps.cpp:
 // QuantizeWeightOp::verify; the shapes and layouts of each orientation are
 // mxmoe.quantize's).
 

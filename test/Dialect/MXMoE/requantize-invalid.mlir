@@ -1,6 +1,6 @@
 // RUN: mxmoe-opt %s -split-input-file -verify-diagnostics
 
-// Verifier rules of mxmoe.requantize (MXMoEOps.cpp: RequantizeOp::verify).
+// Verifier rules of mxmoe.requantize (MXMoEMXOps.cpp: RequantizeOp::verify).
 
 func.func @fp4_data(%q: tensor<64x256xf4E2M1FN>, %s: tensor<64x8xf8E8M0FNU>) {
   // expected-error @+1 {{'mxmoe.requantize' op requantize supports FP8 data (f8E4M3FN, f8E5M2), got 'f4E2M1FN'}}

@@ -1,4 +1,4 @@
-//===- MXMoEOps.cpp - mxmoe operations: verifiers and custom syntax -------===//
+//===- MXMoEOps.cpp - model-level mxmoe ops: verifiers, custom syntax -----===//
 //
 // The model-level ops (linear, scaled_grouped_matmul, tiled_mlp); the
 // MX-level ops' verifiers are in MXMoEMXOps.cpp, the rules both use in
