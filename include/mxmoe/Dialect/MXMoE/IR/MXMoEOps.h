@@ -1,7 +1,8 @@
 //===- MXMoEOps.h - mxmoe operations ----------------------------*- C++ -*-===//
 //
 // Model-level (linear, scaled_grouped_matmul, tiled_mlp, yield) and MX-level
-// (quantize, dequantize, swizzle_scales, grouped_matmul) operations.
+// (quantize, quantize_weight, requantize, dequantize, swizzle_scales,
+// grouped_matmul) operations.
 // Definitions: MXMoEOps.td; verifiers: lib/Dialect/MXMoE/IR/MXMoEOps.cpp
 // (model-level ops) and MXMoEMXOps.cpp (MX-level ops).
 //
