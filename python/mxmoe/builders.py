@@ -28,6 +28,13 @@ Field names per family (any family's names are accepted):
 module (functions @moe_<i>, fqns `layers.<i>.*`), e.g. for whole-model
 compile-time measurements (bench/compile_time_bench.py).
 
+The routed-expert ops carry no MX recipe unless `rounding` or
+`granularity` is given: the pipeline then decides (mxmoe-compile /
+`compile()`'s `recipe` and `rounding`, e.g. recipe="mx128"), and a recipe
+written on an op would win over those options. With either argument the
+ops get `#mxmoe.mx_recipe<f8E4M3FN, block_size = 32, rounding = R[,
+granularity = G]>` (R default rceil).
+
 `tokens` is the number of tokens of the batch (batch x sequence); routed
 rows = tokens x top-k. Experts per GPU can be reduced with `experts` (expert
 parallelism: the local slice). Errors (missing or non-positive fields)
@@ -39,7 +46,17 @@ from __future__ import annotations
 
 from typing import Mapping, Optional
 
-RECIPE = "#mxmoe.mx_recipe<f8E4M3FN, block_size = 32, rounding = {rounding}>"
+def _recipe_attr(rounding: Optional[str], granularity: Optional[str]) -> str:
+    """`, recipe = ...` for the expert ops, or "" (the pipeline decides)."""
+    if rounding is None and granularity is None:
+        return ""
+    if rounding is not None and rounding not in ("floor", "rceil", "ceil", "even"):
+        raise ValueError(f"rounding must be floor, rceil, ceil or even, got {rounding}")
+    if granularity is not None and granularity not in ("mx32", "mx128"):
+        raise ValueError(f"granularity must be mx32 or mx128, got {granularity}")
+    g = f", granularity = {granularity}" if granularity == "mx128" else ""
+    return (f", recipe = #mxmoe.mx_recipe<f8E4M3FN, block_size = 32, "
+            f"rounding = {rounding or 'rceil'}{g}>")
 
 
 def _first(config: Mapping, *names: str, required: bool = True):
@@ -94,8 +111,9 @@ def _t(shape, elem="bf16"):
 
 
 def moe_layer_ir(config: Mapping, tokens: int, layer: int = 0,
-                 experts: Optional[int] = None, rounding: str = "rceil",
-                 shards: str = "auto", name: str = "moe") -> str:
+                 experts: Optional[int] = None, rounding: Optional[str] = None,
+                 shards: str = "auto", name: str = "moe",
+                 granularity: Optional[str] = None) -> str:
     """The MoE layer as model-level mxmoe IR text (one func.func @<name>,
     fqns `layers.<layer>.moe.*`)."""
     d = moe_dims(config)
@@ -105,12 +123,10 @@ def moe_layer_ir(config: Mapping, tokens: int, layer: int = 0,
         raise ValueError(f"experts must be in [1, {d['E']}], got {E}")
     if tokens <= 0:
         raise ValueError(f"tokens must be positive, got {tokens}")
-    if rounding not in ("floor", "rceil", "ceil", "even"):
-        raise ValueError(f"rounding must be floor, rceil, ceil or even, got {rounding}")
     M = tokens * k * E // d["E"] if experts is not None else tokens * k
     M = max(M, 1)
     p = f"layers.{layer}.moe"
-    recipe = RECIPE.format(rounding=rounding)
+    recipe = _recipe_attr(rounding, granularity)
     args = [f"%h: {_t([tokens, H])}", f"%router_w: {_t([d['E'], H])}",
             f"%routed_x: {_t([M, H])}", f"%offsets: {_t([E], 'i32')}",
             f"%w13: {_t([E, 2 * I, H])}", f"%w2: {_t([E, H, I])}"]
@@ -119,7 +135,7 @@ def moe_layer_ir(config: Mapping, tokens: int, layer: int = 0,
         f"  %logits = mxmoe.linear %h, %router_w {{fqn = \"{p}.router.gate\"}}",
         f"      : ({_t([tokens, H])}, {_t([d['E'], H])}) -> {_t([tokens, d['E']])}",
         f"  %gate_up = mxmoe.scaled_grouped_matmul %routed_x, %w13, %offsets",
-        f"      {{fqn = \"{p}.experts.w13\", recipe = {recipe}}}",
+        f"      {{fqn = \"{p}.experts.w13\"{recipe}}}",
         f"      : ({_t([M, H])}, {_t([E, 2 * I, H])}, {_t([E], 'i32')}) -> {_t([M, 2 * I])}",
         f"  %gate = tensor.extract_slice %gate_up[0, 0] [{M}, {I}] [1, 1]",
         f"      : {_t([M, 2 * I])} to {_t([M, I])}",
@@ -132,7 +148,7 @@ def moe_layer_ir(config: Mapping, tokens: int, layer: int = 0,
         f"  %silu = arith.divf %gate, %den : {_t([M, I])}",
         f"  %act = arith.mulf %silu, %up : {_t([M, I])}",
         f"  %routed_out = mxmoe.scaled_grouped_matmul %act, %w2, %offsets",
-        f"      {{fqn = \"{p}.experts.w2\", recipe = {recipe}}}",
+        f"      {{fqn = \"{p}.experts.w2\"{recipe}}}",
         f"      : ({_t([M, I])}, {_t([E, H, I])}, {_t([E], 'i32')}) -> {_t([M, H])}",
     ]
     rets = ["%logits", "%routed_out"]
@@ -172,8 +188,8 @@ def moe_layer_ir(config: Mapping, tokens: int, layer: int = 0,
 
 
 def model_ir(config: Mapping, tokens: int, layers: int,
-             experts: Optional[int] = None, rounding: str = "rceil",
-             shards: str = "auto") -> str:
+             experts: Optional[int] = None, rounding: Optional[str] = None,
+             shards: str = "auto", granularity: Optional[str] = None) -> str:
     """`layers` MoE layers of one model as one module: func.func @moe_<i>
     with fqns `layers.<i>.moe.*` for i in [0, layers), each the layer of
     `moe_layer_ir` (same shapes, so their kernels are shared)."""
@@ -181,6 +197,7 @@ def model_ir(config: Mapping, tokens: int, layers: int,
         raise ValueError(f"layers must be >= 1, got {layers}")
     return "\n".join(moe_layer_ir(config, tokens, layer=i, experts=experts,
                                   rounding=rounding, shards=shards,
+                                  granularity=granularity,
                                   name=f"moe_{i}") for i in range(layers))
 
 
@@ -208,7 +225,12 @@ if __name__ == "__main__":
     ap.add_argument("config", help="config.json path or one of: " + ", ".join(CONFIGS))
     ap.add_argument("--tokens", type=int, default=8192)
     ap.add_argument("--experts", type=int, default=None, help="local experts (EP slice)")
-    ap.add_argument("--rounding", default="rceil", choices=["floor", "rceil", "ceil", "even"])
+    ap.add_argument("--rounding", default=None, choices=["floor", "rceil", "ceil", "even"],
+                    help="write an MX recipe with this rounding on the expert ops "
+                         "(default: none, the pipeline's --rounding applies)")
+    ap.add_argument("--granularity", default=None, choices=["mx32", "mx128"],
+                    help="write an MX recipe with this scale granularity on the expert ops "
+                         "(default: none, the pipeline's --recipe applies)")
     ap.add_argument("--layers", type=int, default=None,
                     help="N layers in one module (@moe_<i>, fqns layers.<i>.*); "
                          "default: one layer as @moe")
@@ -229,9 +251,10 @@ if __name__ == "__main__":
                      f"nor a readable config.json ({ex})")
     try:
         if a.layers is None:
-            print(moe_layer_ir(cfg, a.tokens, experts=a.experts, rounding=a.rounding), end="")
+            print(moe_layer_ir(cfg, a.tokens, experts=a.experts, rounding=a.rounding,
+                               granularity=a.granularity), end="")
         else:
             print(model_ir(cfg, a.tokens, a.layers, experts=a.experts,
-                           rounding=a.rounding), end="")
+                           rounding=a.rounding, granularity=a.granularity), end="")
     except (KeyError, ValueError) as ex:
         ap.error(f"cannot build the MoE layer from '{a.config}': {ex!r}")

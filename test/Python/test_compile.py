@@ -56,6 +56,33 @@ class CompileTest(unittest.TestCase):
         self.assertIn("layers.0.moe.experts.w13.forward", fns)
         self.assertNotIn("layers.0.moe.experts.w2.forward", fns)  # kept bf16
 
+    def test_quantize_weights_once(self):
+        # MX128 with the weight quantized once: the forward program returns
+        # y and the transposed weight with its blocked scales, input_grad
+        # takes them (and no bf16 weight).
+        out = mc.compile(IR, chips=("sm_90a",), toolkit=None, recipe="mx128",
+                         quantize_weights_once=True)
+        progs = {p["function"]: p for p in out.manifest["programs"]}
+        fwd = progs["layers.0.moe.experts.w13.forward"]
+        dgrad = progs["layers.0.moe.experts.w13.input_grad"]
+        self.assertEqual([r["dtype"] for r in fwd["returns"]], ["bf16", "f8E4M3FN", "f8E8M0FNU"])
+        self.assertEqual([a["dtype"] for a in dgrad["args"]], ["bf16", "f8E4M3FN", "f8E8M0FNU", "i32"])
+        self.assertEqual(fwd["steps"][0]["op"], "mxmoe.quantize_weight")
+        plain = mc.compile(IR, chips=("sm_90a",), toolkit=None, recipe="mx128")
+        fwd = {p["function"]: p for p in plain.manifest["programs"]}["layers.0.moe.experts.w13.forward"]
+        self.assertEqual(len(fwd["returns"]), 1)
+
+    def test_builders_recipe(self):
+        # No recipe on the expert ops unless asked: the pipeline's recipe
+        # option applies to builder IR (a recipe on an op would win).
+        cfg = builders.CONFIGS["qwen3_30b_a3b"]
+        self.assertNotIn("mx_recipe", builders.moe_layer_ir(cfg, tokens=64))
+        ir = builders.moe_layer_ir(cfg, tokens=64, granularity="mx128")
+        self.assertEqual(ir.count("granularity = mx128"), 2)
+        self.assertIn("rounding = floor", builders.moe_layer_ir(cfg, tokens=64, rounding="floor"))
+        with self.assertRaises(ValueError):
+            builders.moe_layer_ir(cfg, tokens=64, granularity="mx64")
+
     def test_warnings_and_opt_level(self):
         # An MX linear in a tiled MLP with a run-time token count stays
         # uncompiled: a warning in out.warnings and a CompileWarning.
