@@ -142,64 +142,77 @@ struct PrecisionPolicyPass
                                     *granularity);
 
     llvm::json::Array rows;
-    WalkResult walk = getOperation().walk([&](Operation *op) {
-      if (!isa<LinearOp, ScaledGroupedMatmulOp>(op))
-        return WalkResult::advance();
-      StringRef fqn = op->getAttrOfType<StringAttr>("fqn").getValue();
-      GemmShape s = getShape(op);
-      Decision d = decide(op, fqn, s, *target, excludes, includes);
-      // A recipe set by the user fixes the MX element type, hence the MX
-      // precision: mxfp8 for fp8 elements, mxfp4 for fp4 (the verifier
-      // rejects any other pairing). FP6 has no MX precision.
-      auto userRecipe = op->getAttrOfType<MXRecipeAttr>("recipe");
-      if (!op->hasAttr("precision") && userRecipe &&
-          d.precision != Precision::bf16) {
-        Type elem = userRecipe.getElement();
-        std::optional<Precision> fromRecipe;
-        if (isa<Float8E4M3FNType, Float8E5M2Type>(elem))
-          fromRecipe = Precision::mxfp8;
-        else if (isa<Float4E2M1FNType>(elem))
-          fromRecipe = Precision::mxfp4;
-        if (!fromRecipe) {
-          op->emitError() << "mxmoe-precision-policy: " << fqn
-                          << ": the op's recipe element type " << elem
-                          << " has no MX precision (mxfp8: f8E4M3FN or "
-                             "f8E5M2, mxfp4: f4E2M1FN)";
-          return WalkResult::interrupt();
-        }
-        if (*fromRecipe != d.precision) {
-          std::string why;
-          llvm::raw_string_ostream os(why);
-          os << "the op's recipe has " << elem << " elements";
-          d = {*fromRecipe, "recipe", why};
-        }
-      }
-      if (!op->hasAttr("precision")) {
-        op->setAttr("precision", PrecisionAttr::get(ctx, d.precision));
-        if (d.precision != Precision::bf16 && !op->hasAttr("recipe"))
-          op->setAttr("recipe", recipe);
-      }
-      reportDecision(op, fqn, d);
-      auto dim = [](int64_t v) -> llvm::json::Value {
-        if (ShapedType::isDynamic(v))
-          return nullptr;
-        return v;
-      };
-      llvm::json::Object row{{"fqn", fqn},
-                             {"op", op->getName().getStringRef()},
-                             {"M", dim(s.m)},
-                             {"N", dim(s.n)},
-                             {"K", dim(s.k)},
-                             {"groups", s.g},
-                             {"precision", stringifyPrecision(d.precision)},
-                             {"rule", d.rule},
-                             {"reason", d.reason}};
-      if (auto r = op->getAttrOfType<MXRecipeAttr>("recipe");
-          r && d.precision != Precision::bf16)
-        row["recipe"] = stringifyScaleGranularity(r.getGranularity());
-      rows.push_back(std::move(row));
-      return WalkResult::advance();
-    });
+    WalkResult walk =
+        getOperation().walk([&](Operation *op) {
+          if (!isa<LinearOp, ScaledGroupedMatmulOp>(op))
+            return WalkResult::advance();
+          StringRef fqn = op->getAttrOfType<StringAttr>("fqn").getValue();
+          GemmShape s = getShape(op);
+          Decision d = decide(op, fqn, s, *target, excludes, includes);
+          // A recipe set by the user fixes the MX element type, hence the MX
+          // precision: mxfp8 for fp8 elements, mxfp4 for fp4 (the verifier
+          // rejects any other pairing). FP6 has no MX precision.
+          auto userRecipe = op->getAttrOfType<MXRecipeAttr>("recipe");
+          if (!op->hasAttr("precision") && userRecipe &&
+              d.precision != Precision::bf16) {
+            Type elem = userRecipe.getElement();
+            std::optional<Precision> fromRecipe;
+            if (isa<Float8E4M3FNType, Float8E5M2Type>(elem))
+              fromRecipe = Precision::mxfp8;
+            else if (isa<Float4E2M1FNType>(elem))
+              fromRecipe = Precision::mxfp4;
+            if (!fromRecipe) {
+              op->emitError() << "mxmoe-precision-policy: " << fqn
+                              << ": the op's recipe element type " << elem
+                              << " has no MX precision (mxfp8: f8E4M3FN or "
+                                 "f8E5M2, mxfp4: f4E2M1FN)";
+              return WalkResult::interrupt();
+            }
+            if (*fromRecipe != d.precision) {
+              std::string why;
+              llvm::raw_string_ostream os(why);
+              os << "the op's recipe has " << elem << " elements";
+              d = {*fromRecipe, "recipe", why};
+            }
+          }
+          // A recipe on the op wins over the option (the op's author chose
+          // it); a different scale granularity is said, since the option then
+          // has no effect on this op.
+          if (userRecipe && d.precision != Precision::bf16 &&
+              userRecipe.getGranularity() != *granularity)
+            op->emitWarning()
+                << "mxmoe-precision-policy: " << fqn
+                << " keeps the recipe written on it ("
+                << stringifyScaleGranularity(userRecipe.getGranularity())
+                << "); the pipeline's recipe is "
+                << stringifyScaleGranularity(*granularity)
+                << " (remove the op's recipe to follow the option)";
+          if (!op->hasAttr("precision")) {
+            op->setAttr("precision", PrecisionAttr::get(ctx, d.precision));
+            if (d.precision != Precision::bf16 && !op->hasAttr("recipe"))
+              op->setAttr("recipe", recipe);
+          }
+          reportDecision(op, fqn, d);
+          auto dim = [](int64_t v) -> llvm::json::Value {
+            if (ShapedType::isDynamic(v))
+              return nullptr;
+            return v;
+          };
+          llvm::json::Object row{{"fqn", fqn},
+                                 {"op", op->getName().getStringRef()},
+                                 {"M", dim(s.m)},
+                                 {"N", dim(s.n)},
+                                 {"K", dim(s.k)},
+                                 {"groups", s.g},
+                                 {"precision", stringifyPrecision(d.precision)},
+                                 {"rule", d.rule},
+                                 {"reason", d.reason}};
+          if (auto r = op->getAttrOfType<MXRecipeAttr>("recipe");
+              r && d.precision != Precision::bf16)
+            row["recipe"] = stringifyScaleGranularity(r.getGranularity());
+          rows.push_back(std::move(row));
+          return WalkResult::advance();
+        });
     if (walk.wasInterrupted())
       return signalPassFailure();
     if (!report.empty() && failed(writeReport(std::move(rows), *granularity)))

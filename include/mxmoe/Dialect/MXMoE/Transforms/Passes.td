@@ -67,7 +67,9 @@ def MXMoEPrecisionPolicy : Pass<"mxmoe-precision-policy", "::mlir::ModuleOp"> {
       tensors are valid MXFP8, which Blackwell's block-scaled MMA runs at
       its full rate, while on Hopper only MX128 lets the GEMM promote once
       per 128 K instead of once per 32. `auto` needs `chips`.
-    A recipe written on an op always wins.
+    A recipe written on an op always wins; when its scale granularity is
+    not the option's, the pass warns on the op (the option then has no
+    effect on it).
   }];
   // The pass creates mxmoe attributes (the default recipe) even when the
   // input has no mxmoe op, so the dialect must be loaded.
