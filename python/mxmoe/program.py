@@ -719,7 +719,7 @@ def register_torch_op(out_dir: str, fqn: str, chip: str = "sm_90a",
     wgrad = Program(out_dir, fqn + ".weight_grad", chip, check)
     out_spec = fwd.prog["buffers"][fwd.prog["returns"][0]["buffer"]]
     if _saves_quantized_weight(fwd):
-        op = _register_weights_once_op(qualname, fqn, fwd, dgrad, wgrad, out_spec)
+        op = _register_weights_once_op(qualname, fqn, fwd, dgrad, wgrad)
         _OPS[qualname] = (source, op)
         return op
 
@@ -762,14 +762,14 @@ def register_torch_op(out_dir: str, fqn: str, chip: str = "sm_90a",
     return op
 
 
-def _register_weights_once_op(qualname, fqn, fwd, dgrad, wgrad, out_spec):
+def _register_weights_once_op(qualname, fqn, fwd, dgrad, wgrad):
     """register_torch_op for a --quantize-weights-once build: the custom op
     `<qualname>` returns [y, wt, wt_scales] (the weight quantized once, in
     the input gradient's orientation, saved for the backward instead of
     w); the function returned takes (x, w, offsets) and returns y, as the
     op of other builds does."""
     torch = _torch()
-    specs = fwd.prog["returns"][1:]  # each with its shape and dtype
+    specs = fwd.prog["returns"]  # y, wt, wt_scales, each with its shape and dtype
 
     @torch.library.custom_op(qualname, mutates_args=(),
                              schema="(Tensor x, Tensor w, Tensor offsets) -> Tensor[]")
@@ -778,14 +778,14 @@ def _register_weights_once_op(qualname, fqn, fwd, dgrad, wgrad, out_spec):
 
     @op.register_fake
     def _(x, w, offsets):
-        return [x.new_empty(out_spec["shape"], dtype=_dtype(out_spec["dtype"]))] + [
-            x.new_empty(s["shape"], dtype=_dtype(s["dtype"])) for s in specs]
+        return [x.new_empty(s["shape"], dtype=_dtype(s["dtype"])) for s in specs]
 
     @torch.library.custom_op(
         qualname + "_backward", mutates_args=(),
         schema="(Tensor grad, Tensor x, Tensor wt, Tensor wt_scales, Tensor offsets) -> Tensor[]")
     def backward_op(grad, x, wt, wt_scales, offsets):
         g = grad.contiguous()
+        offsets = offsets.contiguous()
         return [dgrad(g, wt, wt_scales, offsets)[0], wgrad(g, x.contiguous(), offsets)[0]]
 
     @backward_op.register_fake
@@ -795,7 +795,7 @@ def _register_weights_once_op(qualname, fqn, fwd, dgrad, wgrad, out_spec):
 
     def setup_context(ctx, inputs, output):
         x, w, offsets = inputs
-        ctx.save_for_backward(x.contiguous(), offsets.contiguous(), output[1], output[2])
+        ctx.save_for_backward(x, offsets, output[1], output[2])
         ctx.mark_non_differentiable(output[1], output[2])
         # No zero gradients for wt and its scales (1 byte per weight element).
         ctx.set_materialize_grads(False)

@@ -72,6 +72,8 @@ struct Tile2DThread {
   /// memory (16-byte loads along the contiguous data rows).
   TileValues loadStaged(Value tid, Value bi, Value ti, Value tj);
   Value sIndex(Value row, Value col);
+  /// The elements of a staged 16-byte chunk as f32.
+  SmallVector<Value> widen(Value chunk);
   /// The `count` values of tileBuf columns `col` (even) and col + 1 from
   /// row `first` on, as f32, with 4-byte reads.
   std::pair<SmallVector<Value>, SmallVector<Value>>
@@ -236,6 +238,15 @@ Value Tile2DThread::sIndex(Value row, Value col) {
   return b.add(unshifted, shifted);
 }
 
+SmallVector<Value> Tile2DThread::widen(Value chunk) {
+  SmallVector<Value> xs;
+  int64_t n = cast<VectorType>(chunk.getType()).getNumElements();
+  for (int64_t e = 0; e < n; ++e)
+    xs.push_back(arith::ExtFOp::create(
+        b, b.getF32Type(), vector::ExtractOp::create(b, chunk, e).getResult()));
+  return xs;
+}
+
 std::pair<SmallVector<Value>, SmallVector<Value>>
 Tile2DThread::readStagedPair(Value first, Value col, int64_t count) {
   SmallVector<Value> xa, xb;
@@ -350,11 +361,7 @@ Tile2DThread::TileValues Tile2DThread::loadStaged(Value tid, Value bi, Value ti,
                                          llvm::MaybeAlign(16));
     vector::StoreOp::create(b, chunk, tileBuf, ValueRange{sIndex(i, st.j)},
                             false, llvm::MaybeAlign(16));
-    SmallVector<Value> xs;
-    for (int64_t e = 0; e < st.perLoad; ++e)
-      xs.push_back(arith::ExtFOp::create(
-          b, b.getF32Type(),
-          vector::ExtractOp::create(b, chunk, e).getResult()));
+    SmallVector<Value> xs = widen(chunk);
     Value chunkMax = blockAmax(b, xs);
     Value m = b.select(ok, chunkMax, b.f32(0.0f));
     v.amax = maxOf(b, v.amax, m);
@@ -376,12 +383,7 @@ void Tile2DThread::storeForward(Value tid, Value bi, Value ti, Value tj,
       Value chunk =
           vector::LoadOp::create(b, vt, tileBuf, ValueRange{sIndex(i, st.j)},
                                  false, llvm::MaybeAlign(16));
-      SmallVector<Value> xs;
-      for (int64_t e = 0; e < st.perLoad; ++e)
-        xs.push_back(arith::ExtFOp::create(
-            b, b.getF32Type(),
-            vector::ExtractOp::create(b, chunk, e).getResult()));
-      storeScaled(b, xs, inv, kind, fwdData, idx);
+      storeScaled(b, widen(chunk), inv, kind, fwdData, idx);
     });
   }
   // The scales: the tile is (row tile tj, column tile ti) of the forward

@@ -135,15 +135,6 @@ struct Expander {
     return mGroupedGemm(dy, d.n, w, 1, d.k, offs, outElem);
   }
 
-  /// The blocked-scale types of the weight quantized once ([G, N, K]
-  /// along K for the forward, [G, K, N] along N for the input gradient).
-  RankedTensorType weightScalesType(int64_t rows, int64_t contraction) {
-    int64_t c = contraction / kMXBlockSize;
-    return cast<RankedTensorType>(
-        t({d.g, roundUp(rows, 128), roundUp(c, 4)}, e8m0(),
-          blocked(false, scaleTile(/*weight=*/true).asArrayRef())));
-  }
-
   /// quantize-weights-once: y as `forward`, the weight quantized once in
   /// both orientations (mxmoe.quantize_weight, 128x128 tiles); returns {y,
   /// the transposed data [G, K, N], its blocked scales} (the input
@@ -159,10 +150,10 @@ struct Expander {
         t({d.g, d.k, d.n}, elem), t({d.g, d.k, cn}, e8m0(), rowMajor), w, tile,
         b.getI64IntegerAttr(recipe.getBlockSize()),
         RoundingModeAttr::get(ctx(), recipe.getRounding()));
-    Value wb =
-        swizzle(q.getScales(), Value(), weightScalesType(d.n, d.k).getShape());
+    Value wb = swizzle(q.getScales(), Value(),
+                       {d.g, roundUp(d.n, 128), roundUp(ck, 4)});
     Value wtb = swizzle(q.getTransposedScales(), Value(),
-                        weightScalesType(d.k, d.n).getShape());
+                        {d.g, roundUp(d.k, 128), roundUp(cn, 4)});
     Value y = mGroupedGemm(x, d.k, w, 2, d.n, offs, outElem, {q.getData(), wb});
     return {y, q.getTransposedData(), wtb};
   }
@@ -210,10 +201,10 @@ struct Expander {
 /// pass kind (forward / input_grad / weight_grad / bias_grad).
 func::FuncOp makeFunc(Operation *op, StringAttr fqn, StringRef name,
                       SymbolTable &symbols, StringRef kind, TypeRange ins,
-                      TypeRange outs) {
+                      Type out) {
   MLIRContext *ctx = op->getContext();
   auto fn = func::FuncOp::create(op->getLoc(), (name + "." + kind).str(),
-                                 FunctionType::get(ctx, ins, outs));
+                                 FunctionType::get(ctx, ins, out));
   fn->setAttr("mxmoe.fqn", fqn);
   fn->setAttr("mxmoe.pass", StringAttr::get(ctx, kind));
   symbols.insert(fn);
@@ -470,12 +461,9 @@ struct ExpandScaledMatmulPass
     Dims d{x.getDimSize(0), w.getDimSize(1), w.getDimSize(2), w.getDimSize(0)};
     MXRecipeAttr recipe = op.getRecipeOrDefault();
     Type offsT = op.getOffsets().getType();
-    auto makeFuncN = [&](StringRef kind, TypeRange ins, TypeRange outs) {
-      return ::makeFunc(op, op.getFqnAttr(), op.getFqn(), symbols, kind, ins,
-                        outs);
-    };
     auto makeFunc = [&](StringRef kind, TypeRange ins, Type out) {
-      return makeFuncN(kind, ins, out);
+      return ::makeFunc(op, op.getFqnAttr(), op.getFqn(), symbols, kind, ins,
+                        out);
     };
     auto body = [&](func::FuncOp fn,
                     function_ref<Value(Expander &, ValueRange)> gen) {
@@ -485,42 +473,35 @@ struct ExpandScaledMatmulPass
       func::ReturnOp::create(b, op.getLoc(), r);
     };
 
-    // Weights quantized once: square (128x128) weight tiles only.
+    // Weights quantized once: square (128x128) weight tiles only. The
+    // forward then also returns the transposed copy and its scales, and
+    // input_grad takes them instead of w.
     bool once = quantizeWeightsOnce && recipe.isMX128() && backward;
-    func::FuncOp fwd;
     auto dyT = RankedTensorType::get({d.m, d.n}, x.getElementType());
+    func::FuncOp fwd = makeFunc("forward", {x, w, offsT}, y);
+    SmallVector<Type> dgradIns{dyT, w, offsT};
     if (!once) {
-      fwd = makeFunc("forward", {x, w, offsT}, y);
       body(fwd, [&](Expander &e, ValueRange a) {
         return e.forward(a[0], a[1], a[2], y.getElementType());
       });
     } else {
-      Type wtT = RankedTensorType::get({d.g, d.k, d.n}, recipe.getElement());
-      OpBuilder tb(op);
-      Expander types{tb, op.getLoc(), recipe, d};
-      Type wtScalesT = types.weightScalesType(d.k, d.n);
-      fwd = makeFuncN("forward", {x, w, offsT}, {y, wtT, wtScalesT});
-      {
-        OpBuilder b = OpBuilder::atBlockBegin(&fwd.front());
-        Expander e{b, op.getLoc(), recipe, d};
-        ValueRange a = fwd.getArguments();
-        std::array<Value, 3> r =
-            e.forwardOnce(a[0], a[1], a[2], y.getElementType());
-        func::ReturnOp::create(b, op.getLoc(), ValueRange(r));
-      }
-      func::FuncOp dgrad =
-          makeFunc("input_grad", {dyT, wtT, wtScalesT, offsT}, x);
-      body(dgrad, [&](Expander &e, ValueRange a) {
-        return e.inputGradOnce(a[0], a[1], a[2], a[3], x.getElementType());
-      });
+      OpBuilder b = OpBuilder::atBlockBegin(&fwd.front());
+      Expander e{b, op.getLoc(), recipe, d};
+      ValueRange a = fwd.getArguments();
+      std::array<Value, 3> r =
+          e.forwardOnce(a[0], a[1], a[2], y.getElementType());
+      func::ReturnOp::create(b, op.getLoc(), ValueRange(r));
+      fwd.setType(FunctionType::get(op.getContext(), fwd.getArgumentTypes(),
+                                    ValueRange(r).getTypes()));
+      dgradIns = {dyT, r[1].getType(), r[2].getType(), offsT};
     }
     if (backward) {
-      if (!once) {
-        func::FuncOp dgrad = makeFunc("input_grad", {dyT, w, offsT}, x);
-        body(dgrad, [&](Expander &e, ValueRange a) {
-          return e.inputGrad(a[0], a[1], a[2], x.getElementType());
-        });
-      }
+      func::FuncOp dgrad = makeFunc("input_grad", dgradIns, x);
+      body(dgrad, [&](Expander &e, ValueRange a) {
+        if (once)
+          return e.inputGradOnce(a[0], a[1], a[2], a[3], x.getElementType());
+        return e.inputGrad(a[0], a[1], a[2], x.getElementType());
+      });
       auto dwT = RankedTensorType::get({d.g, d.n, d.k}, w.getElementType());
       func::FuncOp wgrad = makeFunc("weight_grad", {dyT, x, offsT}, dwT);
       body(wgrad, [&](Expander &e, ValueRange a) {
