@@ -390,15 +390,17 @@ void KernelGen::genQuantizeJaggedTiled(QuantizeOp op, const MXGeometry &geo,
       blockSize, &spec,
       [&](KB &b, ValueRange a, ValueRange sz, Value t, GroupTable &tab) {
         Value smem = addSharedBuffer(b, smemElems, elem);
-        // Four CTAs per SM for 2-byte inputs, two for f32 (PTX
-        // `.minnctapersm`: at most 64 / 128 registers): with `.maxntid`
-        // alone ptxas 13.0 chose 64 registers for the compact sm_100a
-        // kernel and spilled 8 bytes; f32 (2 x 16 values per thread)
-        // spills at 85.
+        // Four CTAs per SM for 2-byte inputs, three for FP4 data, two for
+        // f32 (PTX `.minnctapersm`: at most 64 / 85 / 128 registers): with
+        // `.maxntid` alone ptxas 13.0 chose 64 registers for the compact
+        // sm_100a kernel and spilled 8 bytes; the FP4 blocked kernel spills
+        // 4 bytes at 64, f32 (2 x 16 values per thread) at 85.
         auto fn = b.getInsertionBlock()
                       ->getParent()
                       ->getParentOfType<gpu::GPUFuncOp>();
-        int32_t ctas = elem.getIntOrFloatBitWidth() == 16 ? 4 : 2;
+        int32_t ctas = elem.getIntOrFloatBitWidth() != 16 ? 2
+                       : kind == MXElementKind::E2M1      ? 3
+                                                          : 4;
         fn->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                     b.getI32IntegerAttr(ctas));
         Value len = sz[kLen];
