@@ -5,6 +5,7 @@ copy bandwidth and torch.compile of a reference quantizer, in one run.
 Two steps (the compiler runs where it is built, the kernels where the GPU is):
   python3 bench/mx_quantize_bench.py gen [--out .device/bench]   # build machine
   python3 bench/mx_quantize_bench.py run .device/bench           # GPU machine
+  python3 bench/mx_quantize_bench.py run .device/bench --only jagged   # kernels whose name has "jagged"
 
 Kernels: rowwise (1x32 along K) and columnwise (32x1 along M, data written
 transposed [K, M]) bf16 -> e4m3 with RCEIL scales written directly in the
@@ -161,7 +162,10 @@ def run(d):
     rows = []
     print(f"{'shape':>12} {'kind':>9} | {'copy TB/s':>9} | {'mxmoe us':>9} {'TB/s':>6} {'%copy':>6} | "
           f"{'compile us':>10} {'TB/s':>6} | {'speedup':>7}")
+    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
     for c in cases:
+        if only and only not in c["kernel"]:
+            continue
         if "kind" in c:
             rows += run_mx128(mod, c, dev, date, cmd)
             continue
