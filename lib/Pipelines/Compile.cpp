@@ -172,12 +172,18 @@ llvm::json::Array describePrograms(ModuleOp module,
   module.walk([&](func::FuncOp fn) {
     if (fn.isExternal())
       return;
-    // Replayable: kernel ops, reshapes (the same bytes under another
-    // shape), i32 constants (the offsets of a plain linear) and the return.
-    auto replayable = [](Operation &op) {
+    // Replayable: kernel ops, the empty results of ops with nothing to
+    // compute (convert-mxmoe-to-gpu: zero-byte buffers, no step), reshapes
+    // (the same bytes under another shape), i32 constants (the offsets of
+    // a plain linear) and the return.
+    auto launchOrEmpty = [](Operation &op) {
+      return op.hasAttr("mxmoe.kernel_args") ||
+             (isa<tensor::EmptyOp>(op) && op.hasAttr("mxmoe.empty_result"));
+    };
+    auto replayable = [&](Operation &op) {
       if (isa<func::ReturnOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
               op) ||
-          op.hasAttr("mxmoe.kernel_args"))
+          launchOrEmpty(op))
         return true;
       if (auto c = dyn_cast<arith::ConstantOp>(op))
         if (auto d = dyn_cast<DenseIntElementsAttr>(c.getValue()))
@@ -188,9 +194,7 @@ llvm::json::Array describePrograms(ModuleOp module,
     for (Operation &op : fn.getBody().front())
       if (!blocker && !replayable(op))
         blocker = &op;
-    bool hasKernel = llvm::any_of(fn.getBody().front(), [](Operation &op) {
-      return op.hasAttr("mxmoe.kernel_args");
-    });
+    bool hasKernel = llvm::any_of(fn.getBody().front(), launchOrEmpty);
     if (blocker && hasKernel) {
       // An expanded function that also computes on the host (e.g. a
       // linear's bias): its kernels exist, a runtime cannot replay it.
@@ -256,6 +260,8 @@ llvm::json::Array describePrograms(ModuleOp module,
             {"buffer", static_cast<int64_t>(buffers.size())}};
         buffers.push_back(std::move(info));
       }
+      if (isa<tensor::EmptyOp>(op))
+        continue; // a zero-byte buffer, no step
       llvm::json::Array bind;
       for (Attribute a : op.getAttrOfType<ArrayAttr>("mxmoe.kernel_args")) {
         StringRef s = cast<StringAttr>(a).getValue();

@@ -15,6 +15,7 @@
 #include "mxmoe/Conversion/Passes.h"
 #include "mxmoe/Dialect/MXMoE/Utils/CheckedPassOptions.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -220,6 +221,55 @@ struct ConvertMXMoEToGPUPass
              "mxmoe-expand-scaled-matmul, mxmoe-tile-mlp, mxmoe-pack-scales)";
   }
 
+  /// MX-level ops with nothing to compute (every result has zero elements:
+  /// a GEMM, quantization or swizzle over zero tokens) launch no kernel:
+  /// each result becomes a `tensor.empty` marked `mxmoe.empty_result`,
+  /// which a launch program binds to a zero-byte buffer; MX-level ops
+  /// that fed only such ops (the quantizations of an empty GEMM's
+  /// operands) are dropped too. (A token-group quantization over zero
+  /// tokens still writes its groups' padding, and the weight gradient over
+  /// them its zeros: their results are not empty.) `ops` in IR order; the
+  /// ops left to lower go to `kept`.
+  static void dropEmptyOps(ArrayRef<Operation *> ops,
+                           SmallVectorImpl<Operation *> &kept) {
+    llvm::SmallPtrSet<Operation *, 8> candidates(ops.begin(), ops.end());
+    llvm::SmallPtrSet<Operation *, 8> dropped;
+    SmallVector<Operation *> producers;
+    auto erase = [&](Operation *op) {
+      for (Value v : op->getOperands())
+        if (Operation *def = v.getDefiningOp(); def && candidates.count(def))
+          producers.push_back(def);
+      dropped.insert(op);
+      op->erase();
+    };
+    for (Operation *op : ops) {
+      bool empty = llvm::all_of(op->getResultTypes(), [](Type t) {
+        auto shaped = dyn_cast<ShapedType>(t);
+        return shaped && shaped.hasStaticShape() &&
+               shaped.getNumElements() == 0;
+      });
+      if (!empty)
+        continue;
+      OpBuilder b(op);
+      for (OpResult r : op->getResults()) {
+        auto t = cast<RankedTensorType>(r.getType());
+        auto e = tensor::EmptyOp::create(b, op->getLoc(), t.getShape(),
+                                         t.getElementType(), t.getEncoding());
+        e->setAttr("mxmoe.empty_result", UnitAttr::get(op->getContext()));
+        r.replaceAllUsesWith(e.getResult());
+      }
+      erase(op);
+    }
+    while (!producers.empty()) {
+      Operation *op = producers.pop_back_val();
+      if (!dropped.count(op) && op->use_empty())
+        erase(op);
+    }
+    for (Operation *op : ops)
+      if (!dropped.count(op))
+        kept.push_back(op);
+  }
+
   /// Lowers `op` (static shapes checked) with its family's generator.
   static LogicalResult lower(KernelGen &gen, Operation *op) {
     for (Type t :
@@ -253,13 +303,14 @@ struct ConvertMXMoEToGPUPass
     });
     for (QuantizeWeightOp q : split)
       KernelGen::splitQuantizeWeight(q);
-    SmallVector<Operation *> ops;
+    SmallVector<Operation *> found, ops;
     module.walk([&](Operation *op) {
       if (isa<QuantizeOp, QuantizeWeightOp, DequantizeOp, RequantizeOp,
               SwizzleScalesOp, GroupedMatmulOp>(op) &&
           !op->hasAttr("mxmoe.kernel"))
-        ops.push_back(op);
+        found.push_back(op);
     });
+    dropEmptyOps(found, ops);
     if (ops.empty())
       return;
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
