@@ -172,18 +172,22 @@ llvm::json::Array describePrograms(ModuleOp module,
   module.walk([&](func::FuncOp fn) {
     if (fn.isExternal())
       return;
-    // Replayable: kernel ops, the empty results of ops with nothing to
-    // compute (convert-mxmoe-to-gpu: zero-byte buffers, no step), reshapes
-    // (the same bytes under another shape), i32 constants (the offsets of
-    // a plain linear) and the return.
-    auto launchOrEmpty = [](Operation &op) {
-      return op.hasAttr("mxmoe.kernel_args") ||
-             (isa<tensor::EmptyOp>(op) && op.hasAttr("mxmoe.empty_result"));
+    // Replayable: kernel ops, the values of ops with nothing to compute
+    // (convert-mxmoe-to-gpu: empty results are zero-byte buffers, the
+    // zeros of a GEMM with contraction extent 0 a zero-filled buffer; no
+    // step), reshapes (the same bytes under another shape), i32 constants
+    // (the offsets of a plain linear) and the return.
+    auto computeFree = [](Operation &op) {
+      return op.hasAttr("mxmoe.empty_result") ||
+             op.hasAttr("mxmoe.zero_result");
+    };
+    auto kernelOrFree = [&](Operation &op) {
+      return op.hasAttr("mxmoe.kernel_args") || computeFree(op);
     };
     auto replayable = [&](Operation &op) {
       if (isa<func::ReturnOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
               op) ||
-          launchOrEmpty(op))
+          kernelOrFree(op))
         return true;
       if (auto c = dyn_cast<arith::ConstantOp>(op))
         if (auto d = dyn_cast<DenseIntElementsAttr>(c.getValue()))
@@ -194,7 +198,7 @@ llvm::json::Array describePrograms(ModuleOp module,
     for (Operation &op : fn.getBody().front())
       if (!blocker && !replayable(op))
         blocker = &op;
-    bool hasKernel = llvm::any_of(fn.getBody().front(), launchOrEmpty);
+    bool hasKernel = llvm::any_of(fn.getBody().front(), kernelOrFree);
     if (blocker && hasKernel) {
       // An expanded function that also computes on the host (e.g. a
       // linear's bias): its kernels exist, a runtime cannot replay it.
@@ -241,7 +245,7 @@ llvm::json::Array describePrograms(ModuleOp module,
         where[op.getResult(0)] = llvm::json::Object(where[op.getOperand(0)]);
         continue;
       }
-      if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+      if (auto c = dyn_cast<arith::ConstantOp>(op); c && !computeFree(op)) {
         auto d = cast<DenseIntElementsAttr>(c.getValue());
         llvm::json::Array values;
         for (const APInt &v : d.getValues<APInt>())
@@ -256,12 +260,14 @@ llvm::json::Array describePrograms(ModuleOp module,
       for (Value r : op.getResults()) {
         llvm::json::Object info = tensorInfo(r.getType());
         info["id"] = static_cast<int64_t>(buffers.size());
+        if (op.hasAttr("mxmoe.zero_result"))
+          info["zero"] = true; // the runtime zero-fills it
         where[r] = llvm::json::Object{
             {"buffer", static_cast<int64_t>(buffers.size())}};
         buffers.push_back(std::move(info));
       }
-      if (isa<tensor::EmptyOp>(op))
-        continue; // a zero-byte buffer, no step
+      if (computeFree(op))
+        continue; // no step
       llvm::json::Array bind;
       for (Attribute a : op.getAttrOfType<ArrayAttr>("mxmoe.kernel_args")) {
         StringRef s = cast<StringAttr>(a).getValue();

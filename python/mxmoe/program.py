@@ -507,8 +507,12 @@ class Program:
     @staticmethod
     def _alloc(spec, dev):
         """An intermediate of the program, typed with its shape (packed FP4
-        data stays bytes)."""
+        data stays bytes); zero-filled where the manifest says "zero" (the
+        output of a GEMM with contraction extent 0, e.g. one expert's weight
+        gradient over zero tokens, which no kernel writes)."""
         torch = _torch()
+        if spec.get("zero"):
+            return torch.zeros(spec["shape"], dtype=_dtype(spec["dtype"]), device=dev)
         if spec["dtype"] == "f4E2M1FN":
             return torch.empty(spec["bytes"], dtype=torch.uint8, device=dev)
         return torch.empty(spec["shape"], dtype=_dtype(spec["dtype"]), device=dev)

@@ -6,7 +6,9 @@ For each compile output given (e.g. MX32 and MX128 builds):
   * the forward and the input-gradient programs run (no kernel) and
     return [0, N] and [0, K] tensors;
   * the weight-gradient program writes exact zeros for every expert into
-    an output that the caching allocator filled with NaN first;
+    an output that the caching allocator filled with NaN first (at 8
+    experts by its kernels; at one expert, a contraction over 0 tokens, by
+    the program's zero-filled buffer);
   * the autograd function (forward + backward) on x of 0 rows gives y
     [0, N], dx [0, K] and dW == 0 (what torch._grouped_mm does with 0
     tokens is printed beside it).
@@ -28,19 +30,22 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 from mxmoe import program as mp  # noqa: E402
 
 CHECKS = Checks(width=48)
-E, N, K = 8, 320, 384
+N, K = 320, 384
+# (fqn, experts): at one expert the weight gradient contracts over 0
+# tokens (no kernel, a zero-filled buffer); at eight its kernels run.
+GEMMS = (("zero", 8), ("one", 1))
 
 
-def run(d: str) -> None:
+def run(d: str, fqn: str, E: int) -> None:
     dev = torch.device("cuda")
-    tag = os.path.basename(d.rstrip("/"))
+    tag = f"{os.path.basename(d.rstrip('/'))} {fqn}"
     x = torch.empty(0, K, dtype=torch.bfloat16, device=dev)
     w = torch.randn(E, N, K, dtype=torch.bfloat16, device=dev)
     offs = torch.zeros(E, dtype=torch.int32, device=dev)
     dy = torch.empty(0, N, dtype=torch.bfloat16, device=dev)
-    fwd = mp.Program(d, "zero.forward", check="sync")
-    dgrad = mp.Program(d, "zero.input_grad", check="sync")
-    wgrad = mp.Program(d, "zero.weight_grad", check="sync")
+    fwd = mp.Program(d, fqn + ".forward", check="sync")
+    dgrad = mp.Program(d, fqn + ".input_grad", check="sync")
+    wgrad = mp.Program(d, fqn + ".weight_grad", check="sync")
     # A --quantize-weights-once build's forward also returns the weight
     # quantized for input_grad (not empty: it still runs).
     y, *wq = fwd(x, w, offs)
@@ -55,7 +60,7 @@ def run(d: str) -> None:
     torch.cuda.synchronize()
     CHECKS.report(f"{tag}: weight_grad exact zeros", list(gw.shape) == [E, N, K]
                   and bool((gw == 0).all()), f"nonzero {int((gw != 0).sum())}")
-    fn = mp.mx_grouped_mm_function(d, "zero")
+    fn = mp.mx_grouped_mm_function(d, fqn)
     xa = x.clone().requires_grad_(True)
     wa = w.clone().requires_grad_(True)
     ya = fn.apply(xa, wa, offs)
@@ -74,7 +79,8 @@ def run(d: str) -> None:
 
 def main() -> int:
     for d in sys.argv[1:]:
-        run(d)
+        for fqn, experts in GEMMS:
+            run(d, fqn, experts)
     return CHECKS.summary()
 
 

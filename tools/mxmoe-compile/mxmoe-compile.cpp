@@ -185,6 +185,11 @@ std::string noKernelsWhy(const mlir::mxmoe::CompileResult &result) {
   if (uncompiled && !uncompiled->empty())
     return std::to_string(uncompiled->size()) +
            " MX op(s) are listed under \"uncompiled\" in the manifest";
+  const llvm::json::Array *programs =
+      root ? root->getArray("programs") : nullptr;
+  if (programs && !programs->empty())
+    return "every MX op has nothing to compute (e.g. zero tokens): the "
+           "manifest's launch programs have no kernel steps";
   return "the precision policy kept every op in bf16";
 }
 

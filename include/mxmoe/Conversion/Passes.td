@@ -30,14 +30,17 @@ def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
     `mxmoe.kernel = @mxmoe_kernels::@name`, `mxmoe.kernel_args` (its
     bindings) and, for kernels with run-time sizes, `mxmoe.grid` instead.
 
-    An op with nothing to compute (every result has zero elements: a
-    grouped GEMM, quantization or swizzle over zero tokens, as PyTorch's
-    grouped GEMMs accept) gets no kernel: each result becomes a
-    `tensor.empty` marked `mxmoe.empty_result` (a zero-byte buffer of the
-    launch program), and MX ops that fed only such ops are dropped with
-    it. The weight gradient over zero tokens is not empty: its token-group
-    quantizations and grouped GEMM run and write zeros. A GEMM with
-    contraction extent 0 (a non-empty output of zeros) is an error.
+    An op with nothing to compute gets no kernel (as PyTorch's grouped
+    GEMMs accept empty batches): when every result has zero elements (a
+    grouped GEMM, quantization or swizzle over zero tokens) each result
+    becomes a `tensor.empty` marked `mxmoe.empty_result` (a zero-byte
+    buffer of the launch program); a grouped GEMM with contraction extent
+    0 (K = 0, or one expert's weight gradient over zero tokens) becomes its
+    zeros, an `arith.constant` marked `mxmoe.zero_result` (a buffer the
+    program zero-fills, `"zero": true` in the manifest). MX ops that fed
+    only such ops are dropped with them. A weight gradient over zero tokens
+    and several experts still runs: its token-group quantizations write the
+    groups' padding and its grouped GEMM the zeros.
 
     Kernel ABI (buffers must not overlap): inputs, (i32 group offsets),
     outputs, and for grouped kernels a 1-element i32 `status` buffer (0 =

@@ -72,12 +72,12 @@ LogicalResult KernelGen::genGroupedMatmul(GroupedMatmulOp op) {
   bool mx128Tiles = tileCols(as) % 128 == 0 && tileCols(bs) % 128 == 0;
   if (sz.groups < 1)
     return op.emitOpError("needs at least one group");
-  // (A GEMM whose output has no elements, e.g. over zero tokens, is
-  // dropped before the generators run: convert-mxmoe-to-gpu's
-  // dropEmptyOps.)
+  // GEMMs with an empty output or contraction extent 0 never get here:
+  // convert-mxmoe-to-gpu replaces them by their (empty or zero) values
+  // first (dropComputeFreeOps).
   if (sz.m == 0 || sz.n == 0 || sz.k == 0)
-    return op.emitOpError("GPU lowering of a GEMM with contraction extent 0 "
-                          "is not supported (its output would be all zeros)");
+    return op.emitOpError("has an extent 0 (M, N or K): internal error, "
+                          "convert-mxmoe-to-gpu lowers it without a kernel");
   if (sz.k % 32)
     return op.emitOpError("contraction extent must be a multiple of 32");
   // The unpacking copy of 4-bit data (CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B)

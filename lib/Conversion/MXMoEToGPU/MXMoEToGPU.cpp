@@ -221,52 +221,73 @@ struct ConvertMXMoEToGPUPass
              "mxmoe-expand-scaled-matmul, mxmoe-tile-mlp, mxmoe-pack-scales)";
   }
 
-  /// MX-level ops with nothing to compute (every result has zero elements:
-  /// a GEMM, quantization or swizzle over zero tokens) launch no kernel:
-  /// each result becomes a `tensor.empty` marked `mxmoe.empty_result`,
-  /// which a launch program binds to a zero-byte buffer; MX-level ops
-  /// that fed only such ops (the quantizations of an empty GEMM's
-  /// operands) are dropped too. (A token-group quantization over zero
-  /// tokens still writes its groups' padding, and the weight gradient over
-  /// them its zeros: their results are not empty.) `ops` in IR order; the
-  /// ops left to lower go to `kept`.
-  static void dropEmptyOps(ArrayRef<Operation *> ops,
-                           SmallVectorImpl<Operation *> &kept) {
-    llvm::SmallPtrSet<Operation *, 8> candidates(ops.begin(), ops.end());
-    llvm::SmallPtrSet<Operation *, 8> dropped;
+  /// The values an op with nothing to compute stands for, built before
+  /// it, or none when it has work: every result empty (zero elements: a
+  /// GEMM, quantization or swizzle over zero tokens) gives a `tensor.empty`
+  /// marked `mxmoe.empty_result` per result (a zero-byte buffer of the
+  /// launch program); a grouped GEMM with contraction extent 0 (e.g. the
+  /// weight gradient of one expert over zero tokens) gives its zeros, an
+  /// `arith.constant` marked `mxmoe.zero_result` (a zero-filled buffer).
+  static SmallVector<Value> computeFreeValues(Operation *op) {
+    OpBuilder b(op);
+    auto isEmpty = [](Type t) {
+      auto shaped = dyn_cast<ShapedType>(t);
+      return shaped && shaped.hasStaticShape() && shaped.getNumElements() == 0;
+    };
+    SmallVector<Value> values;
+    if (llvm::all_of(op->getResultTypes(), isEmpty)) {
+      for (Type t : op->getResultTypes()) {
+        auto tt = cast<RankedTensorType>(t);
+        auto e = tensor::EmptyOp::create(b, op->getLoc(), tt.getShape(),
+                                         tt.getElementType(), tt.getEncoding());
+        e->setAttr("mxmoe.empty_result", b.getUnitAttr());
+        values.push_back(e);
+      }
+      return values;
+    }
+    auto mm = dyn_cast<GroupedMatmulOp>(op);
+    if (!mm || mm.getLhs().getType().getDimSize(1) != 0)
+      return values;
+    auto tt = cast<RankedTensorType>(mm.getResult().getType());
+    auto zeros = DenseElementsAttr::get(tt, b.getZeroAttr(tt.getElementType()));
+    auto c = arith::ConstantOp::create(b, op->getLoc(), zeros);
+    c->setAttr("mxmoe.zero_result", b.getUnitAttr());
+    values.push_back(c);
+    return values;
+  }
+
+  /// Replaces the ops with nothing to compute (computeFreeValues) and drops
+  /// the MX-level ops that fed only them (the quantizations of an empty
+  /// GEMM's operands). (A token-group quantization over zero tokens still
+  /// writes its groups' padding: its results are not empty.) `ops` in IR
+  /// order; the ops left to lower go to `kept`.
+  static void dropComputeFreeOps(ArrayRef<Operation *> ops,
+                                 SmallVectorImpl<Operation *> &kept) {
+    // The ops not erased (erased ones leave this set at once, so that an
+    // op created later at a reused address is never taken for one).
+    llvm::SmallPtrSet<Operation *, 8> live(ops.begin(), ops.end());
     SmallVector<Operation *> producers;
     auto erase = [&](Operation *op) {
       for (Value v : op->getOperands())
-        if (Operation *def = v.getDefiningOp(); def && candidates.count(def))
+        if (Operation *def = v.getDefiningOp(); def && live.count(def))
           producers.push_back(def);
-      dropped.insert(op);
+      live.erase(op);
       op->erase();
     };
     for (Operation *op : ops) {
-      bool empty = llvm::all_of(op->getResultTypes(), [](Type t) {
-        auto shaped = dyn_cast<ShapedType>(t);
-        return shaped && shaped.hasStaticShape() &&
-               shaped.getNumElements() == 0;
-      });
-      if (!empty)
+      SmallVector<Value> values = computeFreeValues(op);
+      if (values.empty())
         continue;
-      OpBuilder b(op);
-      for (OpResult r : op->getResults()) {
-        auto t = cast<RankedTensorType>(r.getType());
-        auto e = tensor::EmptyOp::create(b, op->getLoc(), t.getShape(),
-                                         t.getElementType(), t.getEncoding());
-        e->setAttr("mxmoe.empty_result", UnitAttr::get(op->getContext()));
-        r.replaceAllUsesWith(e.getResult());
-      }
+      op->replaceAllUsesWith(values);
       erase(op);
     }
     while (!producers.empty()) {
       Operation *op = producers.pop_back_val();
-      if (!dropped.count(op) && op->use_empty())
+      if (live.count(op) && op->use_empty())
         erase(op);
     }
     for (Operation *op : ops)
-      if (!dropped.count(op))
+      if (live.count(op))
         kept.push_back(op);
   }
 
@@ -310,7 +331,7 @@ struct ConvertMXMoEToGPUPass
           !op->hasAttr("mxmoe.kernel"))
         found.push_back(op);
     });
-    dropEmptyOps(found, ops);
+    dropComputeFreeOps(found, ops);
     if (ops.empty())
       return;
     module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),

@@ -1,6 +1,7 @@
 """Prints each launch program of a manifest on one line (for FileCheck):
 function, kernel sequence, returns (source, shape, dtype) and, for programs
-without steps, the intermediate buffers' byte counts."""
+without steps, the intermediate buffers' byte counts ("zero" after a
+zero-filled one)."""
 import json
 import sys
 
@@ -10,5 +11,6 @@ for p in json.load(open(sys.argv[1]))["programs"]:
                      f"{r['shape']} {r['dtype']}" for r in p["returns"])
     line = f"{p['function']} steps=[{steps}] returns=[{rets}]"
     if not p["steps"]:
-        line += f" buffers={[b['bytes'] for b in p['buffers']]}"
+        sizes = [f"{b['bytes']}{' zero' if b.get('zero') else ''}" for b in p["buffers"]]
+        line += f" buffers=[{', '.join(sizes)}]"
     print(line)
