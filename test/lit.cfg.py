@@ -11,9 +11,12 @@ config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.mxmoe_obj_root, "test")
-# Integration/ holds device scripts (run on the GPU machine, not by lit).
+# Integration/ holds device scripts (run on the GPU machine, not by lit);
+# cmake-consumer/ is another project's suite, run by ctest against the
+# installed package.
 config.excludes = ["CMakeLists.txt", "README.md", "lit.cfg.py",
-                   "lit.site.cfg.py", "unittests", "Inputs", "Integration"]
+                   "lit.site.cfg.py", "unittests", "Inputs", "Integration",
+                   "cmake-consumer"]
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%mxmoe_src_root", config.mxmoe_src_root))

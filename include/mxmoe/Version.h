@@ -9,12 +9,10 @@
 #ifndef MXMOE_VERSION_H
 #define MXMOE_VERSION_H
 
+#include "mxmoe/VersionNumber.h"
+
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/raw_ostream.h"
-
-#ifndef MXMOE_VERSION
-#define MXMOE_VERSION "unknown"
-#endif
 
 namespace mxmoe {
 

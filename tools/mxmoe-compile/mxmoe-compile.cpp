@@ -60,7 +60,7 @@ static cl::OptionCategory category("mxmoe-compile options");
 static cl::opt<std::string> inputFile(
     cl::Positional,
     cl::desc("<model.mlir> (default: the bundled Llama 4 Scout layer)"),
-    cl::init(MXMOE_DEFAULT_INPUT), cl::cat(category));
+    cl::cat(category));
 static cl::opt<std::string>
     outDir("o", cl::desc("output directory (default: mxmoe-out)"),
            cl::init("mxmoe-out"), cl::cat(category));
@@ -230,6 +230,22 @@ void configure(PassManager &pm) {
                         /*printAfterOnlyOnChange=*/false);
 }
 
+/// The bundled Llama 4 Scout layer: <bin>/../share/mxmoe/examples/ of an
+/// installed mxmoe-compile, else the source tree's examples/.
+std::string defaultInput(const char *argv0) {
+  std::string exe = llvm::sys::fs::getMainExecutable(
+      argv0, reinterpret_cast<void *>(&defaultInput));
+  llvm::SmallString<256> installed(llvm::sys::path::parent_path(exe));
+  llvm::sys::path::append(installed, "..", "share", "mxmoe");
+  llvm::sys::path::append(installed, "examples", MXMOE_DEFAULT_INPUT_NAME);
+  llvm::sys::path::remove_dots(installed, /*remove_dot_dot=*/true);
+  if (!exe.empty() && llvm::sys::fs::exists(installed))
+    return std::string(installed);
+  llvm::SmallString<256> source(MXMOE_SOURCE_EXAMPLES);
+  llvm::sys::path::append(source, MXMOE_DEFAULT_INPUT_NAME);
+  return std::string(source);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -257,6 +273,8 @@ int main(int argc, char **argv) {
       "--mlir-* options (IR printing, pass statistics, threading, debug "
       "info), as mlir-opt does.\n");
   auto start = std::chrono::steady_clock::now();
+  if (inputFile.empty())
+    inputFile = defaultInput(argv[0]);
   if (chips.empty()) {
     chips.push_back("sm_90a");
     chips.push_back("sm_100a");
