@@ -14,20 +14,22 @@ using namespace mlir;
 namespace {
 enum class Recipe { mx32, mx128, automatic };
 enum class Until { model, kernels, ptx };
+} // namespace
 
+MXMOE_ENUM_OPTION_LISTS_VALUES(Recipe);
+MXMOE_ENUM_OPTION_LISTS_VALUES(Until);
+
+namespace {
 StringRef stringifyRecipe(Recipe r) {
   return r == Recipe::mx32 ? "mx32" : r == Recipe::mx128 ? "mx128" : "auto";
-}
-StringRef stringifyUntil(Until u) {
-  return u == Until::model ? "model" : u == Until::kernels ? "kernels" : "ptx";
 }
 
 struct DefaultPipelineCLOptions
     : public PassPipelineOptions<DefaultPipelineCLOptions> {
-  Option<mxmoe::Chip, mxmoe::ChipParser> chip{
+  Option<mxmoe::Chip> chip{
       *this, "chip", llvm::cl::desc("target chip"),
       llvm::cl::init(mxmoe::Chip::sm_90a), MXMOE_CHIP_OPTION_VALUES};
-  Option<Recipe, mxmoe::ValueListingParser<Recipe, stringifyRecipe>> recipe{
+  Option<Recipe> recipe{
       *this, "recipe",
       llvm::cl::desc("scale granularity of the MX recipes the policy assigns"),
       llvm::cl::init(Recipe::mx32),
@@ -77,7 +79,7 @@ struct DefaultPipelineCLOptions
       *this, "policy-report",
       llvm::cl::desc("file for the precision policy's JSON report"),
       llvm::cl::init("")};
-  Option<Until, mxmoe::ValueListingParser<Until, stringifyUntil>> until{
+  Option<Until> until{
       *this, "until", llvm::cl::desc("last stage to run"),
       llvm::cl::init(Until::ptx),
       llvm::cl::values(

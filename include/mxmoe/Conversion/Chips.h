@@ -17,6 +17,8 @@
 #ifndef MXMOE_CONVERSION_CHIPS_H
 #define MXMOE_CONVERSION_CHIPS_H
 
+#include "mxmoe/Dialect/MXMoE/Utils/EnumPassOptions.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/raw_ostream.h"
@@ -27,7 +29,8 @@
 namespace mlir::mxmoe {
 
 /// The chips as a typed pass option (`chip=sm_90a|sm_100a|sm_103a`,
-/// parsed by llvm::cl: a bad value is rejected before any IR is read).
+/// parsed by llvm::cl: a bad value is rejected before any IR is read, with
+/// the valid ones: MXMOE_ENUM_OPTION_LISTS_VALUES below).
 enum class Chip { sm_90a, sm_100a, sm_103a };
 
 /// The option value's name ("sm_90a", ...).
@@ -62,38 +65,6 @@ inline std::optional<Chip> symbolizeChip(llvm::StringRef name) {
                                 "Blackwell B200/GB200: tcgen05"),              \
                      clEnumValN(::mlir::mxmoe::Chip::sm_103a, "sm_103a",       \
                                 "Blackwell B300/GB300: tcgen05"))
-
-/// Parser of an enum option (a pass or pipeline option with cl::values)
-/// whose error for an unknown value lists the valid ones: "for the --chip
-/// option: 'sm_80' is not one of: sm_90a, sm_100a, sm_103a" (LLVM's own
-/// parser says only "Cannot find option named 'sm_80'!"). `Name` gives a
-/// value's spelling, for printing pass pipelines. Use as the second
-/// template argument of the option: `Option<Chip,
-/// ValueListingParser<Chip, stringifyChip>>`.
-template <typename T, llvm::StringRef (*Name)(T)>
-struct ValueListingParser : public llvm::cl::parser<T> {
-  using llvm::cl::parser<T>::parser;
-
-  bool parse(llvm::cl::Option &opt, llvm::StringRef argName,
-             llvm::StringRef arg, T &value) {
-    for (auto &v : this->Values)
-      if (v.Name == arg) {
-        value = v.V.getValue();
-        return false;
-      }
-    std::string valid;
-    for (auto &v : this->Values)
-      valid += (valid.empty() ? "" : ", ") + v.Name.str();
-    return opt.error("'" + arg + "' is not one of: " + valid, argName);
-  }
-
-  static void print(llvm::raw_ostream &os, const T &value) {
-    os << Name(value);
-  }
-};
-
-/// The parser of a Chip option.
-using ChipParser = ValueListingParser<Chip, stringifyChip>;
 
 /// Human-readable list for diagnostics ("supported: ...").
 inline constexpr llvm::StringLiteral kSupportedChips =
@@ -145,5 +116,9 @@ inline bool retargetPtx(std::string &ptx, llvm::StringRef chip) {
 }
 
 } // namespace mlir::mxmoe
+
+// chip=sm_80 in any pass or pipeline option: "'sm_80' is not one of:
+// sm_90a, sm_100a, sm_103a".
+MXMOE_ENUM_OPTION_LISTS_VALUES(::mlir::mxmoe::Chip);
 
 #endif // MXMOE_CONVERSION_CHIPS_H

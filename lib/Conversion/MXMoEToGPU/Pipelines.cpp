@@ -18,7 +18,7 @@ using namespace mlir;
 
 namespace {
 struct ToNVVMOptions : public PassPipelineOptions<ToNVVMOptions> {
-  Option<mxmoe::Chip, mxmoe::ChipParser> chip{
+  Option<mxmoe::Chip> chip{
       *this, "chip",
       llvm::cl::desc("target chip: sm_90a, sm_100a or sm_103a (another value "
                      "is rejected when the option is parsed)"),

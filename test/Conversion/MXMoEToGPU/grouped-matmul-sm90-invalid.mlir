@@ -14,9 +14,9 @@
 // MMA: convert-mxmoe-to-gpu: gemm-sm90-mma must be fp8, bf16 or auto, got 'int8'
 // STAGES: convert-mxmoe-to-gpu: gemm-stages must be 0 (auto) or in [2, 8], got 1
 // `chip` is a typed option: a bad value is rejected when the option is
-// parsed, before any IR is read (no module dump; --help lists the values).
-// CHIP: for the --chip option: Cannot find option named 'sm_80'!
-// The pipeline's chip option lists the valid values.
+// parsed, before any IR is read, with the valid values (no module dump),
+// in the TableGen pass option as in the pipeline's.
+// CHIP: for the --chip option: 'sm_80' is not one of: sm_90a, sm_100a, sm_103a
 // CHIPLIST: for the --chip option: 'sm_80' is not one of: sm_90a, sm_100a, sm_103a
 // CHIP-NOT: builtin.module
 

@@ -19,7 +19,7 @@
 // PTX: .entry rowwise__quantize_0(
 // PTX: cvt.rn.satfinite.e4m3x2.f32
 
-// BADCHIP: sm_80
+// BADCHIP: for the --chip option: 'sm_80' is not one of: sm_90a, sm_100a, sm_103a
 func.func @rowwise(%x: tensor<200x2880xbf16>) {
   %q, %s = mxmoe.quantize %x {axis = 1 : i64}
       : tensor<200x2880xbf16> -> tensor<200x2880xf8E4M3FN>,
