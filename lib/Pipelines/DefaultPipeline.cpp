@@ -26,9 +26,9 @@ StringRef stringifyRecipe(Recipe r) {
 
 struct DefaultPipelineCLOptions
     : public PassPipelineOptions<DefaultPipelineCLOptions> {
-  Option<mxmoe::Chip> chip{
-      *this, "chip", llvm::cl::desc("target chip"),
-      llvm::cl::init(mxmoe::Chip::sm_90a), MXMOE_CHIP_OPTION_VALUES};
+  Option<mxmoe::Chip> chip{*this, "chip", llvm::cl::desc("target chip"),
+                           llvm::cl::init(mxmoe::Chip::sm_90a),
+                           MXMOE_CHIP_OPTION_VALUES};
   Option<Recipe> recipe{
       *this, "recipe",
       llvm::cl::desc("scale granularity of the MX recipes the policy assigns"),

@@ -31,8 +31,7 @@ namespace mlir::mxmoe {
 
 /// llvm::cl::parser<T> whose unknown-value error lists the valid values,
 /// with the lookup of a value's name that MLIR's pass options print with.
-template <typename T>
-struct ValueListingParser : public llvm::cl::parser<T> {
+template <typename T> struct ValueListingParser : public llvm::cl::parser<T> {
   using llvm::cl::parser<T>::parser;
 
   bool parse(llvm::cl::Option &opt, llvm::StringRef argName,
