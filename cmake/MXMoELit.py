@@ -12,13 +12,14 @@ lit.site.cfg.py configured by CMake:
                         "@LLVM_TOOLS_BINARY_DIR@")
 
 Then RUN lines use mxmoe-opt, mxmoe-compile, FileCheck and not by name
-(the two directories lead PATH) or %mxmoe-opt / %mxmoe-compile (full paths).
+(the two directories lead PATH) or %mxmoe-opt / %mxmoe-compile / %mxmoe-run
+(full paths).
 test/cmake-consumer/ does this; docs/embedding.md describes it.
 """
 
 import os
 
-TOOLS = ("mxmoe-opt", "mxmoe-compile")
+TOOLS = ("mxmoe-opt", "mxmoe-compile", "mxmoe-run")
 
 
 def configure(config, lit_config, mxmoe_tools_dir, llvm_tools_dir):

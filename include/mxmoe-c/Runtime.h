@@ -157,6 +157,118 @@ MxmoeRtStatus mxmoeRtCheckStatus(const void *statusBuffer, const char *kernel);
  *  Python binding (mxmoe.runtime.rejection) both use it. */
 const char *mxmoeRtStatusMeaning(int32_t status);
 
+/*===------------------------------------------------------------------===*\
+ * Launch programs (the C executor)
+ *
+ * mxmoe-compile writes, per compiled function, a launch program into its
+ * manifest.json ("programs", docs/mxmoe-compile.md): the function's
+ * arguments, intermediate buffers, constants, and one step per kernel
+ * launch with every parameter's binding. A program object binds one of
+ * them to the kernels of one chip and runs it on caller buffers:
+ *
+ *   MxmoeRtProgram p;
+ *   mxmoeRtProgramLoad("mxmoe-out", "layers.0.moe.experts.w13.forward",
+ *                      "sm_90a", &p);
+ *   // args: device addresses of the arguments, manifest order and shapes
+ *   // buffers: device memory of mxmoeRtProgramGetBuffer(p, i).bytes each
+ *   mxmoeRtProgramRun(p, args, nargs, buffers, nbuffers, stream,
+ *                     MXMOE_RT_CHECK_SYNC);
+ *   // results: mxmoeRtProgramGetReturn(p, i, ...) names an arg or buffer
+ *
+ * The program keeps its kernels' module, its constants, its status words
+ * (one int32 per grouped kernel, 16 bytes apart) and its tensor maps
+ * (encoded on the host and copied to device memory once per distinct set
+ * of bound addresses, at most 64 sets, least recently used out), all in
+ * the CUDA context current at its first run. A program runs on one stream
+ * at a time: its status words are shared by its runs. Not for CUDA-graph
+ * capture yet (a capturing stream is MXMOE_RT_ERROR_INVALID_ARGUMENT);
+ * Python's mxmoe.program.Program captures.
+\*===------------------------------------------------------------------===*/
+
+/** A launch program bound to its kernels. */
+typedef struct MxmoeRtProgram_ *MxmoeRtProgram;
+
+/** What a program result is: one of its arguments or one of its buffers. */
+typedef enum MxmoeRtProgramSource {
+  MXMOE_RT_SOURCE_ARG = 0,
+  MXMOE_RT_SOURCE_BUFFER = 1,
+} MxmoeRtProgramSource;
+
+/** An argument or buffer of a program. The strings and the shape live as
+ *  long as the program. */
+typedef struct MxmoeRtTensorInfo {
+  const char *dtype;    /**< manifest dtype: "bf16", "f8E4M3FN", "i32", ... */
+  const int64_t *shape; /**< row-major shape, `rank` extents */
+  size_t rank;
+  uint64_t bytes; /**< size in bytes (FP4 data: two elements per byte) */
+  int zeroFilled; /**< buffers: 1 when every run zero-fills it (the output
+                       of a GEMM whose contraction extent is 0) */
+} MxmoeRtTensorInfo;
+
+/** How mxmoeRtProgramRun reports the grouped kernels' status words. */
+typedef enum MxmoeRtCheck {
+  /** Wait for the stream and read them: a kernel that rejected its input
+   *  (offsets or sizes) is MXMOE_RT_ERROR_KERNEL_REJECTED_INPUT naming it. */
+  MXMOE_RT_CHECK_SYNC = 0,
+  /** Return at once; mxmoeRtProgramCheck reads them later. */
+  MXMOE_RT_CHECK_DEFERRED = 1,
+} MxmoeRtCheck;
+
+/** Reads `outDir`/manifest.json and binds program `function` to the
+ *  kernels built for `chip` ("sm_90a", "sm_100a", "sm_103a"), reading the
+ *  cubin the manifest names (else the PTX, JIT-compiled by the driver at
+ *  the first run). Needs no GPU: the module is loaded at the first run.
+ *  Errors: a missing or malformed manifest, a binding out of range or an
+ *  unknown swizzle / data type: MXMOE_RT_ERROR_INVALID_ARGUMENT; no such
+ *  program, or its kernels not built for `chip`: MXMOE_RT_ERROR_NOT_FOUND
+ *  (the message lists the programs). */
+MxmoeRtStatus mxmoeRtProgramLoad(const char *outDir, const char *function,
+                                 const char *chip, MxmoeRtProgram *program);
+
+/** Frees a program and its device memory (after the work of its runs is
+ *  done: call mxmoeRtSynchronize first); a null program is nothing. */
+void mxmoeRtProgramDestroy(MxmoeRtProgram program);
+
+size_t mxmoeRtProgramGetNumArgs(MxmoeRtProgram program);
+size_t mxmoeRtProgramGetNumBuffers(MxmoeRtProgram program);
+size_t mxmoeRtProgramGetNumReturns(MxmoeRtProgram program);
+size_t mxmoeRtProgramGetNumSteps(MxmoeRtProgram program);
+
+/** Argument / buffer `index`; an index out of range is
+ *  MXMOE_RT_ERROR_INVALID_ARGUMENT. */
+MxmoeRtStatus mxmoeRtProgramGetArg(MxmoeRtProgram program, size_t index,
+                                   MxmoeRtTensorInfo *info);
+MxmoeRtStatus mxmoeRtProgramGetBuffer(MxmoeRtProgram program, size_t index,
+                                      MxmoeRtTensorInfo *info);
+
+/** Result `index`: an argument or a buffer (its bytes, viewed with the
+ *  function's result type). */
+MxmoeRtStatus mxmoeRtProgramGetReturn(MxmoeRtProgram program, size_t index,
+                                      MxmoeRtProgramSource *source,
+                                      size_t *sourceIndex);
+
+/** Runs the program on `stream` (NULL: the default stream). `args` holds
+ *  the device addresses of its `numArgs` arguments (contiguous, in the
+ *  manifest's order, shapes and dtypes), `buffers` those of its
+ *  `numBuffers` intermediate and result buffers (at least
+ *  mxmoeRtProgramGetBuffer's `bytes` each; NULL only for 0 bytes). Every
+ *  address must be 16-byte aligned. Enqueues: zero-fills, the status words
+ *  set to -1, the tensor maps (when this set of addresses is not cached),
+ *  one launch per step. A wrong count, a null or misaligned address or a
+ *  capturing stream is MXMOE_RT_ERROR_INVALID_ARGUMENT and enqueues
+ *  nothing. With MXMOE_RT_CHECK_SYNC it then waits for the stream and
+ *  checks the status words (see MxmoeRtCheck). */
+MxmoeRtStatus mxmoeRtProgramRun(MxmoeRtProgram program, void *const *args,
+                                size_t numArgs, void *const *buffers,
+                                size_t numBuffers, void *stream,
+                                MxmoeRtCheck check);
+
+/** Waits for the stream of the last run and checks its status words:
+ *  MXMOE_RT_ERROR_KERNEL_REJECTED_INPUT naming the first kernel that
+ *  rejected its input (nothing written by it). Success when the program
+ *  has no grouped kernel or has not run. */
+MxmoeRtStatus mxmoeRtProgramCheck(MxmoeRtProgram program);
+
 /** The message of the calling thread's last failure ("" if none). */
 const char *mxmoeRtLastError(void);
 

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "mxmoe-c/Runtime.h"
+#include "Driver.h"
 #include "mxmoe/KernelStatus.h"
 
 #include <dlfcn.h>
@@ -17,57 +17,7 @@
 #include <mutex>
 #include <string>
 
-namespace {
-
-/// Alignment (bytes) every buffer passed to a kernel must have: the
-/// manifest's "alignment" rule (16-byte vector loads and stores).
-constexpr uintptr_t kPointerAlignment = 16;
-
-using CUresult = int;
-using CUdevice = int;
-struct CUctx_st;
-struct CUmod_st;
-struct CUfunc_st;
-struct CUstream_st;
-using CUcontext = CUctx_st *;
-using CUmodule = CUmod_st *;
-using CUfunction = CUfunc_st *;
-using CUstream = CUstream_st *;
-using CUdeviceptr = unsigned long long;
-
-struct Driver {
-  void *handle = nullptr;
-  CUresult (*cuInit)(unsigned) = nullptr;
-  CUresult (*cuGetErrorName)(CUresult, const char **) = nullptr;
-  CUresult (*cuGetErrorString)(CUresult, const char **) = nullptr;
-  CUresult (*cuCtxGetCurrent)(CUcontext *) = nullptr;
-  CUresult (*cuCtxSetCurrent)(CUcontext) = nullptr;
-  CUresult (*cuDeviceGet)(CUdevice *, int) = nullptr;
-  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice) = nullptr;
-  CUresult (*cuModuleLoadData)(CUmodule *, const void *) = nullptr;
-  CUresult (*cuModuleUnload)(CUmodule) = nullptr;
-  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule,
-                                  const char *) = nullptr;
-  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
-                             unsigned, unsigned, unsigned, CUstream, void **,
-                             void **) = nullptr;
-  CUresult (*cuStreamSynchronize)(CUstream) = nullptr;
-  CUresult (*cuCtxSynchronize)() = nullptr;
-  CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t) = nullptr;
-  CUresult (*cuMemcpyAsync)(CUdeviceptr, CUdeviceptr, size_t,
-                            CUstream) = nullptr;
-  CUresult (*cuMemAllocAsync)(CUdeviceptr *, size_t, CUstream) = nullptr;
-  CUresult (*cuMemFreeAsync)(CUdeviceptr, CUstream) = nullptr;
-  CUresult (*cuFuncSetAttribute)(CUfunction, int, int) = nullptr;
-  // cuTensorMapEncodeTiled (CUDA 12.0+): CUtensorMap*, dataType, rank,
-  // globalAddress, globalDim, globalStrides, boxDim, elementStrides,
-  // interleave, swizzle, l2Promotion, oobFill.
-  CUresult (*cuTensorMapEncodeTiled)(void *, int, uint32_t, void *,
-                                     const uint64_t *, const uint64_t *,
-                                     const uint32_t *, const uint32_t *, int,
-                                     int, int, int) = nullptr;
-  std::string loadError;
-};
+namespace mxmoe::rt {
 
 thread_local std::string lastError;
 
@@ -113,6 +63,10 @@ Driver &driver() {
         resolve(d.handle, "cuMemAllocAsync", d.cuMemAllocAsync) &&
         resolve(d.handle, "cuMemFreeAsync", d.cuMemFreeAsync) &&
         resolve(d.handle, "cuFuncSetAttribute", d.cuFuncSetAttribute) &&
+        resolve(d.handle, "cuMemsetD8Async", d.cuMemsetD8Async) &&
+        resolve(d.handle, "cuMemsetD32Async", d.cuMemsetD32Async) &&
+        resolve(d.handle, "cuMemcpyHtoD_v2", d.cuMemcpyHtoD) &&
+        resolve(d.handle, "cuStreamIsCapturing", d.cuStreamIsCapturing) &&
         resolve(d.handle, "cuTensorMapEncodeTiled", d.cuTensorMapEncodeTiled);
     if (!ok) {
       d.loadError = "libcuda.so.1 lacks a driver API entry point";
@@ -168,7 +122,9 @@ MxmoeRtStatus requireDriver(Driver *&out) {
   return ensureContext(d);
 }
 
-} // namespace
+} // namespace mxmoe::rt
+
+using namespace mxmoe::rt;
 
 struct MxmoeRtModule_ {
   CUmodule module = nullptr;

@@ -1,0 +1,277 @@
+//===- Program.cpp - C executor of mxmoe-compile's launch programs --------===//
+//
+// mxmoeRtProgram* of mxmoe-c/Runtime.h: reads a compile output's
+// manifest.json (nlohmann-json), binds one program's steps to its kernels
+// once, and runs it on caller buffers: zero-fills, status words reset,
+// tensor maps encoded and cached by the addresses they describe, one
+// launch per step. The manifest's format: docs/mxmoe-compile.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Program.h"
+#include "Driver.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+using namespace mxmoe::rt;
+using nlohmann::json;
+
+namespace {
+
+/// The manifest is not what the runtime expects (INVALID_ARGUMENT), or
+/// lacks the program or its kernels (NOT_FOUND).
+struct ManifestError {
+  std::string what;
+  MxmoeRtStatus status = MXMOE_RT_ERROR_INVALID_ARGUMENT;
+};
+
+const json &field(const json &j, const char *key, const std::string &where) {
+  auto it = j.find(key);
+  if (it == j.end())
+    throw ManifestError{where + " has no \"" + key + "\""};
+  return *it;
+}
+
+uint64_t dtypeBytes(const std::string &dtype) {
+  if (dtype == "i64" || dtype == "f64")
+    return 8;
+  if (dtype == "i32" || dtype == "f32")
+    return 4;
+  if (dtype == "bf16" || dtype == "f16" || dtype == "i16")
+    return 2;
+  if (dtype == "i8" || dtype.rfind("f8", 0) == 0)
+    return 1;
+  throw ManifestError{"unsupported constant dtype '" + dtype + "'"};
+}
+
+Tensor readTensor(const json &j, const std::string &where) {
+  Tensor t;
+  t.dtype = field(j, "dtype", where).get<std::string>();
+  t.shape = field(j, "shape", where).get<std::vector<int64_t>>();
+  t.bytes = field(j, "bytes", where).get<uint64_t>();
+  t.zero = j.value("zero", false);
+  return t;
+}
+
+/// A constant's values as little-endian bytes of its dtype.
+std::vector<uint8_t> constantBytes(const json &c, const Tensor &t,
+                                   const std::string &where) {
+  uint64_t size = dtypeBytes(t.dtype);
+  std::vector<uint8_t> out;
+  for (const json &v : field(c, "values", where)) {
+    uint8_t b[8];
+    if (t.dtype == "f32") {
+      float f = v.get<float>();
+      std::memcpy(b, &f, 4);
+    } else if (t.dtype == "f64") {
+      double f = v.get<double>();
+      std::memcpy(b, &f, 8);
+    } else if (t.dtype[0] == 'i') {
+      int64_t i = v.get<int64_t>();
+      std::memcpy(b, &i, 8); // little endian: the low `size` bytes
+    } else {
+      throw ManifestError{where + ": constants of dtype " + t.dtype +
+                          " are not supported"};
+    }
+    out.insert(out.end(), b, b + size);
+  }
+  if (out.size() != t.bytes)
+    throw ManifestError{where + ": " + std::to_string(out.size()) +
+                        " bytes of values for " + std::to_string(t.bytes)};
+  return out;
+}
+
+uint32_t swizzleBytes(const std::string &s) {
+  if (s == "none")
+    return 0;
+  if (s == "32B" || s == "64B" || s == "128B")
+    return static_cast<uint32_t>(std::stoul(s));
+  throw ManifestError{"unknown tensor-map swizzle '" + s + "'"};
+}
+
+MxmoeRtTensorMapDataType mapDataType(const std::string &s) {
+  if (s == "uint8")
+    return MXMOE_RT_TENSOR_MAP_UINT8;
+  if (s == "16U4_ALIGN16B")
+    return MXMOE_RT_TENSOR_MAP_16U4_ALIGN16B;
+  throw ManifestError{"unknown tensor-map data type '" + s + "'"};
+}
+
+/// Source of an operand binding (arg, constant or buffer), range-checked.
+Source operandSource(const MxmoeRtProgram_ &p, const json &b,
+                     const std::string &where) {
+  auto pick = [&](const char *key, Source::Kind kind, size_t count) {
+    size_t i = b[key].get<size_t>();
+    if (i >= count)
+      throw ManifestError{where + ": " + key + " " + std::to_string(i) +
+                          " out of range (" + std::to_string(count) + ")"};
+    return Source{kind, i};
+  };
+  if (b.contains("arg"))
+    return pick("arg", Source::Arg, p.args.size());
+  if (b.contains("constant"))
+    return pick("constant", Source::Constant, p.constants.size());
+  if (b.contains("buffer"))
+    return pick("buffer", Source::Buffer, p.buffers.size());
+  throw ManifestError{where + ": a binding with no source"};
+}
+
+/// The tensor map of parameter `param` bound by `b` (extent from the
+/// binding's "tensor_map", else from the parameter).
+MapSpec mapSpec(const MxmoeRtProgram_ &p, const json &param, const json &b,
+                const std::string &where) {
+  const json &tm = b["tensor_map"];
+  const json &extent = tm.is_object() ? tm : param;
+  auto dims = field(extent, "dims", where).get<std::vector<uint64_t>>();
+  auto box = field(param, "box", where).get<std::vector<uint32_t>>();
+  if (dims.size() != 2 || box.size() != 2)
+    throw ManifestError{where + ": tensor maps are 2-D"};
+  return MapSpec{operandSource(p, b, where),
+                 mapDataType(param.value("data_type", "uint8")),
+                 dims[0],
+                 dims[1],
+                 field(extent, "row_stride_bytes", where).get<uint64_t>(),
+                 box[0],
+                 box[1],
+                 swizzleBytes(field(param, "swizzle", where))};
+}
+
+/// Step `s` of the program, bound to kernel `k`.
+Step readStep(MxmoeRtProgram_ &p, const json &s, const json &k,
+              const std::string &where) {
+  Step step;
+  step.kernel = field(k, "name", where).get<std::string>();
+  const json &grid = s.contains("grid") ? s["grid"] : field(k, "grid", where);
+  if (!grid.is_array())
+    throw ManifestError{where + ": no grid for kernel " + step.kernel};
+  step.grid = grid.get<std::array<uint32_t, 3>>();
+  step.block = field(k, "block", where).get<std::array<uint32_t, 3>>();
+  step.sharedBytes = k.value("dynamic_shared_memory", 0u);
+  const json &params = field(k, "params", where);
+  const json &bindings = field(s, "bindings", where);
+  for (size_t j = 0; j < bindings.size(); ++j) {
+    const json &b = bindings[j];
+    std::string at = where + " binding " + std::to_string(j);
+    if (b.contains("value")) {
+      step.scalars.push_back(b["value"].get<int64_t>());
+    } else if (b.value("status", false)) {
+      step.pointers.push_back({Source::Status, p.statusKernels.size()});
+      p.statusKernels.push_back(step.kernel);
+    } else if (b.contains("tensor_map")) {
+      if (j >= params.size())
+        throw ManifestError{at + ": kernel has no parameter " +
+                            std::to_string(j)};
+      step.pointers.push_back({Source::Map, p.maps.size()});
+      p.maps.push_back(mapSpec(p, params[j], b, at));
+    } else {
+      step.pointers.push_back(operandSource(p, b, at));
+    }
+  }
+  return step;
+}
+
+std::vector<char> readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw ManifestError{"cannot read " + path};
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  std::string s = ss.str();
+  return std::vector<char>(s.begin(), s.end());
+}
+
+const json &findProgram(const json &m, const std::string &function) {
+  std::string have;
+  for (const json &p : field(m, "programs", "manifest")) {
+    std::string name = field(p, "function", "program").get<std::string>();
+    if (name == function)
+      return p;
+    have += (have.empty() ? "" : ", ") + name;
+  }
+  throw ManifestError{"no program '" + function + "' (have: " + have + ")",
+                      MXMOE_RT_ERROR_NOT_FOUND};
+}
+
+/// Everything of `function` for `chip` from the manifest in `outDir`.
+void bind(MxmoeRtProgram_ &p, const std::string &outDir,
+          const std::string &chip) {
+  std::vector<char> text = readFile(outDir + "/manifest.json");
+  json m = json::parse(text.begin(), text.end());
+  const json &prog = findProgram(m, p.function);
+  std::map<std::string, const json *> kernels;
+  for (const json &k : field(m, "kernels", "manifest"))
+    if (k.value("chip", "") == chip)
+      kernels[k["name"].get<std::string>()] = &k;
+  for (const json &a : field(prog, "args", p.function))
+    p.args.push_back(readTensor(a, p.function + " arg"));
+  for (const json &b : field(prog, "buffers", p.function))
+    p.buffers.push_back(readTensor(b, p.function + " buffer"));
+  for (const json &c : prog.value("constants", json::array())) {
+    p.constants.push_back(readTensor(c, p.function + " constant"));
+    p.constantBytes.push_back(
+        constantBytes(c, p.constants.back(), p.function + " constant"));
+  }
+  const json *image = nullptr;
+  const json &steps = field(prog, "steps", p.function);
+  for (size_t i = 0; i < steps.size(); ++i) {
+    std::string name = field(steps[i], "kernel", "step").get<std::string>();
+    auto k = kernels.find(name);
+    if (k == kernels.end())
+      throw ManifestError{"kernel " + name + " not built for " + chip,
+                          MXMOE_RT_ERROR_NOT_FOUND};
+    image = k->second;
+    p.steps.push_back(readStep(p, steps[i], *k->second,
+                               p.function + " step " + std::to_string(i)));
+  }
+  for (const json &r : field(prog, "returns", p.function)) {
+    Source s = operandSource(p, r, p.function + " return");
+    if (s.kind == Source::Constant)
+      throw ManifestError{p.function + ": a constant as a result"};
+    p.returns.push_back(
+        {s.kind == Source::Arg ? MXMOE_RT_SOURCE_ARG : MXMOE_RT_SOURCE_BUFFER,
+         s.index});
+  }
+  if (image) { // the cubin ptxas built, else the PTX
+    std::string cubin = image->value("cubin", "");
+    bool isCubin =
+        cubin.size() > 6 && cubin.substr(cubin.size() - 6) == ".cubin";
+    p.image = readFile(outDir + "/" +
+                       (isCubin ? cubin : (*image)["ptx"].get<std::string>()));
+    if (!isCubin)
+      p.image.push_back('\0');
+  }
+}
+
+} // namespace
+
+extern "C" {
+
+MxmoeRtStatus mxmoeRtProgramLoad(const char *outDir, const char *function,
+                                 const char *chip, MxmoeRtProgram *program) {
+  if (!outDir || !function || !chip || !program)
+    return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
+                "mxmoeRtProgramLoad: null directory, function, chip or result");
+  *program = nullptr;
+  auto p = std::make_unique<MxmoeRtProgram_>();
+  p->function = function;
+  try {
+    bind(*p, outDir, chip);
+  } catch (const ManifestError &e) {
+    return fail(e.status, std::string("mxmoeRtProgramLoad(") + outDir + ", " +
+                              function + "): " + e.what);
+  } catch (const json::exception &e) {
+    return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
+                std::string("mxmoeRtProgramLoad(") + outDir +
+                    "): malformed manifest.json: " + e.what());
+  }
+  *program = p.release();
+  return MXMOE_RT_SUCCESS;
+}
+
+} // extern "C"

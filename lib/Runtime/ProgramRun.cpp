@@ -1,0 +1,314 @@
+//===- ProgramRun.cpp - running a bound launch program --------------------===//
+//
+// mxmoeRtProgramRun / Check / Destroy and the queries of mxmoe-c/Runtime.h
+// over a program bound by Program.cpp. A run does what
+// python/mxmoe/program.py's Program.__call__ does for an eager call:
+// zero-fill the "zero" buffers, set the status words to -1, bind the
+// tensor maps of the run's addresses (cached), launch every step in order.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Driver.h"
+#include "Program.h"
+
+#include <cstdio>
+
+using namespace mxmoe::rt;
+
+namespace {
+
+MxmoeRtStatus cudaFail(Driver &d, CUresult rc, const std::string &what) {
+  return fail(MXMOE_RT_ERROR_CUDA, what + ": " + cudaErrorText(d, rc));
+}
+
+std::string hex(const void *p) {
+  char s[32];
+  std::snprintf(s, sizeof(s), "%p", p);
+  return s;
+}
+
+/// Null (unless 0 bytes) or misaligned caller addresses, before anything
+/// is enqueued.
+MxmoeRtStatus checkAddresses(const MxmoeRtProgram_ &p, void *const *ptrs,
+                             const std::vector<Tensor> &specs,
+                             const char *what) {
+  for (size_t i = 0; i < specs.size(); ++i) {
+    uintptr_t a = reinterpret_cast<uintptr_t>(ptrs[i]);
+    if ((a == 0 && specs[i].bytes != 0) || a % kPointerAlignment != 0)
+      return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
+                  "mxmoeRtProgramRun(" + p.function + "): " + what + " " +
+                      std::to_string(i) + " (" + hex(ptrs[i]) +
+                      ") is null or not 16-byte aligned");
+  }
+  return MXMOE_RT_SUCCESS;
+}
+
+/// Device memory of `bytes` holding `host` (synchronous: once per program).
+MxmoeRtStatus upload(Driver &d, const void *host, size_t bytes, void *stream,
+                     void **device) {
+  if (MxmoeRtStatus s = mxmoeRtMemAllocAsync(device, bytes, stream))
+    return s;
+  if (MxmoeRtStatus s = mxmoeRtSynchronize(stream))
+    return s;
+  if (CUresult rc =
+          d.cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(*device), host, bytes))
+    return cudaFail(d, rc, "copying a program constant");
+  return MXMOE_RT_SUCCESS;
+}
+
+/// The first run's setup: the module, the constants, the status words.
+MxmoeRtStatus prepare(Driver &d, MxmoeRtProgram_ &p, void *stream) {
+  if (!p.module && !p.steps.empty())
+    if (MxmoeRtStatus s =
+            mxmoeRtModuleLoad(p.image.data(), p.image.size(), &p.module))
+      return s;
+  while (p.constantDevice.size() < p.constants.size()) {
+    const std::vector<uint8_t> &c = p.constantBytes[p.constantDevice.size()];
+    void *dev = nullptr;
+    if (MxmoeRtStatus s = upload(d, c.data(), c.size(), stream, &dev))
+      return s;
+    p.constantDevice.push_back(dev);
+  }
+  if (!p.statusDevice && !p.statusKernels.empty())
+    return mxmoeRtMemAllocAsync(&p.statusDevice, 16 * p.statusKernels.size(),
+                                stream);
+  return MXMOE_RT_SUCCESS;
+}
+
+/// Address of an operand source in this run.
+uintptr_t address(const MxmoeRtProgram_ &p, const Source &s, void *const *args,
+                  void *const *buffers) {
+  void *ptr = s.kind == Source::Arg        ? args[s.index]
+              : s.kind == Source::Constant ? p.constantDevice[s.index]
+                                           : buffers[s.index];
+  return reinterpret_cast<uintptr_t>(ptr);
+}
+
+/// The device buffer of this run's tensor maps: cached by the addresses
+/// they describe, else encoded and copied (ordered on `stream`).
+MxmoeRtStatus bindMaps(MxmoeRtProgram_ &p, void *const *args,
+                       void *const *buffers, void *stream, uintptr_t &maps) {
+  std::vector<uintptr_t> key;
+  for (const MapSpec &m : p.maps)
+    key.push_back(address(p, m.operand, args, buffers));
+  for (auto it = p.mapCache.begin(); it != p.mapCache.end(); ++it)
+    if (it->addresses == key) {
+      p.mapCache.splice(p.mapCache.begin(), p.mapCache, it);
+      maps = reinterpret_cast<uintptr_t>(it->device);
+      return MXMOE_RT_SUCCESS;
+    }
+  MapCacheEntry e{key, std::vector<TensorMapBlob>(p.maps.size()), nullptr};
+  for (size_t i = 0; i < p.maps.size(); ++i) {
+    const MapSpec &m = p.maps[i];
+    if (MxmoeRtStatus s = mxmoeRtEncodeTensorMap2D(
+            e.host[i].bytes.data(), m.dataType,
+            reinterpret_cast<const void *>(key[i]), m.inner, m.rows,
+            m.rowStrideBytes, m.boxInner, m.boxRows, m.swizzleBytes))
+      return s;
+  }
+  size_t bytes = sizeof(TensorMapBlob) * e.host.size();
+  if (MxmoeRtStatus s = mxmoeRtMemAllocAsync(&e.device, bytes, stream))
+    return s;
+  if (MxmoeRtStatus s =
+          mxmoeRtMemcpyAsync(e.device, e.host.data(), bytes, stream))
+    return s;
+  maps = reinterpret_cast<uintptr_t>(e.device);
+  p.mapCache.push_front(std::move(e));
+  if (p.mapCache.size() > kMapCache) {
+    mxmoeRtMemFreeAsync(p.mapCache.back().device, stream);
+    p.mapCache.pop_back();
+  }
+  return MXMOE_RT_SUCCESS;
+}
+
+/// Zero-fills and status words of a run.
+MxmoeRtStatus resetWords(Driver &d, MxmoeRtProgram_ &p, void *const *buffers,
+                         void *stream) {
+  CUstream s = static_cast<CUstream>(stream);
+  for (size_t i = 0; i < p.buffers.size(); ++i)
+    if (p.buffers[i].zero && p.buffers[i].bytes)
+      if (CUresult rc =
+              d.cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(buffers[i]), 0,
+                                p.buffers[i].bytes, s))
+        return cudaFail(d, rc, "zero-filling buffer " + std::to_string(i));
+  if (p.statusDevice)
+    if (CUresult rc =
+            d.cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(p.statusDevice),
+                               0xFFFFFFFFu, 4 * p.statusKernels.size(), s))
+      return cudaFail(d, rc, "resetting the status words");
+  return MXMOE_RT_SUCCESS;
+}
+
+/// One launch per step, pointers from their sources.
+MxmoeRtStatus launchSteps(MxmoeRtProgram_ &p, void *const *args,
+                          void *const *buffers, uintptr_t maps, void *stream) {
+  uintptr_t status = reinterpret_cast<uintptr_t>(p.statusDevice);
+  std::vector<void *> ptrs;
+  for (const Step &step : p.steps) {
+    ptrs.clear();
+    for (const Source &s : step.pointers) {
+      uintptr_t a = s.kind == Source::Status ? status + 16 * s.index
+                    : s.kind == Source::Map
+                        ? maps + sizeof(TensorMapBlob) * s.index
+                        : address(p, s, args, buffers);
+      ptrs.push_back(reinterpret_cast<void *>(a));
+    }
+    if (MxmoeRtStatus s = mxmoeRtLaunchWithScalars(
+            p.module, step.kernel.c_str(), step.grid.data(), step.block.data(),
+            step.sharedBytes, stream, ptrs.data(), ptrs.size(),
+            step.scalars.data(), step.scalars.size()))
+      return s;
+  }
+  return MXMOE_RT_SUCCESS;
+}
+
+MxmoeRtStatus checkRun(Driver &d, MxmoeRtProgram_ &p, void *const *args,
+                       size_t numArgs, void *const *buffers, size_t numBuffers,
+                       void *stream) {
+  if (numArgs != p.args.size() || numBuffers != p.buffers.size() ||
+      (numArgs && !args) || (numBuffers && !buffers))
+    return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
+                "mxmoeRtProgramRun(" + p.function + "): expected " +
+                    std::to_string(p.args.size()) + " arguments and " +
+                    std::to_string(p.buffers.size()) + " buffers, got " +
+                    std::to_string(numArgs) + " and " +
+                    std::to_string(numBuffers));
+  if (MxmoeRtStatus s = checkAddresses(p, args, p.args, "argument"))
+    return s;
+  if (MxmoeRtStatus s = checkAddresses(p, buffers, p.buffers, "buffer"))
+    return s;
+  int capturing = 0;
+  if (CUresult rc =
+          d.cuStreamIsCapturing(static_cast<CUstream>(stream), &capturing))
+    return cudaFail(d, rc, "cuStreamIsCapturing");
+  if (capturing)
+    return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
+                "mxmoeRtProgramRun(" + p.function +
+                    "): the stream is capturing a CUDA graph; the C "
+                    "executor does not support capture yet");
+  return MXMOE_RT_SUCCESS;
+}
+
+} // namespace
+
+extern "C" {
+
+MxmoeRtStatus mxmoeRtProgramRun(MxmoeRtProgram program, void *const *args,
+                                size_t numArgs, void *const *buffers,
+                                size_t numBuffers, void *stream,
+                                MxmoeRtCheck check) {
+  if (!program)
+    return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
+                "mxmoeRtProgramRun: null program");
+  MxmoeRtProgram_ &p = *program;
+  Driver *d = nullptr;
+  if (MxmoeRtStatus s = requireDriver(d))
+    return s;
+  if (MxmoeRtStatus s =
+          checkRun(*d, p, args, numArgs, buffers, numBuffers, stream))
+    return s;
+  if (MxmoeRtStatus s = prepare(*d, p, stream))
+    return s;
+  uintptr_t maps = 0;
+  if (!p.maps.empty())
+    if (MxmoeRtStatus s = bindMaps(p, args, buffers, stream, maps))
+      return s;
+  if (MxmoeRtStatus s = resetWords(*d, p, buffers, stream))
+    return s;
+  p.lastStream = stream;
+  p.ran = true;
+  if (MxmoeRtStatus s = launchSteps(p, args, buffers, maps, stream))
+    return s;
+  return check == MXMOE_RT_CHECK_SYNC ? mxmoeRtProgramCheck(program)
+                                      : MXMOE_RT_SUCCESS;
+}
+
+MxmoeRtStatus mxmoeRtProgramCheck(MxmoeRtProgram program) {
+  if (!program)
+    return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
+                "mxmoeRtProgramCheck: null program");
+  MxmoeRtProgram_ &p = *program;
+  if (!p.ran || p.statusKernels.empty())
+    return MXMOE_RT_SUCCESS;
+  if (MxmoeRtStatus s = mxmoeRtSynchronize(p.lastStream))
+    return s;
+  Driver &d = driver();
+  std::vector<int32_t> words(4 * p.statusKernels.size());
+  if (CUresult rc = d.cuMemcpyDtoH(
+          words.data(), reinterpret_cast<CUdeviceptr>(p.statusDevice),
+          4 * words.size()))
+    return cudaFail(d, rc, "reading the status words");
+  for (size_t i = 0; i < p.statusKernels.size(); ++i)
+    if (const char *meaning = mxmoeRtStatusMeaning(words[4 * i]))
+      return fail(MXMOE_RT_ERROR_KERNEL_REJECTED_INPUT,
+                  p.function + ": kernel '" + p.statusKernels[i] + "' " +
+                      meaning + "; nothing was written");
+  return MXMOE_RT_SUCCESS;
+}
+
+void mxmoeRtProgramDestroy(MxmoeRtProgram program) {
+  if (!program)
+    return;
+  if (driver().handle) {
+    for (MapCacheEntry &e : program->mapCache)
+      mxmoeRtMemFreeAsync(e.device, program->lastStream);
+    for (void *c : program->constantDevice)
+      mxmoeRtMemFreeAsync(c, program->lastStream);
+    mxmoeRtMemFreeAsync(program->statusDevice, program->lastStream);
+  }
+  mxmoeRtModuleUnload(program->module);
+  delete program;
+}
+
+size_t mxmoeRtProgramGetNumArgs(MxmoeRtProgram p) {
+  return p ? p->args.size() : 0;
+}
+size_t mxmoeRtProgramGetNumBuffers(MxmoeRtProgram p) {
+  return p ? p->buffers.size() : 0;
+}
+size_t mxmoeRtProgramGetNumReturns(MxmoeRtProgram p) {
+  return p ? p->returns.size() : 0;
+}
+size_t mxmoeRtProgramGetNumSteps(MxmoeRtProgram p) {
+  return p ? p->steps.size() : 0;
+}
+
+static MxmoeRtStatus tensorInfo(MxmoeRtProgram p, size_t index,
+                                MxmoeRtTensorInfo *info, bool buffer) {
+  const std::vector<Tensor> *specs =
+      p ? (buffer ? &p->buffers : &p->args) : nullptr;
+  if (!specs || !info || index >= specs->size())
+    return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
+                std::string("mxmoeRtProgramGet") + (buffer ? "Buffer" : "Arg") +
+                    ": null program or info, "
+                    "or index " +
+                    std::to_string(index) + " out of range");
+  const Tensor &t = (*specs)[index];
+  *info = {t.dtype.c_str(), t.shape.data(), t.shape.size(), t.bytes,
+           t.zero ? 1 : 0};
+  return MXMOE_RT_SUCCESS;
+}
+
+MxmoeRtStatus mxmoeRtProgramGetArg(MxmoeRtProgram p, size_t index,
+                                   MxmoeRtTensorInfo *info) {
+  return tensorInfo(p, index, info, /*buffer=*/false);
+}
+
+MxmoeRtStatus mxmoeRtProgramGetBuffer(MxmoeRtProgram p, size_t index,
+                                      MxmoeRtTensorInfo *info) {
+  return tensorInfo(p, index, info, /*buffer=*/true);
+}
+
+MxmoeRtStatus mxmoeRtProgramGetReturn(MxmoeRtProgram p, size_t index,
+                                      MxmoeRtProgramSource *source,
+                                      size_t *sourceIndex) {
+  if (!p || !source || !sourceIndex || index >= p->returns.size())
+    return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
+                "mxmoeRtProgramGetReturn: null argument or index " +
+                    std::to_string(index) + " out of range");
+  *source = p->returns[index].first;
+  *sourceIndex = p->returns[index].second;
+  return MXMOE_RT_SUCCESS;
+}
+
+} // extern "C"
