@@ -179,10 +179,11 @@ const char *mxmoeRtStatusMeaning(int32_t status);
  * (one int32 per grouped kernel, 16 bytes apart) and its tensor maps
  * (encoded on the host and copied to device memory once per distinct set
  * of bound addresses, at most 64 sets, least recently used out), all in
- * the CUDA context current at its first run. A program runs on one stream
- * at a time: its status words are shared by its runs. Not for CUDA-graph
- * capture yet (a capturing stream is MXMOE_RT_ERROR_INVALID_ARGUMENT);
- * Python's mxmoe.program.Program captures.
+ * the CUDA context current at its first run. With mxmoeRtProgramRun a
+ * program runs on one stream at a time (its status words are shared by its
+ * runs); mxmoeRtProgramEnqueue takes the status words and the tensor maps
+ * in caller memory instead, which is also how a run is captured into a
+ * CUDA graph (python/mxmoe/program.py runs every program this way).
 \*===------------------------------------------------------------------===*/
 
 /** A launch program bound to its kernels. */
@@ -255,15 +256,57 @@ MxmoeRtStatus mxmoeRtProgramGetReturn(MxmoeRtProgram program, size_t index,
  *  address must be 16-byte aligned. Enqueues: zero-fills, the status words
  *  set to -1, the tensor maps (when this set of addresses is not cached),
  *  one launch per step. A wrong count, a null or misaligned address or a
- *  capturing stream is MXMOE_RT_ERROR_INVALID_ARGUMENT and enqueues
- *  nothing. With MXMOE_RT_CHECK_SYNC it then waits for the stream and
+ *  capturing stream (see mxmoeRtProgramEnqueue) is
+ *  MXMOE_RT_ERROR_INVALID_ARGUMENT and enqueues nothing. With MXMOE_RT_CHECK_SYNC it then waits for the stream and
  *  checks the status words (see MxmoeRtCheck). */
 MxmoeRtStatus mxmoeRtProgramRun(MxmoeRtProgram program, void *const *args,
                                 size_t numArgs, void *const *buffers,
                                 size_t numBuffers, void *stream,
                                 MxmoeRtCheck check);
 
-/** Waits for the stream of the last run and checks its status words:
+/** Caller memory of one mxmoeRtProgramEnqueue. */
+typedef struct MxmoeRtRunMemory {
+  /** Device memory of 16 * mxmoeRtProgramGetNumStatusWords bytes, 16-byte
+   *  aligned: word i (an int32 at byte 16 i) is the status of kernel
+   *  mxmoeRtProgramGetStatusKernel(i), set to -1 by the run, then to 0 or a
+   *  rejection code (mxmoeRtStatusMeaning) by the kernel. NULL: the
+   *  program's own words (not inside a capture). */
+  void *statusWords;
+  /** Device memory of 128 * mxmoeRtProgramGetNumTensorMaps bytes, 64-byte
+   *  aligned, that the run's tensor maps are copied into from
+   *  `tensorMapsHost` (page-locked host memory of the same size and
+   *  alignment, which must stay allocated while the copy can run: inside a
+   *  capture, as long as the graph is replayed). NULL: the program's cache
+   *  of device copies by address (not inside a capture). */
+  void *tensorMaps;
+  void *tensorMapsHost;
+} MxmoeRtRunMemory;
+
+/** Enqueues a run as mxmoeRtProgramRun does, with the status words and
+ *  tensor maps in `memory` where given, and checks nothing (the caller
+ *  reads the status words it gave). On a stream capturing a CUDA graph it
+ *  records the run into the graph (zero-fills and status reset as memset
+ *  nodes, the tensor-map copy as a memcpy node, the launches); it then
+ *  needs `memory` with the status words and the tensor maps the program
+ *  has, and a program with constants must have run once outside a capture
+ *  (they are uploaded then): else MXMOE_RT_ERROR_INVALID_ARGUMENT and
+ *  nothing is recorded. */
+MxmoeRtStatus mxmoeRtProgramEnqueue(MxmoeRtProgram program, void *const *args,
+                                    size_t numArgs, void *const *buffers,
+                                    size_t numBuffers,
+                                    const MxmoeRtRunMemory *memory,
+                                    void *stream);
+
+/** Status words and tensor maps of a run; the kernel of status word
+ *  `index` (NULL out of range; the string lives as long as the program). */
+size_t mxmoeRtProgramGetNumStatusWords(MxmoeRtProgram program);
+size_t mxmoeRtProgramGetNumTensorMaps(MxmoeRtProgram program);
+const char *mxmoeRtProgramGetStatusKernel(MxmoeRtProgram program,
+                                          size_t index);
+
+/** Waits for the stream of the last run that used the program's own status
+ *  words (mxmoeRtProgramRun, or Enqueue without caller status words) and
+ *  checks them:
  *  MXMOE_RT_ERROR_KERNEL_REJECTED_INPUT naming the first kernel that
  *  rejected its input (nothing written by it). Success when the program
  *  has no grouped kernel or has not run. */

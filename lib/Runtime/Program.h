@@ -72,7 +72,10 @@ constexpr size_t kMapCache = 64;
 struct MxmoeRtProgram_ {
   std::string function;
   std::vector<char> image; // cubin, or PTX with a NUL
+  /// The loaded image, shared by the programs of one image and context
+  /// (ProgramRun.cpp's module table).
   MxmoeRtModule module = nullptr;
+  void *moduleContext = nullptr;
   std::vector<mxmoe::rt::Tensor> args, buffers, constants;
   std::vector<std::vector<uint8_t>> constantBytes;
   std::vector<void *> constantDevice;

@@ -12,6 +12,8 @@
 #include "Program.h"
 
 #include <cstdio>
+#include <map>
+#include <mutex>
 
 using namespace mxmoe::rt;
 
@@ -56,11 +58,56 @@ MxmoeRtStatus upload(Driver &d, const void *host, size_t bytes, void *stream,
   return MXMOE_RT_SUCCESS;
 }
 
-/// The first run's setup: the module, the constants, the status words.
-MxmoeRtStatus prepare(Driver &d, MxmoeRtProgram_ &p, void *stream) {
+/// Modules by (image bytes, context), shared by the programs of one
+/// compile output (a model's programs all name its one cubin): loaded once,
+/// unloaded with the last program using it.
+struct SharedModule {
+  MxmoeRtModule module;
+  size_t users;
+};
+std::mutex moduleMutex;
+std::map<std::pair<std::string, void *>, SharedModule> moduleTable;
+
+MxmoeRtStatus acquireModule(Driver &d, MxmoeRtProgram_ &p) {
+  CUcontext ctx = nullptr;
+  if (CUresult rc = d.cuCtxGetCurrent(&ctx))
+    return cudaFail(d, rc, "cuCtxGetCurrent");
+  std::lock_guard<std::mutex> lock(moduleMutex);
+  auto key = std::make_pair(std::string(p.image.begin(), p.image.end()),
+                            static_cast<void *>(ctx));
+  auto it = moduleTable.find(key);
+  if (it == moduleTable.end()) {
+    MxmoeRtModule m = nullptr;
+    if (MxmoeRtStatus s = mxmoeRtModuleLoad(p.image.data(), p.image.size(), &m))
+      return s;
+    it = moduleTable.emplace(std::move(key), SharedModule{m, 0}).first;
+  }
+  ++it->second.users;
+  p.module = it->second.module;
+  p.moduleContext = ctx;
+  return MXMOE_RT_SUCCESS;
+}
+
+void releaseModule(MxmoeRtProgram_ &p) {
+  if (!p.module)
+    return;
+  std::lock_guard<std::mutex> lock(moduleMutex);
+  auto key = std::make_pair(std::string(p.image.begin(), p.image.end()),
+                            p.moduleContext);
+  auto it = moduleTable.find(key);
+  if (it != moduleTable.end() && --it->second.users == 0) {
+    mxmoeRtModuleUnload(it->second.module);
+    moduleTable.erase(it);
+  }
+  p.module = nullptr;
+}
+
+/// The first run's setup: the module, the constants, and the status words
+/// when the run uses the program's own (`ownStatus`).
+MxmoeRtStatus prepare(Driver &d, MxmoeRtProgram_ &p, void *stream,
+                      bool ownStatus) {
   if (!p.module && !p.steps.empty())
-    if (MxmoeRtStatus s =
-            mxmoeRtModuleLoad(p.image.data(), p.image.size(), &p.module))
+    if (MxmoeRtStatus s = acquireModule(d, p))
       return s;
   while (p.constantDevice.size() < p.constants.size()) {
     const std::vector<uint8_t> &c = p.constantBytes[p.constantDevice.size()];
@@ -69,7 +116,7 @@ MxmoeRtStatus prepare(Driver &d, MxmoeRtProgram_ &p, void *stream) {
       return s;
     p.constantDevice.push_back(dev);
   }
-  if (!p.statusDevice && !p.statusKernels.empty())
+  if (ownStatus && !p.statusDevice && !p.statusKernels.empty())
     return mxmoeRtMemAllocAsync(&p.statusDevice, 16 * p.statusKernels.size(),
                                 stream);
   return MXMOE_RT_SUCCESS;
@@ -84,13 +131,51 @@ uintptr_t address(const MxmoeRtProgram_ &p, const Source &s, void *const *args,
   return reinterpret_cast<uintptr_t>(ptr);
 }
 
+/// The tensor maps over the operand addresses `key`, into `out`.
+MxmoeRtStatus encodeMaps(const MxmoeRtProgram_ &p,
+                         const std::vector<uintptr_t> &key,
+                         TensorMapBlob *out) {
+  for (size_t i = 0; i < p.maps.size(); ++i) {
+    const MapSpec &m = p.maps[i];
+    if (MxmoeRtStatus s = mxmoeRtEncodeTensorMap2D(
+            out[i].bytes.data(), m.dataType,
+            reinterpret_cast<const void *>(key[i]), m.inner, m.rows,
+            m.rowStrideBytes, m.boxInner, m.boxRows, m.swizzleBytes))
+      return s;
+  }
+  return MXMOE_RT_SUCCESS;
+}
+
+std::vector<uintptr_t> mapAddresses(const MxmoeRtProgram_ &p, void *const *args,
+                                    void *const *buffers) {
+  std::vector<uintptr_t> key;
+  for (const MapSpec &m : p.maps)
+    key.push_back(address(p, m.operand, args, buffers));
+  return key;
+}
+
+/// The run's tensor maps encoded into the caller's page-locked host memory
+/// and copied into its device memory (`memory`), ordered on `stream`.
+MxmoeRtStatus copyMaps(const MxmoeRtProgram_ &p, void *const *args,
+                       void *const *buffers, const MxmoeRtRunMemory &memory,
+                       void *stream) {
+  if (reinterpret_cast<uintptr_t>(memory.tensorMaps) % 64 ||
+      reinterpret_cast<uintptr_t>(memory.tensorMapsHost) % 64)
+    return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
+                "mxmoeRtProgramEnqueue(" + p.function +
+                    "): tensor-map memory must be 64-byte aligned");
+  auto *host = static_cast<TensorMapBlob *>(memory.tensorMapsHost);
+  if (MxmoeRtStatus s = encodeMaps(p, mapAddresses(p, args, buffers), host))
+    return s;
+  return mxmoeRtMemcpyAsync(memory.tensorMaps, host,
+                            sizeof(TensorMapBlob) * p.maps.size(), stream);
+}
+
 /// The device buffer of this run's tensor maps: cached by the addresses
 /// they describe, else encoded and copied (ordered on `stream`).
 MxmoeRtStatus bindMaps(MxmoeRtProgram_ &p, void *const *args,
                        void *const *buffers, void *stream, uintptr_t &maps) {
-  std::vector<uintptr_t> key;
-  for (const MapSpec &m : p.maps)
-    key.push_back(address(p, m.operand, args, buffers));
+  std::vector<uintptr_t> key = mapAddresses(p, args, buffers);
   for (auto it = p.mapCache.begin(); it != p.mapCache.end(); ++it)
     if (it->addresses == key) {
       p.mapCache.splice(p.mapCache.begin(), p.mapCache, it);
@@ -98,14 +183,8 @@ MxmoeRtStatus bindMaps(MxmoeRtProgram_ &p, void *const *args,
       return MXMOE_RT_SUCCESS;
     }
   MapCacheEntry e{key, std::vector<TensorMapBlob>(p.maps.size()), nullptr};
-  for (size_t i = 0; i < p.maps.size(); ++i) {
-    const MapSpec &m = p.maps[i];
-    if (MxmoeRtStatus s = mxmoeRtEncodeTensorMap2D(
-            e.host[i].bytes.data(), m.dataType,
-            reinterpret_cast<const void *>(key[i]), m.inner, m.rows,
-            m.rowStrideBytes, m.boxInner, m.boxRows, m.swizzleBytes))
-      return s;
-  }
+  if (MxmoeRtStatus s = encodeMaps(p, key, e.host.data()))
+    return s;
   size_t bytes = sizeof(TensorMapBlob) * e.host.size();
   if (MxmoeRtStatus s = mxmoeRtMemAllocAsync(&e.device, bytes, stream))
     return s;
@@ -123,7 +202,7 @@ MxmoeRtStatus bindMaps(MxmoeRtProgram_ &p, void *const *args,
 
 /// Zero-fills and status words of a run.
 MxmoeRtStatus resetWords(Driver &d, MxmoeRtProgram_ &p, void *const *buffers,
-                         void *stream) {
+                         void *status, void *stream) {
   CUstream s = static_cast<CUstream>(stream);
   for (size_t i = 0; i < p.buffers.size(); ++i)
     if (p.buffers[i].zero && p.buffers[i].bytes)
@@ -131,9 +210,9 @@ MxmoeRtStatus resetWords(Driver &d, MxmoeRtProgram_ &p, void *const *buffers,
               d.cuMemsetD8Async(reinterpret_cast<CUdeviceptr>(buffers[i]), 0,
                                 p.buffers[i].bytes, s))
         return cudaFail(d, rc, "zero-filling buffer " + std::to_string(i));
-  if (p.statusDevice)
+  if (!p.statusKernels.empty())
     if (CUresult rc =
-            d.cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(p.statusDevice),
+            d.cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(status),
                                0xFFFFFFFFu, 4 * p.statusKernels.size(), s))
       return cudaFail(d, rc, "resetting the status words");
   return MXMOE_RT_SUCCESS;
@@ -141,8 +220,8 @@ MxmoeRtStatus resetWords(Driver &d, MxmoeRtProgram_ &p, void *const *buffers,
 
 /// One launch per step, pointers from their sources.
 MxmoeRtStatus launchSteps(MxmoeRtProgram_ &p, void *const *args,
-                          void *const *buffers, uintptr_t maps, void *stream) {
-  uintptr_t status = reinterpret_cast<uintptr_t>(p.statusDevice);
+                          void *const *buffers, uintptr_t maps,
+                          uintptr_t status, void *stream) {
   std::vector<void *> ptrs;
   for (const Step &step : p.steps) {
     ptrs.clear();
@@ -162,9 +241,10 @@ MxmoeRtStatus launchSteps(MxmoeRtProgram_ &p, void *const *args,
   return MXMOE_RT_SUCCESS;
 }
 
+/// Counts and addresses of a run; whether `stream` is capturing a graph.
 MxmoeRtStatus checkRun(Driver &d, MxmoeRtProgram_ &p, void *const *args,
                        size_t numArgs, void *const *buffers, size_t numBuffers,
-                       void *stream) {
+                       void *stream, bool &capturing) {
   if (numArgs != p.args.size() || numBuffers != p.buffers.size() ||
       (numArgs && !args) || (numBuffers && !buffers))
     return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
@@ -177,16 +257,67 @@ MxmoeRtStatus checkRun(Driver &d, MxmoeRtProgram_ &p, void *const *args,
     return s;
   if (MxmoeRtStatus s = checkAddresses(p, buffers, p.buffers, "buffer"))
     return s;
-  int capturing = 0;
+  int status = 0;
   if (CUresult rc =
-          d.cuStreamIsCapturing(static_cast<CUstream>(stream), &capturing))
+          d.cuStreamIsCapturing(static_cast<CUstream>(stream), &status))
     return cudaFail(d, rc, "cuStreamIsCapturing");
-  if (capturing)
+  capturing = status != 0;
+  return MXMOE_RT_SUCCESS;
+}
+
+/// What a captured run needs: caller memory, and constants already on the
+/// device (their upload cannot be captured).
+MxmoeRtStatus checkCapture(const MxmoeRtProgram_ &p,
+                           const MxmoeRtRunMemory &m) {
+  std::string why;
+  if (!p.statusKernels.empty() && !m.statusWords)
+    why = "needs caller status words";
+  else if (!p.maps.empty() && (!m.tensorMaps || !m.tensorMapsHost))
+    why = "needs caller tensor-map memory (device and page-locked host)";
+  else if (p.constantDevice.size() < p.constants.size())
+    why = "has constants: run it once outside the capture first (warm-up)";
+  if (why.empty())
+    return MXMOE_RT_SUCCESS;
+  return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
+              "mxmoeRtProgramEnqueue(" + p.function +
+                  ") inside a CUDA-graph capture " + why);
+}
+
+/// A run with `memory` (NULL members: the program's own).
+MxmoeRtStatus enqueue(MxmoeRtProgram_ &p, void *const *args, size_t numArgs,
+                      void *const *buffers, size_t numBuffers,
+                      const MxmoeRtRunMemory &memory, void *stream,
+                      bool allowCapture) {
+  Driver *d = nullptr;
+  if (MxmoeRtStatus s = requireDriver(d))
+    return s;
+  bool capturing = false;
+  if (MxmoeRtStatus s = checkRun(*d, p, args, numArgs, buffers, numBuffers,
+                                 stream, capturing))
+    return s;
+  if (capturing && !allowCapture)
     return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
                 "mxmoeRtProgramRun(" + p.function +
-                    "): the stream is capturing a CUDA graph; the C "
-                    "executor does not support capture yet");
-  return MXMOE_RT_SUCCESS;
+                    "): the stream is capturing a CUDA graph; use "
+                    "mxmoeRtProgramEnqueue with caller memory");
+  if (capturing)
+    if (MxmoeRtStatus s = checkCapture(p, memory))
+      return s;
+  if (MxmoeRtStatus s = prepare(*d, p, stream, !memory.statusWords))
+    return s;
+  uintptr_t maps = reinterpret_cast<uintptr_t>(memory.tensorMaps);
+  if (!p.maps.empty()) {
+    MxmoeRtStatus s = memory.tensorMaps
+                          ? copyMaps(p, args, buffers, memory, stream)
+                          : bindMaps(p, args, buffers, stream, maps);
+    if (s)
+      return s;
+  }
+  void *status = memory.statusWords ? memory.statusWords : p.statusDevice;
+  if (MxmoeRtStatus s = resetWords(*d, p, buffers, status, stream))
+    return s;
+  return launchSteps(p, args, buffers, maps,
+                     reinterpret_cast<uintptr_t>(status), stream);
 }
 
 } // namespace
@@ -200,27 +331,34 @@ MxmoeRtStatus mxmoeRtProgramRun(MxmoeRtProgram program, void *const *args,
   if (!program)
     return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
                 "mxmoeRtProgramRun: null program");
-  MxmoeRtProgram_ &p = *program;
-  Driver *d = nullptr;
-  if (MxmoeRtStatus s = requireDriver(d))
+  MxmoeRtRunMemory own = {nullptr, nullptr, nullptr};
+  if (MxmoeRtStatus s = enqueue(*program, args, numArgs, buffers, numBuffers,
+                                own, stream, /*allowCapture=*/false))
     return s;
-  if (MxmoeRtStatus s =
-          checkRun(*d, p, args, numArgs, buffers, numBuffers, stream))
-    return s;
-  if (MxmoeRtStatus s = prepare(*d, p, stream))
-    return s;
-  uintptr_t maps = 0;
-  if (!p.maps.empty())
-    if (MxmoeRtStatus s = bindMaps(p, args, buffers, stream, maps))
-      return s;
-  if (MxmoeRtStatus s = resetWords(*d, p, buffers, stream))
-    return s;
-  p.lastStream = stream;
-  p.ran = true;
-  if (MxmoeRtStatus s = launchSteps(p, args, buffers, maps, stream))
-    return s;
+  program->lastStream = stream;
+  program->ran = true;
   return check == MXMOE_RT_CHECK_SYNC ? mxmoeRtProgramCheck(program)
                                       : MXMOE_RT_SUCCESS;
+}
+
+MxmoeRtStatus mxmoeRtProgramEnqueue(MxmoeRtProgram program, void *const *args,
+                                    size_t numArgs, void *const *buffers,
+                                    size_t numBuffers,
+                                    const MxmoeRtRunMemory *memory,
+                                    void *stream) {
+  if (!program)
+    return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
+                "mxmoeRtProgramEnqueue: null program");
+  MxmoeRtRunMemory none = {nullptr, nullptr, nullptr};
+  const MxmoeRtRunMemory &m = memory ? *memory : none;
+  if (MxmoeRtStatus s = enqueue(*program, args, numArgs, buffers, numBuffers, m,
+                                stream, /*allowCapture=*/true))
+    return s;
+  if (!m.statusWords) {
+    program->lastStream = stream;
+    program->ran = true;
+  }
+  return MXMOE_RT_SUCCESS;
 }
 
 MxmoeRtStatus mxmoeRtProgramCheck(MxmoeRtProgram program) {
@@ -256,7 +394,7 @@ void mxmoeRtProgramDestroy(MxmoeRtProgram program) {
       mxmoeRtMemFreeAsync(c, program->lastStream);
     mxmoeRtMemFreeAsync(program->statusDevice, program->lastStream);
   }
-  mxmoeRtModuleUnload(program->module);
+  releaseModule(*program);
   delete program;
 }
 
@@ -271,6 +409,16 @@ size_t mxmoeRtProgramGetNumReturns(MxmoeRtProgram p) {
 }
 size_t mxmoeRtProgramGetNumSteps(MxmoeRtProgram p) {
   return p ? p->steps.size() : 0;
+}
+size_t mxmoeRtProgramGetNumStatusWords(MxmoeRtProgram p) {
+  return p ? p->statusKernels.size() : 0;
+}
+size_t mxmoeRtProgramGetNumTensorMaps(MxmoeRtProgram p) {
+  return p ? p->maps.size() : 0;
+}
+const char *mxmoeRtProgramGetStatusKernel(MxmoeRtProgram p, size_t index) {
+  return p && index < p->statusKernels.size() ? p->statusKernels[index].c_str()
+                                              : nullptr;
 }
 
 static MxmoeRtStatus tensorInfo(MxmoeRtProgram p, size_t index,

@@ -7,10 +7,13 @@ per step the kernel and, per kernel parameter, a binding to a function
 argument, an intermediate buffer, a status buffer, a TMA descriptor over
 one of those, or a value (grouped-GEMM and quantize kernels take their
 sizes at run time, so one kernel serves every shape of its kind; such
-steps also give their grid). `Program` allocates the intermediates, builds the tensor maps
-(through the mxmoe C runtime), launches the steps on the current CUDA
-stream's device, checks every grouped kernel's status, and returns the
-results as torch tensors.
+steps also give their grid). `Program` allocates the intermediates and the
+status words as torch tensors and hands the call to the C runtime's
+executor (mxmoeRtProgramEnqueue of mxmoe-c/Runtime.h, the one
+implementation of the replay, also used by C hosts such as
+tools/mxmoe-run), which encodes the tensor maps, enqueues the steps on the
+current CUDA stream and keeps the program's constants; then it checks
+every grouped kernel's status and returns the results as torch tensors.
 
 Status checks: a grouped kernel that rejects its offsets (status 1) or, for
 a grouped GEMM, its sizes (status 2) writes nothing and sets its status
@@ -35,9 +38,9 @@ for the addresses of that capture (a graph replays on the same addresses)
 and copied into the graph's own device memory by the graph itself. The host
 memory of both lives as long as the process (slabs of page-locked memory
 set aside by calls outside a capture: PyTorch's pinned-memory allocator
-cannot be used during a capture). Run each program once outside the
-capture first (the warm-up torch.cuda.graph asks for anyway): that creates
-its constants and the first slab.
+cannot be used during a capture), as do the C programs. Run each program
+once outside the capture first (the warm-up torch.cuda.graph asks for
+anyway): that uploads its constants and sets aside the first slab.
 
 `MXGroupedMM` wraps a forward / input_grad / weight_grad triple as a
 torch.autograd.Function: forward = quantize(x), quantize(W) and the MXFP8
@@ -52,12 +55,12 @@ from __future__ import annotations
 import ctypes
 import json
 import os
-from collections import OrderedDict
 from typing import Dict, List, Optional, Sequence
 
 from . import runtime as rt
 
-_MODULES: Dict[tuple, "rt.Module"] = {}
+# The C runtime's programs by (output directory, function, chip, device).
+_RUNTIME_PROGRAMS: Dict[tuple, "rt.Program"] = {}
 _MANIFESTS: Dict[tuple, dict] = {}
 
 
@@ -152,40 +155,6 @@ def _drain(block: bool) -> None:
         raise err
 
 
-class _DeviceBuffer:
-    """Device bytes a Program keeps across calls (its cached tensor maps and
-    constants), allocated by the mxmoe runtime (cuMemAllocAsync on a
-    stream) instead of PyTorch's caching allocator: the warm-up of
-    torch.compile's CUDA-graph trees allocates every PyTorch tensor of the
-    thread into its graph pool and rejects one that outlives it. `tensor()`
-    views the bytes as a torch tensor (through __cuda_array_interface__,
-    no copy); `release()` frees them ordered on the stream, after the work
-    already enqueued there."""
-
-    def __init__(self, nbytes: int, stream: int):
-        self.stream = stream
-        self.address = rt.mem_alloc_async(nbytes, stream)
-        self.__cuda_array_interface__ = {
-            "shape": (nbytes,), "typestr": "|u1", "data": (self.address, False),
-            "version": 3, "stream": None}
-
-    def tensor(self, dev, dtype=None, shape=None):
-        torch = _torch()
-        t = torch.as_tensor(self, device=dev)
-        return t if dtype is None else t.view(dtype).view(shape)
-
-    def release(self) -> None:
-        if self.address:
-            rt.mem_free_async(self.address, self.stream)
-            self.address = 0
-
-    def __del__(self):
-        try:
-            self.release()
-        except Exception:  # noqa: BLE001 (interpreter exit: driver gone)
-            pass
-
-
 class _GraphHostMemory:
     """Page-locked host bytes for the calls captured into CUDA graphs: their
     tensor maps (read by every replay) and status words (written by every
@@ -266,7 +235,16 @@ def check_deferred() -> None:
 
 
 class Program:
-    """One program of a manifest, ready to run on `chip` (sm_90a here)."""
+    """One program of a manifest, ready to run on `chip` (sm_90a here).
+
+    The replay itself is the C runtime's executor (mxmoeRtProgram* of
+    mxmoe-c/Runtime.h, `runtime.Program`, one per device): it binds the
+    steps to their kernels, keeps the constants and the tensor maps of
+    eager calls (cached by the addresses they describe), and enqueues the
+    zero-fills, the status-word reset and the launches. This class
+    allocates the intermediates and the status words as torch tensors,
+    hands them over with the arguments, and checks the status words (see
+    the module docstring)."""
 
     def __init__(self, out_dir: str, function: str, chip: str = "sm_90a",
                  check: str = "sync"):
@@ -279,118 +257,21 @@ class Program:
             raise KeyError(f"no program '{function}' in {out_dir}/manifest.json "
                            f"(have: {', '.join(sorted(progs))})")
         self.prog = progs[function]
-        self.kernels = {k["name"]: k for k in manifest["kernels"] if k["chip"] == chip}
-        missing = [s["kernel"] for s in self.prog["steps"] if s["kernel"] not in self.kernels]
+        built = {k["name"] for k in manifest["kernels"] if k["chip"] == chip}
+        missing = [s["kernel"] for s in self.prog["steps"] if s["kernel"] not in built]
         if missing:
             raise KeyError(f"kernels {missing} not built for {chip}")
-        # The image the manifest names: its cubin when ptxas built one, else
-        # the PTX (a cubin file the manifest does not name is not this
-        # compile's). Cached per file and modification time.
-        any_kernel = next(iter(self.kernels.values()))
-        cubin = any_kernel.get("cubin", "")
-        rel = cubin if cubin.endswith(".cubin") else any_kernel["ptx"]
-        path = os.path.join(out_dir, rel)
-        key = (os.path.abspath(path), os.path.getmtime(path))
-        if key not in _MODULES:
-            data = open(path, "rb").read() + (b"\0" if path.endswith(".ptx") else b"")
-            _MODULES[key] = rt.Module(data)
-        self.module = _MODULES[key]
-        # The launch plan, fixed by the manifest: each step with its kernel,
-        # the (step, parameter) of every tensor map (its slot in the call's
-        # one map buffer) and the kernel name of every status word.
-        self._steps = [(s, self.kernels[s["kernel"]]) for s in self.prog["steps"]]
-        self._map_slot = {}
-        self._status_of = []
-        for i, (step, k) in enumerate(self._steps):
-            for j, b in enumerate(step["bindings"]):
-                if b.get("tensor_map"):
-                    self._map_slot[(i, j)] = len(self._map_slot)
-                elif b.get("status"):
-                    self._status_of.append(k["name"])
-        # Status words before each step (a running count: one pass).
-        before, self._status_before = 0, []
-        for step, _ in self._steps:
-            self._status_before.append(before)
-            before += sum(1 for b in step["bindings"] if b.get("status"))
-        self._launches = [self._launch_plan(i) for i in range(len(self._steps))]
+        self._where = (os.path.abspath(out_dir), function, chip)
         self._arg_checks = [(list(s["shape"]), _dtype(s["dtype"])) for s in self.prog["args"]]
-        # Device tensor-map buffers by the addresses they describe (a map
-        # holds only its tensor's address and the manifest's fixed extents,
-        # so equal addresses give equal maps): a call whose buffers sit where
-        # an earlier call's did (PyTorch's caching allocator reuses them)
-        # encodes and copies nothing. At most _MAP_CACHE entries, oldest out.
-        self._map_cache: "OrderedDict[tuple, object]" = OrderedDict()
-        self._const_cache = {}
-        self._const_buffers = []
+        self._runtime_of: Dict[int, "rt.Program"] = {}
 
-    _MAP_CACHE = 64
-
-    def _launch_plan(self, i):
-        """Step i as (launcher, parameter sources, status-word count before
-        it): the kernel's prepared launch (grid, block, shared memory,
-        scalar sizes) and, per pointer parameter, where its address comes
-        from: ("arg", n), ("constant", n), ("buffer", n), ("status", n) or
-        ("map", slot)."""
-        step, k = self._steps[i]
-        sources, scalars = [], []
-        status = self._status_before[i]
-        for j, b in enumerate(step["bindings"]):
-            if b.get("status"):
-                sources.append(("status", status))
-                status += 1
-            elif b.get("tensor_map"):
-                sources.append(("map", self._map_slot[(i, j)]))
-            elif "value" in b:  # a size (i64 scalar, after the pointers)
-                scalars.append(b["value"])
-            else:
-                kind = "arg" if "arg" in b else "constant" if "constant" in b else "buffer"
-                sources.append((kind, b[kind]))
-        launch = self.module.prepare(k["name"], step.get("grid", k["grid"]), k["block"],
-                                     shared_bytes=k.get("dynamic_shared_memory", 0),
-                                     scalars=scalars)
-        return launch, sources
-
-    def _tensor_maps(self, ptr, dev, stream):
-        """The call's tensor maps in one device buffer (cached by the
-        addresses they describe, see __init__, and by device and stream:
-        the buffer's copy is ordered on the stream that made it)."""
-        torch = _torch()
-        key = (dev, stream) + tuple(ptr(self._steps[i][0]["bindings"][j])
-                                    for (i, j) in self._map_slot)
-        hit = self._map_cache.get(key)
-        if hit is not None:
-            self._map_cache.move_to_end(key)
-            return hit[0]
-        host = torch.empty(len(self._map_slot) * 128, dtype=torch.uint8, pin_memory=True)
-        for ((i, j), slot), address in zip(self._map_slot.items(), key[2:]):
-            step, k = self._steps[i]
-            blob = rt.tensor_map_for(k["params"][j], address, step["bindings"][j])
-            ctypes.memmove(host.data_ptr() + 128 * slot, blob, 128)
-        buf = _DeviceBuffer(host.numel(), stream)
-        maps = buf.tensor(dev)
-        maps.copy_(host, non_blocking=True)
-        self._map_cache[key] = (maps, buf)
-        if len(self._map_cache) > self._MAP_CACHE:
-            self._map_cache.popitem(last=False)[1][1].release()
-        return maps
-
-    def _captured_tensor_maps(self, ptr, dev, stream):
-        """The call's tensor maps during a CUDA-graph capture: encoded now
-        into page-locked memory that lives as long as the process, copied
-        into a device buffer of the graph's memory pool by a memcpy node of
-        the graph (so every replay gets them), never cached: the eager
-        cache's buffers can be freed while a graph still reads them."""
-        torch = _torch()
-        n = len(self._map_slot)
-        host = _GRAPH_HOST.take(128 * n)
-        for (i, j), slot in self._map_slot.items():
-            step, k = self._steps[i]
-            blob = rt.tensor_map_for(k["params"][j], ptr(step["bindings"][j]),
-                                     step["bindings"][j])
-            ctypes.memmove(host + 128 * slot, blob, 128)
-        maps = torch.empty(128 * n, dtype=torch.uint8, device=dev)
-        rt.memcpy_async(maps.data_ptr(), host, 128 * n, stream)
-        return maps
+    def _runtime(self, dev) -> "rt.Program":
+        """The C program of this device (bound once, never unloaded)."""
+        key = self._where + (dev.index,)
+        hit = _RUNTIME_PROGRAMS.get(key)
+        if hit is None:
+            hit = _RUNTIME_PROGRAMS[key] = rt.Program(*self._where)
+        return hit
 
     def _check_args(self, args):
         spec = self._arg_checks
@@ -407,12 +288,10 @@ class Program:
         """Runs the program on `args` (contiguous CUDA tensors of the
         manifest's shapes and dtypes) on the current stream; returns the
         results (fresh tensors, or the arguments a program returns as they
-        are). The call's tensor maps live in one device buffer, encoded on
-        the host and copied once per distinct set of addresses (see
-        __init__); the grouped kernels' status words share one device
-        buffer, read at the end (check="sync": the only synchronization) or
-        later (check="deferred", see the module docstring): a nonzero
-        status raises KernelRejectedInput naming the kernel."""
+        are). The grouped kernels' status words share one device buffer,
+        read at the end (check="sync": the only synchronization) or later
+        (check="deferred", see the module docstring): a nonzero status
+        raises KernelRejectedInput naming the kernel."""
         torch = _torch()
         self._check_args(args)
         capturing = torch.cuda.is_current_stream_capturing()
@@ -424,51 +303,25 @@ class Program:
         # The raw cudaStream_t of the current stream (one C call; the Stream
         # object of torch.cuda.current_stream cost 25 us per call).
         stream = torch._C._cuda_getCurrentRawStream(dev.index)
+        program = self._runtime(dev)
         bufs = [self._alloc(b, dev) for b in self.prog["buffers"]]
-        consts = self._constants(dev, capturing)
-
-        def ptr(b):
-            if "arg" in b:
-                return args[b["arg"]].data_ptr()
-            if "constant" in b:
-                return consts[b["constant"]].data_ptr()
-            return bufs[b["buffer"]].data_ptr()
-
-        n_status = len(self._status_of)
-        if not self._map_slot:
-            maps_buffer = None
-        elif capturing:
-            maps_buffer = self._captured_tensor_maps(ptr, dev, stream)
-        else:
-            maps_buffer = self._tensor_maps(ptr, dev, stream)
-        maps = maps_buffer.data_ptr() if maps_buffer is not None else 0
+        n_status = program.num_status_words
         # One int32 status word per grouped kernel, 16 bytes apart (every
-        # kernel parameter must be 16-byte aligned).
-        status = (torch.full((n_status, 4), -1, dtype=torch.int32, device=dev)
+        # kernel parameter must be 16-byte aligned); the run sets them to -1.
+        status = (torch.empty((n_status, 4), dtype=torch.int32, device=dev)
                   if n_status else None)
-        base = {"arg": [a.data_ptr() for a in args], "constant": [c.data_ptr() for c in consts],
-                "buffer": [t.data_ptr() for t in bufs]}
-        status_ptr = status.data_ptr() if n_status else 0
-        for launch, sources in self._launches:
-            ptrs = [status_ptr + 16 * n if kind == "status" else
-                    maps + 128 * n if kind == "map" else base[kind][n]
-                    for kind, n in sources]
-            launch(ptrs, stream)
-        if n_status and capturing:
-            address = _GRAPH_HOST.take(status.numel() * 4)
-            rt.memcpy_async(address, status.data_ptr(), status.numel() * 4, stream)
-            _CAPTURED.append((address, n_status, self._status_of, self.prog["function"],
-                              dev.index))
-        elif n_status and self.check == "deferred":
-            host = torch.empty(status.shape, dtype=status.dtype, pin_memory=True)
-            host.copy_(status, non_blocking=True)
-            event = torch.cuda.Event()
-            event.record()  # on the current stream, as the launches
-            _PENDING.append((event, host, self._status_of, self.prog["function"]))
-        elif n_status:
-            for code, name in zip(status[:, 0].tolist(), self._status_of):
-                if code != 0:
-                    raise rt.KernelRejectedInput(5, f"kernel '{name}' {rt.rejection(code)}")
+        maps = maps_host = 0
+        if capturing and program.num_tensor_maps:
+            # A captured call's maps: encoded now into page-locked memory
+            # that lives as long as the process and copied into the graph's
+            # device memory by a memcpy node of the graph (every replay).
+            nbytes = 128 * program.num_tensor_maps
+            maps_buffer = torch.empty(nbytes, dtype=torch.uint8, device=dev)
+            maps, maps_host = maps_buffer.data_ptr(), _GRAPH_HOST.take(nbytes)
+        program.enqueue([a.data_ptr() for a in args], [t.data_ptr() for t in bufs], stream,
+                        status.data_ptr() if n_status else 0, maps, maps_host)
+        if n_status:
+            self._status(status, program.status_kernels, capturing, dev)
         out = []
         for r in self.prog["returns"]:
             t = args[r["arg"]] if "arg" in r else bufs[r["buffer"]]
@@ -480,39 +333,35 @@ class Program:
             return out, bufs
         return out
 
-    def _constants(self, dev, capturing=False):
-        """The program's constant tensors (e.g. a linear's one-group
-        offsets), created once per device (outside a CUDA-graph capture:
-        the host-to-device copy would not be captured)."""
+    def _status(self, status, names, capturing, dev) -> None:
+        """The status words of a call: recorded for check_deferred (in a
+        capture: copied to page-locked memory by the graph), queued
+        (check="deferred") or read now."""
         torch = _torch()
-        cache = self._const_cache
-        if dev not in cache and capturing and self.prog.get("constants"):
-            raise RuntimeError(
-                f"{self.prog['function']}: first call inside a CUDA-graph capture; run "
-                "it once outside the capture first (warm-up) to create its constants")
-        if dev not in cache:
-            consts = []
-            for c in self.prog.get("constants", []):
-                value = torch.tensor(c["values"], dtype=_dtype(c["dtype"])).view(c["shape"])
-                stream = torch._C._cuda_getCurrentRawStream(dev.index)
-                buf = _DeviceBuffer(value.numel() * value.element_size(), stream)
-                t = buf.tensor(dev, value.dtype, c["shape"])
-                t.copy_(value)  # pageable source: returns once copied
-                torch.cuda.current_stream(dev).synchronize()  # ready on every stream
-                consts.append(t)
-                self._const_buffers.append(buf)
-            cache[dev] = consts
-        return cache[dev]
+        function = self.prog["function"]
+        if capturing:
+            address = _GRAPH_HOST.take(status.numel() * 4)
+            stream = torch._C._cuda_getCurrentRawStream(dev.index)
+            rt.memcpy_async(address, status.data_ptr(), status.numel() * 4, stream)
+            _CAPTURED.append((address, len(names), names, function, dev.index))
+        elif self.check == "deferred":
+            host = torch.empty(status.shape, dtype=status.dtype, pin_memory=True)
+            host.copy_(status, non_blocking=True)
+            event = torch.cuda.Event()
+            event.record()  # on the current stream, as the launches
+            _PENDING.append((event, host, names, function))
+        else:
+            for code, name in zip(status[:, 0].tolist(), names):
+                if code != 0:
+                    raise rt.KernelRejectedInput(5, f"kernel '{name}' {rt.rejection(code)}")
 
     @staticmethod
     def _alloc(spec, dev):
         """An intermediate of the program, typed with its shape (packed FP4
-        data stays bytes); zero-filled where the manifest says "zero" (the
-        output of a GEMM with contraction extent 0, e.g. one expert's weight
-        gradient over zero tokens, which no kernel writes)."""
+        data stays bytes). A buffer the manifest marks "zero" (the output
+        of a GEMM with contraction extent 0, which no kernel writes) is
+        zero-filled by the run itself."""
         torch = _torch()
-        if spec.get("zero"):
-            return torch.zeros(spec["shape"], dtype=_dtype(spec["dtype"]), device=dev)
         if spec["dtype"] == "f4E2M1FN":
             return torch.empty(spec["bytes"], dtype=torch.uint8, device=dev)
         return torch.empty(spec["shape"], dtype=_dtype(spec["dtype"]), device=dev)

@@ -83,8 +83,62 @@ def _load():
         lib.mxmoeRtEncodeTensorMap2D.argtypes = [
             ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64,
             ctypes.c_uint64, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_uint32]
+        _declare_program(lib)
         _lib = lib
     return _lib
+
+
+class RunMemory(ctypes.Structure):
+    """MxmoeRtRunMemory: caller memory of one program run."""
+    _fields_ = [("statusWords", ctypes.c_void_p), ("tensorMaps", ctypes.c_void_p),
+                ("tensorMapsHost", ctypes.c_void_p)]
+
+
+def _declare_program(lib) -> None:
+    """ctypes signatures of the mxmoeRtProgram* executor."""
+    P, S, V = ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_void_p)
+    lib.mxmoeRtProgramLoad.argtypes = [ctypes.c_char_p, ctypes.c_char_p,
+                                       ctypes.c_char_p, ctypes.POINTER(P)]
+    lib.mxmoeRtProgramDestroy.argtypes = [P]
+    lib.mxmoeRtProgramDestroy.restype = None
+    for name in ("Args", "Buffers", "Returns", "Steps", "StatusWords", "TensorMaps"):
+        f = getattr(lib, f"mxmoeRtProgramGetNum{name}")
+        f.argtypes, f.restype = [P], S
+    lib.mxmoeRtProgramGetStatusKernel.argtypes = [P, S]
+    lib.mxmoeRtProgramGetStatusKernel.restype = ctypes.c_char_p
+    lib.mxmoeRtProgramEnqueue.argtypes = [P, V, S, V, S, ctypes.POINTER(RunMemory), P]
+
+
+class Program:
+    """A launch program of a compile output bound to its kernels by the C
+    runtime (mxmoeRtProgramLoad: the executor of mxmoe-c/Runtime.h). Its
+    module, constants and cached tensor maps live in the CUDA context
+    current at its first run; it is never unloaded (a CUDA graph that
+    captured one of its runs may outlive any Python reference to it)."""
+
+    def __init__(self, out_dir: str, function: str, chip: str):
+        lib = _load()
+        self._p = ctypes.c_void_p()
+        _check(lib.mxmoeRtProgramLoad(out_dir.encode(), function.encode(), chip.encode(),
+                                      ctypes.byref(self._p)))
+        self.num_args = lib.mxmoeRtProgramGetNumArgs(self._p)
+        self.num_buffers = lib.mxmoeRtProgramGetNumBuffers(self._p)
+        self.num_status_words = lib.mxmoeRtProgramGetNumStatusWords(self._p)
+        self.num_tensor_maps = lib.mxmoeRtProgramGetNumTensorMaps(self._p)
+        self.status_kernels = [lib.mxmoeRtProgramGetStatusKernel(self._p, i).decode()
+                               for i in range(self.num_status_words)]
+        self._args = ctypes.c_void_p * max(1, self.num_args)
+        self._bufs = ctypes.c_void_p * max(1, self.num_buffers)
+
+    def enqueue(self, args: Sequence[int], buffers: Sequence[int], stream: int,
+                status_words: int = 0, tensor_maps: int = 0,
+                tensor_maps_host: int = 0) -> None:
+        """mxmoeRtProgramEnqueue on device addresses (see RunMemory: 0 =
+        the program's own status words / tensor-map cache)."""
+        mem = RunMemory(status_words or None, tensor_maps or None, tensor_maps_host or None)
+        _check(_lib.mxmoeRtProgramEnqueue(
+            self._p, self._args(*args), len(args), self._bufs(*buffers), len(buffers),
+            ctypes.byref(mem), ctypes.c_void_p(stream or None)))
 
 
 def _check(status: int) -> None:
