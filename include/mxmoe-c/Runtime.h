@@ -257,8 +257,9 @@ MxmoeRtStatus mxmoeRtProgramGetReturn(MxmoeRtProgram program, size_t index,
  *  set to -1, the tensor maps (when this set of addresses is not cached),
  *  one launch per step. A wrong count, a null or misaligned address or a
  *  capturing stream (see mxmoeRtProgramEnqueue) is
- *  MXMOE_RT_ERROR_INVALID_ARGUMENT and enqueues nothing. With MXMOE_RT_CHECK_SYNC it then waits for the stream and
- *  checks the status words (see MxmoeRtCheck). */
+ *  MXMOE_RT_ERROR_INVALID_ARGUMENT and enqueues nothing. With
+ * MXMOE_RT_CHECK_SYNC it then waits for the stream and checks the status words
+ * (see MxmoeRtCheck). */
 MxmoeRtStatus mxmoeRtProgramRun(MxmoeRtProgram program, void *const *args,
                                 size_t numArgs, void *const *buffers,
                                 size_t numBuffers, void *stream,
@@ -301,8 +302,7 @@ MxmoeRtStatus mxmoeRtProgramEnqueue(MxmoeRtProgram program, void *const *args,
  *  `index` (NULL out of range; the string lives as long as the program). */
 size_t mxmoeRtProgramGetNumStatusWords(MxmoeRtProgram program);
 size_t mxmoeRtProgramGetNumTensorMaps(MxmoeRtProgram program);
-const char *mxmoeRtProgramGetStatusKernel(MxmoeRtProgram program,
-                                          size_t index);
+const char *mxmoeRtProgramGetStatusKernel(MxmoeRtProgram program, size_t index);
 
 /** Waits for the stream of the last run that used the program's own status
  *  words (mxmoeRtProgramRun, or Enqueue without caller status words) and
