@@ -35,7 +35,9 @@ mxmoe kernel's GPU ms and launches per iteration. Every row also has
 `host_ms`: the host time to enqueue one step on an idle GPU (a step whose
 host_ms approaches ms_fwd_bwd is host-bound). With --graph each row also
 has `ms_cuda_graph`: the step captured once with torch.cuda.graph and
-replayed (no per-step host work).
+replayed (no per-step host work). With --host-profile each path's step
+also runs 20 times under cProfile, and the functions with the most host
+time of their own are printed to stderr.
 """
 from __future__ import annotations
 
@@ -116,6 +118,28 @@ def host_ms(step, iters=5):
         total += time.perf_counter() - t
     torch.cuda.synchronize()
     return total / iters * 1e3
+
+
+def host_profile(step, label, iters=20, top=25):
+    """cProfile of `iters` steps (each on an idle GPU, as host_ms): the
+    functions with the most host time of their own, printed (stderr)."""
+    import cProfile
+    import io
+    import pstats
+    prof = cProfile.Profile()
+    for _ in range(iters):
+        torch.cuda.synchronize()
+        prof.enable()
+        step()
+        prof.disable()
+    torch.cuda.synchronize()
+    out = io.StringIO()
+    stats = pstats.Stats(prof, stream=out).sort_stats("tottime")
+    print(f"== host profile: {label}, {iters} steps (ms are totals over them)",
+          file=sys.stderr)
+    stats.print_stats(top)
+    stats.sort_stats("cumtime").print_callees(r"custom_ops.py.*backend_impl")
+    print(out.getvalue(), file=sys.stderr, flush=True)
 
 
 def graph_ms(step, iters=10):
@@ -224,6 +248,8 @@ def main():
                 r["ms_cuda_graph"] = round(graph_ms(step), 3)
             if profile:
                 r.update(gpu_time_breakdown(step))
+            if "--host-profile" in sys.argv[1:]:
+                host_profile(step, f"{name} {T} {path}")
             rows.append(r)
             print(json.dumps(r), flush=True)
         del x, router, w13, w2, dy, paths
