@@ -27,7 +27,7 @@ struct MxmoeCompiler_ {
 };
 
 struct MxmoeArtifacts_ {
-  mxmoe::CompileResult result;
+  mlir::mxmoe::CompileResult result;
   std::string warnings;
 };
 
@@ -61,7 +61,7 @@ MxmoeCompiler mxmoeCompilerCreate(void) {
   registerAllDialects(registry);
   registerAllExtensions(registry);
   registerAllToLLVMIRTranslations(registry);
-  registry.insert<mxmoe::MXMoEDialect>();
+  registry.insert<mlir::mxmoe::MXMoEDialect>();
   auto *c = new MxmoeCompiler_;
   c->context = std::make_unique<MLIRContext>(registry);
   // Diagnostics name name:line:col; the op (for module-level errors the
@@ -104,28 +104,31 @@ MxmoeLogicalResult mxmoeCompile(MxmoeCompiler compiler, MxmoeStringRef ir,
     return {0};
   }
   MxmoeCompileOptions o = options ? *options : mxmoeCompileOptionsDefault();
-  mxmoe::CompileOptions opts;
+  mlir::mxmoe::CompileOptions opts;
   if (o.chips && *o.chips)
     opts.chips = splitList(o.chips);
   opts.excludes = splitList(o.excludes);
-  if (o.rounding && *o.rounding)
-    opts.rounding = o.rounding;
   opts.toolkit = o.toolkit ? o.toolkit : "";
   opts.tokensPerShard = o.tokensPerShard;
   opts.gemmTileN = o.gemmTileN;
   opts.gemmStages = o.gemmStages;
   opts.gemmCTAs = o.gemmCTAs;
-  if (o.gemmSm90Mma && *o.gemmSm90Mma)
-    opts.gemmSm90Mma = o.gemmSm90Mma;
   opts.llvmOptLevel = o.llvmOptLevel;
-  if (o.tileRule && *o.tileRule)
-    opts.tileRule = o.tileRule;
-  if (o.recipe && *o.recipe)
-    opts.recipe = o.recipe;
+  // The enum options by name (NULL or "": the default).
+  std::pair<const char *, const char *> named[] = {
+      {"rounding", o.rounding},
+      {"recipe", o.recipe},
+      {"tile-rule", o.tileRule},
+      {"gemm-sm90-mma", o.gemmSm90Mma}};
+  for (auto [option, value] : named)
+    if (value && *value &&
+        !mlir::mxmoe::parseCompileOption(option, value, opts,
+                                         compiler->lastError))
+      return {0};
   opts.quantizeWeightsOnce = o.quantizeWeightsOnce != 0;
   opts.inputName = name;
   auto art = std::make_unique<MxmoeArtifacts_>();
-  if (failed(mxmoe::compileModule(*module, opts, art->result))) {
+  if (failed(mlir::mxmoe::compileModule(*module, opts, art->result))) {
     compiler->lastError =
         diags.empty() ? "mxmoeCompile: compilation failed" : diags;
     return {0};
@@ -172,13 +175,14 @@ MxmoeStringRef mxmoeArtifactsGetCubin(MxmoeArtifacts a, size_t i) {
 void mxmoeArtifactsDestroy(MxmoeArtifacts a) { delete a; }
 
 void mxmoeRegisterDialects(MlirDialectRegistry registry) {
-  static_cast<DialectRegistry *>(registry.ptr)->insert<mxmoe::MXMoEDialect>();
+  static_cast<DialectRegistry *>(registry.ptr)
+      ->insert<mlir::mxmoe::MXMoEDialect>();
 }
 
 void mxmoeRegisterPasses(void) {
-  mxmoe::registerMXMoEConversionPasses();
-  mxmoe::registerMXMoETransformsPasses();
-  mxmoe::registerMXMoEPipelines();
+  mlir::mxmoe::registerMXMoEConversionPasses();
+  mlir::mxmoe::registerMXMoETransformsPasses();
+  mlir::mxmoe::registerMXMoEPipelines();
 }
 
 } // extern "C"

@@ -418,25 +418,9 @@ LogicalResult checkOptions(Location loc, const CompileOptions &options) {
     return emitError(loc, "mxmoe: gemm-ctas must be in [1, 2147483647] (the "
                           "GPU's SM count, e.g. 132), got ")
            << options.gemmCTAs;
-  if (options.gemmSm90Mma != "fp8" && options.gemmSm90Mma != "bf16" &&
-      options.gemmSm90Mma != "auto")
-    return emitError(loc, "mxmoe: gemm-sm90-mma must be fp8, bf16 or auto, "
-                          "got '")
-           << options.gemmSm90Mma << "'";
-  if (!llvm::is_contained({"floor", "rceil", "ceil", "even"},
-                          StringRef(options.rounding)))
-    return emitError(loc, "mxmoe: rounding must be floor, rceil, ceil or "
-                          "even, got '")
-           << options.rounding << "'";
-  if (!llvm::is_contained({"mx32", "mx128", "auto"}, StringRef(options.recipe)))
-    return emitError(loc, "mxmoe: recipe must be mx32, mx128 or auto, got '")
-           << options.recipe << "'";
   if (options.tokensPerShard < 1)
     return emitError(loc, "mxmoe: tokens-per-shard must be >= 1, got ")
            << options.tokensPerShard;
-  if (options.tileRule != "tokens" && options.tileRule != "square")
-    return emitError(loc, "mxmoe: tile-rule must be tokens or square, got '")
-           << options.tileRule << "'";
   if (options.llvmOptLevel < 0 || options.llvmOptLevel > 3)
     return emitError(loc, "mxmoe: llvm-opt-level must be 0, 1, 2 or 3, got ")
            << options.llvmOptLevel;
@@ -679,6 +663,33 @@ LogicalResult compileChips(ModuleOp module, const CompileOptions &options,
 }
 
 } // namespace
+
+bool mlir::mxmoe::parseCompileOption(StringRef option, StringRef value,
+                                     CompileOptions &opts, std::string &error) {
+  auto bad = [&](StringRef valid) {
+    error = ("mxmoe: " + option + " must be " + valid + ", got '" + value + "'")
+                .str();
+    return false;
+  };
+  if (option == "rounding") {
+    std::optional<RoundingMode> r = symbolizeRoundingMode(value);
+    return r ? (opts.rounding = *r, true) : bad("floor, rceil, ceil or even");
+  }
+  if (option == "recipe") {
+    std::optional<RecipeChoice> r = symbolizeRecipeChoice(value);
+    return r ? (opts.recipe = *r, true) : bad("mx32, mx128 or auto");
+  }
+  if (option == "tile-rule") {
+    std::optional<ShardRule> r = symbolizeShardRule(value);
+    return r ? (opts.tileRule = *r, true) : bad("tokens or square");
+  }
+  if (option == "gemm-sm90-mma") {
+    std::optional<Sm90Mma> m = symbolizeSm90Mma(value);
+    return m ? (opts.gemmSm90Mma = *m, true) : bad("fp8, bf16 or auto");
+  }
+  error = ("mxmoe: unknown option '" + option + "'").str();
+  return false;
+}
 
 LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
                                          const CompileOptions &requested,

@@ -12,41 +12,33 @@
 using namespace mlir;
 
 namespace {
-enum class Recipe { mx32, mx128, automatic };
 enum class Until { model, kernels, ptx };
 } // namespace
 
-MXMOE_ENUM_OPTION_LISTS_VALUES(Recipe);
 MXMOE_ENUM_OPTION_LISTS_VALUES(Until);
 
 namespace {
-StringRef stringifyRecipe(Recipe r) {
-  return r == Recipe::mx32 ? "mx32" : r == Recipe::mx128 ? "mx128" : "auto";
-}
 
 struct DefaultPipelineCLOptions
     : public PassPipelineOptions<DefaultPipelineCLOptions> {
-  Option<mxmoe::Chip> chip{*this, "chip", llvm::cl::desc("target chip"),
-                           llvm::cl::init(mxmoe::Chip::sm_90a),
-                           MXMOE_CHIP_OPTION_VALUES};
-  Option<Recipe> recipe{
+  Option<mlir::mxmoe::Chip> chip{*this, "chip", llvm::cl::desc("target chip"),
+                                 llvm::cl::init(mlir::mxmoe::Chip::sm_90a),
+                                 MXMOE_CHIP_OPTION_VALUES};
+  Option<mlir::mxmoe::RecipeChoice> recipe{
       *this, "recipe",
       llvm::cl::desc("scale granularity of the MX recipes the policy assigns"),
-      llvm::cl::init(Recipe::mx32),
-      llvm::cl::values(
-          clEnumValN(Recipe::mx32, "mx32", "1x32 blocks (OCP MX)"),
-          clEnumValN(Recipe::mx128, "mx128",
-                     "1x128 activation / 128x128 weight blocks"),
-          clEnumValN(Recipe::automatic, "auto", "mx128 on sm_90a, else mx32"))};
+      llvm::cl::init(mlir::mxmoe::RecipeChoice::mx32),
+      MXMOE_RECIPE_OPTION_VALUES};
   Option<bool> quantizeWeightsOnce{
       *this, "quantize-weights-once",
       llvm::cl::desc("MX128 grouped GEMMs: quantize each weight once, in the "
                      "forward (mxmoe-expand-scaled-matmul's option)"),
       llvm::cl::init(false)};
-  Option<std::string> rounding{
+  Option<mlir::mxmoe::RoundingMode> rounding{
       *this, "rounding",
       llvm::cl::desc("MX scale rounding (see mxmoe-precision-policy)"),
-      llvm::cl::init("rceil")};
+      llvm::cl::init(mlir::mxmoe::RoundingMode::rceil),
+      MXMOE_ROUNDING_OPTION_VALUES};
   ListOption<std::string> exclude{
       *this, "exclude",
       llvm::cl::desc("extra precision-policy exclude patterns")};
@@ -54,10 +46,11 @@ struct DefaultPipelineCLOptions
       *this, "tokens-per-shard",
       llvm::cl::desc("tokens per shard of tiled MLPs with shards = auto"),
       llvm::cl::init(32768)};
-  Option<std::string> tileRule{
+  Option<mlir::mxmoe::ShardRule> tileRule{
       *this, "tile-rule",
       llvm::cl::desc("shard rule of tiled MLPs: tokens or square"),
-      llvm::cl::init("tokens")};
+      llvm::cl::init(mlir::mxmoe::ShardRule::tokens),
+      MXMOE_SHARD_RULE_OPTION_VALUES};
   Option<int64_t> gemmTileN{*this, "gemm-tile-n",
                             llvm::cl::desc("grouped-GEMM tile N"),
                             llvm::cl::init(128)};
@@ -67,10 +60,11 @@ struct DefaultPipelineCLOptions
   Option<int64_t> gemmCTAs{*this, "gemm-ctas",
                            llvm::cl::desc("persistent grouped-GEMM CTAs"),
                            llvm::cl::init(132)};
-  Option<std::string> gemmSm90Mma{
+  Option<mlir::mxmoe::Sm90Mma> gemmSm90Mma{
       *this, "gemm-sm90-mma",
       llvm::cl::desc("sm_90a grouped-GEMM MMA strategy: auto, fp8 or bf16"),
-      llvm::cl::init("auto")};
+      llvm::cl::init(mlir::mxmoe::Sm90Mma::automatic),
+      MXMOE_SM90_MMA_OPTION_VALUES};
   Option<int64_t> llvmOptLevel{
       *this, "llvm-opt-level",
       llvm::cl::desc("LLVM IR optimization level of the kernels (0-3)"),
@@ -91,10 +85,11 @@ struct DefaultPipelineCLOptions
 };
 
 /// The DefaultPipelineOptions of the named pipeline's options.
-mxmoe::DefaultPipelineOptions toOptions(const DefaultPipelineCLOptions &o) {
-  mxmoe::DefaultPipelineOptions opts;
-  opts.chips = {mxmoe::stringifyChip(o.chip).str()};
-  opts.recipe = stringifyRecipe(o.recipe).str();
+mlir::mxmoe::DefaultPipelineOptions
+toOptions(const DefaultPipelineCLOptions &o) {
+  mlir::mxmoe::DefaultPipelineOptions opts;
+  opts.chips = {mlir::mxmoe::stringifyChip(o.chip).str()};
+  opts.recipe = o.recipe;
   opts.quantizeWeightsOnce = o.quantizeWeightsOnce;
   opts.rounding = o.rounding;
   opts.excludes.assign(o.exclude.begin(), o.exclude.end());

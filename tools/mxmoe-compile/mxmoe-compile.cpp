@@ -343,16 +343,23 @@ int main(int argc, char **argv) {
   opts.toolkit = toolkit;
   opts.inputName = inputFile.getValue();
   opts.policyReport = outDir + "/policy-report.json";
-  opts.rounding = rounding;
-  opts.recipe = recipe;
   opts.quantizeWeightsOnce = quantizeWeightsOnce;
   opts.excludes.assign(excludes.begin(), excludes.end());
   opts.tokensPerShard = tokensPerShard;
-  opts.tileRule = tileRule;
   opts.gemmTileN = gemmTileN;
   opts.gemmStages = gemmStages;
   opts.gemmCTAs = gemmCTAs;
-  opts.gemmSm90Mma = gemmSm90Mma;
+  std::pair<llvm::StringRef, std::string> named[] = {
+      {"rounding", rounding},
+      {"recipe", recipe},
+      {"tile-rule", tileRule},
+      {"gemm-sm90-mma", gemmSm90Mma}};
+  for (auto &[option, value] : named)
+    if (std::string error;
+        !mlir::mxmoe::parseCompileOption(option, value, opts, error)) {
+      llvm::errs() << "mxmoe-compile: " << error << "\n";
+      return 1;
+    }
   opts.llvmOptLevel = llvmOptLevel;
   opts.configure = configure;
   opts.timing = &timingRoot;

@@ -4,6 +4,7 @@
 #define MXMOE_CONVERSION_PASSES_H
 
 #include "mxmoe/Conversion/Chips.h"
+#include "mxmoe/Dialect/MXMoE/Transforms/OptionEnums.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"

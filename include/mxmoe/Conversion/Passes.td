@@ -176,14 +176,15 @@ def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
            "fp8: + 8 KB + 16 x N bytes of decoded scale tables); a kernel "
            "whose stages exceed the chip's 227 KB is an error naming its "
            "budget (sm_90a fp8: at most 5 at tile N 128, 6 at tile N 64)">,
-    Option<"gemmSm90Mma", "gemm-sm90-mma", "std::string", /*default=*/"\"auto\"",
+    Option<"gemmSm90Mma", "gemm-sm90-mma", "::mlir::mxmoe::Sm90Mma",
+           /*default=*/"::mlir::mxmoe::Sm90Mma::automatic",
            "MMA strategy of the sm_90a grouped GEMM: fp8 (fp8 wgmma per MX "
            "block, its scale product from a tf32 wgmma, promoted into the "
            "fp32 accumulator by one FFMA per element), "
            "bf16 (each stage dequantized exactly to bf16 in shared memory, "
            "bf16 wgmma accumulating the whole K in fp32: products exact, "
            "two bf16 buffers of shared memory) or auto (bf16 for f32 "
-           "outputs, fp8 otherwise)">,
+           "outputs, fp8 otherwise)", "MXMOE_SM90_MMA_OPTION_VALUES">,
     Option<"gemmCTAs", "gemm-ctas", "int64_t", /*default=*/"132",
            "CTAs of the persistent grouped-GEMM grid (the SM count of the "
            "target GPU: 132 on H100/H200 SXM)">,

@@ -61,6 +61,13 @@ struct CompileResult {
   std::vector<ChipArtifacts> chips;
 };
 
+/// Sets the enum option named `option` ("rounding", "recipe", "tile-rule",
+/// "gemm-sm90-mma": their names in mxmoe-compile and the C API) of `opts`
+/// from its value's name. False, with `error` = "mxmoe: <option> must be
+/// <the valid values>, got '<value>'", for an unknown value or option.
+bool parseCompileOption(llvm::StringRef option, llvm::StringRef value,
+                        CompileOptions &opts, std::string &error);
+
 /// Compiles `module` in place (it ends at the model/MX level; kernels are
 /// generated on clones, one per chip). Failures are reported through the
 /// context's diagnostics (file, line and op of the offending IR) and return

@@ -17,6 +17,7 @@
 #define MXMOE_PIPELINES_DEFAULTPIPELINE_H
 
 #include "mxmoe/Conversion/Chips.h"
+#include "mxmoe/Dialect/MXMoE/Transforms/OptionEnums.h"
 
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringRef.h"
@@ -34,13 +35,13 @@ struct DefaultPipelineOptions {
   /// recipe=auto decides for them.
   std::vector<std::string> chips = {"sm_90a", "sm_100a"};
   /// MX scale rounding of the recipes the policy assigns.
-  std::string rounding = "rceil";
-  /// Scale granularity of the recipes the policy assigns: "mx32", "mx128"
-  /// or "auto" (mx128 when `chips` includes sm_90a; see
+  RoundingMode rounding = RoundingMode::rceil;
+  /// Scale granularity of the recipes the policy assigns: mx32, mx128 or
+  /// auto (mx128 when `chips` includes sm_90a; see
   /// mxmoe-precision-policy). mx32 stays the default until the sm_90a
   /// MX128 grouped GEMM exists: on the exact MX kernels mx128 is coarser
   /// without being faster.
-  std::string recipe = "mx32";
+  RecipeChoice recipe = RecipeChoice::mx32;
   /// mxmoe-expand-scaled-matmul's quantize-weights-once: MX128 grouped
   /// GEMMs quantize each weight once, in the forward (both orientations),
   /// which returns the transposed copy for input_grad.
@@ -49,7 +50,7 @@ struct DefaultPipelineOptions {
   int64_t tokensPerShard = 32768;
   /// mxmoe-tile-mlp's `auto` rule: "tokens" (ceil(T / tokensPerShard)) or
   /// "square" (ceil(T / hidden), DeepSpeed/ALST).
-  std::string tileRule = "tokens";
+  ShardRule tileRule = ShardRule::tokens;
   /// Where mxmoe-precision-policy writes its JSON report ("" = nowhere).
   std::string policyReport;
   /// Grouped-GEMM tile N (64/128; 256 on sm_100a), pipeline stages and
@@ -58,7 +59,7 @@ struct DefaultPipelineOptions {
   int64_t gemmStages = 0; ///< 0: auto (4; 2 for sm_90a bf16-upcast kernels)
   int64_t gemmCTAs = 132;
   /// sm_90a grouped-GEMM MMA strategy: "fp8" or "bf16" (gemm-sm90-mma).
-  std::string gemmSm90Mma = "auto";
+  Sm90Mma gemmSm90Mma = Sm90Mma::automatic;
   /// LLVM IR optimization level (0-3) of the kernels' NVVM target
   /// (`#nvvm.target<O = N>`) before NVPTX code generation; ptxas then
   /// optimizes the PTX at its own -O3 either way.
@@ -93,8 +94,9 @@ void buildPTXPipeline(OpPassManager &pm, llvm::StringRef chip,
 /// the PTX of its kernels.ptx inside the gpu.binary with until=ptx, the
 /// default; test/Tools/mxmoe-compile/default-pipeline-equivalence.mlir).
 /// sm_103a PTX is sm_100a's until mxmoe-compile retargets it (Chips.h).
-/// chip, recipe and until are enum options: another value is rejected when
-/// the options are parsed, with the valid ones.
+/// chip, recipe, rounding, tile-rule, gemm-sm90-mma and until are enum
+/// options: another value is rejected when the options are parsed, with
+/// the valid ones.
 void registerMXMoEDefaultPipeline();
 
 } // namespace mlir::mxmoe

@@ -175,7 +175,7 @@ void dedupe(ModuleOp module, gpu::GPUModuleOp gpuModule) {
 }
 
 struct MXMoEDedupeKernelsPass
-    : mxmoe::impl::MXMoEDedupeKernelsBase<MXMoEDedupeKernelsPass> {
+    : mlir::mxmoe::impl::MXMoEDedupeKernelsBase<MXMoEDedupeKernelsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     for (auto gpuModule : module.getOps<gpu::GPUModuleOp>())

@@ -107,18 +107,19 @@ LogicalResult KernelGen::genGroupedMatmul(GroupedMatmulOp op) {
   // (MX128 too: the fp8 wgmma's limited internal accumulation precision
   // gives f32 outputs a normwise error of about 2e-4, measured on the H200
   // by test/Integration/gemm_gpu.py, where the upcast stays near 1e-7.)
-  bool useUpcast =
-      !sm100 && (sm90Mma == "bf16" || (sm90Mma == "auto" && p.outF32));
+  bool useUpcast = !sm100 && (sm90Mma == Sm90Mma::bf16 ||
+                              (sm90Mma == Sm90Mma::automatic && p.outF32));
   p.mx128 = !sm100 && !useUpcast && mx128Tiles;
   const GemmConfig &cfg = useUpcast ? upcast : gemm;
   if (!sm100 && getSm90GemmSharedBytes(p, cfg) > kMaxDynamicSmem)
     return op.emitOpError("the grouped-GEMM configuration needs ")
            << getSm90GemmSharedBytes(p, cfg)
            << " bytes of shared memory, over the 232448 of sm_90a ("
-           << (!useUpcast          ? "fp8 kernel"
-               : sm90Mma == "auto" ? "bf16 upcast kernel, chosen by "
-                                     "gemm-sm90-mma=auto for the f32 output"
-                                   : "bf16 upcast kernel")
+           << (!useUpcast ? "fp8 kernel"
+               : sm90Mma == Sm90Mma::automatic
+                   ? "bf16 upcast kernel, chosen by "
+                     "gemm-sm90-mma=auto for the f32 output"
+                   : "bf16 upcast kernel")
            << "); lower gemm-stages"
            << (useUpcast ? " or choose gemm-sm90-mma=fp8" : "");
   std::string kernelName = name("grouped_matmul", op);

@@ -24,6 +24,7 @@
 #include "KernelBuilder.h"
 
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEOps.h"
+#include "mxmoe/Dialect/MXMoE/Transforms/OptionEnums.h"
 #include "mxmoe/Dialect/MXMoE/Utils/MXFormats.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -80,7 +81,7 @@ struct KernelGen {
   bool hostLaunch;
   GemmConfig gemm;   ///< fp8 configuration (sm_100a; sm_90a fp8 strategy)
   GemmConfig upcast; ///< sm_90a bf16-upcast configuration
-  StringRef sm90Mma; ///< "fp8", "bf16" or "auto" (bf16 for f32 outputs)
+  Sm90Mma sm90Mma;   ///< fp8, bf16 or auto (bf16 for f32 outputs)
   bool sm100;        ///< grouped GEMMs use tcgen05 (else wgmma)
   StringRef chip;    ///< target chip (diagnostics)
   /// Kernels generated so far per enclosing function (names are

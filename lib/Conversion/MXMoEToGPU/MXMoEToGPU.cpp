@@ -139,13 +139,6 @@ struct ConvertMXMoEToGPUPass
          << static_cast<int64_t>(gemmCTAs);
       return error;
     }
-    if (gemmSm90Mma != "fp8" && gemmSm90Mma != "bf16" &&
-        gemmSm90Mma != "auto") {
-      os << "convert-mxmoe-to-gpu: gemm-sm90-mma must be fp8, "
-            "bf16 or auto, got '"
-         << gemmSm90Mma << "'";
-      return error;
-    }
     // The fp8 configuration (every sm_100a kernel; sm_90a kernels with the
     // fp8 strategy) and the bf16-upcast one (sm_90a); each generated kernel
     // checks its own shared-memory budget.

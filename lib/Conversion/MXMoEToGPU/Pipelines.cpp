@@ -18,11 +18,11 @@ using namespace mlir;
 
 namespace {
 struct ToNVVMOptions : public PassPipelineOptions<ToNVVMOptions> {
-  Option<mxmoe::Chip> chip{
+  Option<mlir::mxmoe::Chip> chip{
       *this, "chip",
       llvm::cl::desc("target chip: sm_90a, sm_100a or sm_103a (another value "
                      "is rejected when the option is parsed)"),
-      llvm::cl::init(mxmoe::Chip::sm_90a), MXMOE_CHIP_OPTION_VALUES};
+      llvm::cl::init(mlir::mxmoe::Chip::sm_90a), MXMOE_CHIP_OPTION_VALUES};
   Option<int64_t> blockSize{*this, "block-size",
                             llvm::cl::desc("threads per CTA"),
                             llvm::cl::init(256)};
@@ -65,6 +65,6 @@ void mlir::mxmoe::registerMXMoEPipelines() {
         convert.chip = opts.chip;
         convert.hostLaunch = opts.hostLaunch;
         pm.addPass(createConvertMXMoEToGPU(convert));
-        buildNVVMKernelPipeline(pm, mxmoe::stringifyChip(opts.chip));
+        buildNVVMKernelPipeline(pm, mlir::mxmoe::stringifyChip(opts.chip));
       });
 }

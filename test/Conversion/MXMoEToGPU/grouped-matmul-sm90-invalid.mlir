@@ -11,7 +11,7 @@
 // TILE: gemm-tile-n must be 64 or 128 (sm_90a) or 64, 128 or 256 (sm_100a, sm_103a), got 96
 // SMEM: error: 'mxmoe.grouped_matmul' op the grouped-GEMM configuration needs 354624 bytes of shared memory, over the 232448 of sm_90a (fp8 kernel); lower gemm-stages
 // SMEMUP: error: 'mxmoe.grouped_matmul' op the grouped-GEMM configuration needs 233792 bytes of shared memory, over the 232448 of sm_90a (bf16 upcast kernel); lower gemm-stages or choose gemm-sm90-mma=fp8
-// MMA: convert-mxmoe-to-gpu: gemm-sm90-mma must be fp8, bf16 or auto, got 'int8'
+// MMA: for the --gemm-sm90-mma option: 'int8' is not one of: auto, fp8, bf16
 // STAGES: convert-mxmoe-to-gpu: gemm-stages must be 0 (auto) or in [2, 8], got 1
 // `chip` is a typed option: a bad value is rejected when the option is
 // parsed, before any IR is read, with the valid values (no module dump),

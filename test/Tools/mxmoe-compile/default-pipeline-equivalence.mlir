@@ -45,6 +45,9 @@
 // RUN: not mxmoe-opt %s --mxmoe-default-pipeline="recipe=mx64" 2>&1 | FileCheck %s --check-prefix=RECIPE
 // RUN: not mxmoe-opt %s --mxmoe-default-pipeline="chip=sm_80" 2>&1 | FileCheck %s --check-prefix=CHIP
 // RUN: not mxmoe-opt %s --mxmoe-default-pipeline="until=cubin" 2>&1 | FileCheck %s --check-prefix=UNTIL
+// RUN: not mxmoe-opt %s --mxmoe-default-pipeline="rounding=nearest" 2>&1 | FileCheck %s --check-prefix=ROUND
+// RUN: not mxmoe-opt %s --mxmoe-default-pipeline="tile-rule=cube" 2>&1 | FileCheck %s --check-prefix=RULE
+// RUN: not mxmoe-opt %s --mxmoe-default-pipeline="gemm-sm90-mma=int8" 2>&1 | FileCheck %s --check-prefix=MMA
 
 // PTX: .target sm_100a
 // PTX: tcgen05.mma
@@ -52,6 +55,9 @@
 // RECIPE: for the --recipe option: 'mx64' is not one of: mx32, mx128, auto
 // CHIP: for the --chip option: 'sm_80' is not one of: sm_90a, sm_100a, sm_103a
 // UNTIL: for the --until option: 'cubin' is not one of: model, kernels, ptx
+// ROUND: for the --rounding option: 'nearest' is not one of: floor, rceil, ceil, even
+// RULE: for the --tile-rule option: 'cube' is not one of: tokens, square
+// MMA: for the --gemm-sm90-mma option: 'int8' is not one of: auto, fp8, bf16
 
 func.func @moe(%x: tensor<512x256xbf16>, %w13: tensor<4x256x256xbf16>,
                %w2: tensor<4x256x256xbf16>, %offs: tensor<4xi32>) -> tensor<512x256xbf16> {

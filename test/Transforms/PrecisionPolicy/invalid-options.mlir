@@ -6,10 +6,12 @@
 // any pass runs; the module is not printed after the error.
 // RUN: not mxmoe-opt %s --mxmoe-precision-policy="min-dim=-4" 2>&1 | FileCheck %s --check-prefix=NODUMP
 
-// PREC: error: mxmoe-precision-policy: precision must be mxfp8 or mxfp4, got 'bf16'
-// ROUND: error: mxmoe-precision-policy: rounding must be floor, rceil, ceil or even, got 'nearest'
+// precision, rounding and recipe are enum options: rejected when parsed,
+// with the valid values.
+// PREC: for the --precision option: 'bf16' is not one of: mxfp8, mxfp4
+// ROUND: for the --rounding option: 'nearest' is not one of: floor, rceil, ceil, even
 // MINDIM: error: mxmoe-precision-policy: min-dim must be >= 0, got -4
-// RECIPE: error: mxmoe-precision-policy: recipe must be mx32, mx128 or auto, got 'mx64'
+// RECIPE: for the --recipe option: 'mx64' is not one of: mx32, mx128, auto
 // NODUMP: <unknown>:0: error: mxmoe-precision-policy: min-dim must be >= 0, got -4
 // NODUMP-NOT: see current operation
 // NODUMP-NOT: mxmoe.linear

@@ -28,7 +28,7 @@
 // REPORT: "recipe": "auto -> mx128"
 // NOCHIPS: error: mxmoe-precision-policy: recipe=auto needs the target chips (chips=sm_90a,sm_100a); or choose recipe=mx32 or mx128
 // BADCHIP: error: mxmoe-precision-policy: unknown chip 'sm_80' in chips; expected sm_90a, sm_100a or sm_103a
-// BADRECIPE: error: mxmoe-precision-policy: recipe must be mx32, mx128 or auto, got 'mx64'
+// BADRECIPE: for the --recipe option: 'mx64' is not one of: mx32, mx128, auto
 // MX128FP4: error: mxmoe-precision-policy: recipe=mx128 (1x128 / 128x128 scale tiles) needs precision=mxfp8, got precision=mxfp4
 func.func @layer(%x: tensor<256x256xbf16>, %w: tensor<4x256x256xbf16>, %o: tensor<4xi32>, %ws: tensor<256x256xbf16>) {
   %y = mxmoe.scaled_grouped_matmul %x, %w, %o {fqn = "layers.0.moe.experts"}

@@ -1,6 +1,6 @@
 // RUN: not mxmoe-opt %s --mxmoe-tile-mlp="rule=cube" 2>&1 | FileCheck %s --check-prefix=RULE
 // RUN: not mxmoe-opt %s --mxmoe-tile-mlp="tokens-per-shard=0" 2>&1 | FileCheck %s --check-prefix=PER
-// RULE: error: mxmoe-tile-mlp: rule must be tokens or square, got 'cube'
+// RULE: for the --rule option: 'cube' is not one of: tokens, square
 // PER: error: mxmoe-tile-mlp: tokens-per-shard must be >= 1, got 0
 // Rejected when the pipeline is built (initializeOptions), before any pass
 // runs; the module is not printed after the error.

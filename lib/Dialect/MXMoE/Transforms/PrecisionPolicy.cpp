@@ -95,34 +95,24 @@ struct PrecisionPolicyPass
           ::mlir::mxmoe::impl::MXMoEPrecisionPolicyBase<PrecisionPolicyPass>> {
   using CheckedPassOptions::CheckedPassOptions;
 
-  /// "" when precision, rounding, min-dim and the recipe's name are
-  /// valid, else the error naming the option (resolveRecipe checks the
-  /// recipe against the precision and the chips).
+  /// "" when precision and min-dim are valid, else the error naming the
+  /// option (the enum options are checked when parsed; bf16 is a Precision
+  /// but not one to assign; resolveRecipe checks the recipe against the
+  /// precision and the chips).
   std::string optionError() {
-    std::optional<Precision> target = symbolizePrecision(precision);
-    if (!target || *target == Precision::bf16)
-      return "mxmoe-precision-policy: precision must be mxfp8 or mxfp4, got '" +
-             precision + "'";
-    if (!symbolizeRoundingMode(rounding))
-      return "mxmoe-precision-policy: rounding must be floor, rceil, ceil or "
-             "even, got '" +
-             rounding + "'";
+    if (precision == Precision::bf16)
+      return "mxmoe-precision-policy: precision must be mxfp8 or mxfp4, got "
+             "bf16";
     if (minDim < 0)
       return "mxmoe-precision-policy: min-dim must be >= 0, got " +
              std::to_string(static_cast<int64_t>(minDim));
-    if (recipe != "auto" && !symbolizeScaleGranularity(recipe))
-      return "mxmoe-precision-policy: recipe must be mx32, mx128 or auto, "
-             "got '" +
-             recipe + "'";
     return "";
   }
 
   void runOnOperation() override {
     if (!optionsValid(getOperation()))
       return signalPassFailure();
-    Precision targetPrecision = *symbolizePrecision(precision);
-    std::optional<Precision> target = targetPrecision;
-    std::optional<RoundingMode> mode = symbolizeRoundingMode(rounding);
+    std::optional<Precision> target = precision.getValue();
     // The user's patterns first (they name the rule), then the defaults.
     std::vector<std::string> excludes(exclude.begin(), exclude.end());
     if (defaultExcludes)
@@ -138,7 +128,7 @@ struct PrecisionPolicyPass
       return signalPassFailure();
     Type elem = *target == Precision::mxfp4 ? Type(Float4E2M1FNType::get(ctx))
                                             : Type(Float8E4M3FNType::get(ctx));
-    auto recipe = MXRecipeAttr::get(ctx, elem, ::mxmoe::kMXBlockSize, *mode,
+    auto recipe = MXRecipeAttr::get(ctx, elem, ::mxmoe::kMXBlockSize, rounding,
                                     *granularity);
 
     llvm::json::Array rows;
@@ -238,7 +228,7 @@ struct PrecisionPolicyPass
   /// for auto mx128 when the chips include sm_90a and the elements are
   /// fp8, else mx32.
   FailureOr<ScaleGranularity> resolveRecipe(Precision target) {
-    if (recipe == "auto") {
+    if (recipe == RecipeChoice::automatic) {
       if (chips.empty()) {
         mlir::emitError(getOperation().getLoc())
             << "mxmoe-precision-policy: recipe=auto needs the target chips "
@@ -256,21 +246,16 @@ struct PrecisionPolicyPass
       return hopper && target == Precision::mxfp8 ? ScaleGranularity::mx128
                                                   : ScaleGranularity::mx32;
     }
-    std::optional<ScaleGranularity> g = symbolizeScaleGranularity(recipe);
-    if (!g) {
-      mlir::emitError(getOperation().getLoc())
-          << "mxmoe-precision-policy: recipe must be mx32, mx128 or auto, got '"
-          << recipe << "'";
-      return failure();
-    }
-    if (*g == ScaleGranularity::mx128 && target != Precision::mxfp8) {
+    ScaleGranularity g = recipe == RecipeChoice::mx128 ? ScaleGranularity::mx128
+                                                       : ScaleGranularity::mx32;
+    if (g == ScaleGranularity::mx128 && target != Precision::mxfp8) {
       mlir::emitError(getOperation().getLoc())
           << "mxmoe-precision-policy: recipe=mx128 (1x128 / 128x128 scale "
              "tiles) needs precision=mxfp8, got precision="
-          << precision;
+          << stringifyPrecision(target);
       return failure();
     }
-    return *g;
+    return g;
   }
 
   Decision decide(Operation *op, StringRef fqn, const GemmShape &s,
@@ -309,7 +294,7 @@ struct PrecisionPolicyPass
   LogicalResult writeReport(llvm::json::Array rows,
                             ScaleGranularity granularity) {
     std::string resolved = stringifyScaleGranularity(granularity).str();
-    if (recipe == "auto")
+    if (recipe == RecipeChoice::automatic)
       resolved = "auto -> " + resolved;
     llvm::json::Value doc =
         llvm::json::Object{{"pass", "mxmoe-precision-policy"},

@@ -55,9 +55,6 @@ struct TileMLPPass
 
   /// "" when the options are valid, else the error naming the option.
   std::string optionError() {
-    if (rule != "tokens" && rule != "square")
-      return "mxmoe-tile-mlp: rule must be tokens or square, got '" + rule +
-             "'";
     if (tokensPerShard < 1)
       return "mxmoe-tile-mlp: tokens-per-shard must be >= 1, got " +
              std::to_string(static_cast<int64_t>(tokensPerShard));

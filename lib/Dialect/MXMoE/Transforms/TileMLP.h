@@ -50,7 +50,7 @@ Value flattenTokens(OpBuilder &b, Location loc, Value input);
 /// (the op's, or for shards = auto the pass's `rule` over
 /// `tokensPerShard`), computed at run time.
 Partition makePartition(OpBuilder &b, Location loc, TiledMLPOp op, Value x,
-                        StringRef rule, int64_t tokensPerShard);
+                        ShardRule rule, int64_t tokensPerShard);
 
 /// Shard i: offset i*q + min(i, r), size q + (i < r).
 std::pair<Value, Value> shardBounds(OpBuilder &b, Location loc,
@@ -71,7 +71,7 @@ Value zerosLike(OpBuilder &b, Location loc, Value like, Type elem = {});
 /// The static runs of `op` over `tokens` tokens, or {} when the shard
 /// count is only known at run time.
 SmallVector<ShardRun> staticRuns(TiledMLPOp op, int64_t tokens, int64_t hidden,
-                                 StringRef rule, int64_t tokensPerShard);
+                                 ShardRule rule, int64_t tokensPerShard);
 
 /// Clones `body`'s ops at `b` with `map` (the body's arguments mapped to
 /// the shard and the parameters). With `refine`, every cloned result type

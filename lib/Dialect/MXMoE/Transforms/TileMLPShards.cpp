@@ -41,7 +41,7 @@ Value flattenTokens(OpBuilder &b, Location loc, Value input) {
 }
 
 Partition makePartition(OpBuilder &b, Location loc, TiledMLPOp op, Value x,
-                        StringRef rule, int64_t tokensPerShard) {
+                        ShardRule rule, int64_t tokensPerShard) {
   auto cst = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(b, loc, v);
   };
@@ -52,7 +52,8 @@ Partition makePartition(OpBuilder &b, Location loc, TiledMLPOp op, Value x,
   if (std::optional<int64_t> n = op.getNumShards()) {
     p.shards = cst(*n);
   } else {
-    int64_t per = rule == "square" ? xt.getShape().back() : tokensPerShard;
+    int64_t per =
+        rule == ShardRule::square ? xt.getShape().back() : tokensPerShard;
     Value count = arith::CeilDivUIOp::create(b, loc, p.tokens, cst(per));
     count = arith::MinUIOp::create(b, loc, count, p.tokens);  // at most T
     p.shards = arith::MaxUIOp::create(b, loc, count, cst(1)); // at least 1
@@ -124,14 +125,14 @@ Value zerosLike(OpBuilder &b, Location loc, Value like, Type elem) {
 /// The static runs of `op` over `tokens` tokens, or {} when the shard
 /// count is only known at run time.
 SmallVector<ShardRun> staticRuns(TiledMLPOp op, int64_t tokens, int64_t hidden,
-                                 StringRef rule, int64_t tokensPerShard) {
+                                 ShardRule rule, int64_t tokensPerShard) {
   if (ShapedType::isDynamic(tokens) || tokens < 1)
     return {};
   int64_t n;
   if (std::optional<int64_t> explicitN = op.getNumShards()) {
     n = *explicitN;
   } else {
-    int64_t per = rule == "square" ? hidden : tokensPerShard;
+    int64_t per = rule == ShardRule::square ? hidden : tokensPerShard;
     n = std::max<int64_t>(
         1, std::min<int64_t>(llvm::divideCeil(tokens, per), tokens));
   }

@@ -4,6 +4,7 @@
 #define MXMOE_DIALECT_MXMOE_TRANSFORMS_PASSES_H
 
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEDialect.h"
+#include "mxmoe/Dialect/MXMoE/Transforms/OptionEnums.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"

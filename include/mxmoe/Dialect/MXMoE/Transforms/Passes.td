@@ -88,21 +88,26 @@ def MXMoEPrecisionPolicy : Pass<"mxmoe-precision-policy", "::mlir::ModuleOp"> {
     Option<"minDim", "min-dim", "int64_t", /*default=*/"0",
            "ops with K, N or a static token count below this stay bf16 "
            "(0 disables the rule)">,
-    Option<"precision", "precision", "std::string", /*default=*/"\"mxfp8\"",
+    Option<"precision", "precision", "::mlir::mxmoe::Precision",
+           /*default=*/"::mlir::mxmoe::Precision::mxfp8",
            "precision assigned to the ops that pass every rule: mxfp8 or "
-           "mxfp4">,
-    Option<"rounding", "rounding", "std::string", /*default=*/"\"rceil\"",
-           "scale rounding of the assigned recipe: floor, rceil, ceil, even">,
+           "mxfp4", "MXMOE_PRECISION_OPTION_VALUES">,
+    Option<"rounding", "rounding", "::mlir::mxmoe::RoundingMode",
+           /*default=*/"::mlir::mxmoe::RoundingMode::rceil",
+           "scale rounding of the assigned recipe: floor, rceil, ceil, even",
+           "MXMOE_ROUNDING_OPTION_VALUES">,
     Option<"report", "report", "std::string", /*default=*/"\"\"",
            "write the decisions as JSON to this file ('-' = stderr, so "
            "that the IR on stdout stays parseable)">,
     Option<"remarks", "remarks", "bool", /*default=*/"true",
            "report every decision as a remark on its op (the warning for "
            "a routed-expert GEMM kept in bf16 by its shape stays)">,
-    Option<"recipe", "recipe", "std::string", /*default=*/"\"mx32\"",
+    Option<"recipe", "recipe", "::mlir::mxmoe::RecipeChoice",
+           /*default=*/"::mlir::mxmoe::RecipeChoice::mx32",
            "scale granularity of the assigned recipe: mx32 (1x32 blocks), "
            "mx128 (1x128 activations and gradients, 128x128 weights) or "
-           "auto (mx128 when `chips` includes sm_90a, else mx32)">,
+           "auto (mx128 when `chips` includes sm_90a, else mx32)",
+           "MXMOE_RECIPE_OPTION_VALUES">,
     ListOption<"chips", "chips", "std::string",
                "the target chips `recipe=auto` decides for (sm_90a, "
                "sm_100a, sm_103a)">
@@ -283,9 +288,10 @@ def MXMoETileMLP : Pass<"mxmoe-tile-mlp", "::mlir::ModuleOp"> {
                            "::mlir::linalg::LinalgDialect",
                            "::mlir::tensor::TensorDialect"];
   let options = [
-    Option<"rule", "rule", "std::string", /*default=*/"\"tokens\"",
+    Option<"rule", "rule", "::mlir::mxmoe::ShardRule",
+           /*default=*/"::mlir::mxmoe::ShardRule::tokens",
            "auto shard-count rule: tokens (ceil(T / tokens-per-shard)) or "
-           "square (ceil(T / hidden))">,
+           "square (ceil(T / hidden))", "MXMOE_SHARD_RULE_OPTION_VALUES">,
     Option<"tokensPerShard", "tokens-per-shard", "int64_t",
            /*default=*/"32768", "tokens per shard of the `tokens` rule">,
     Option<"backward", "backward", "bool", /*default=*/"true",
