@@ -5,9 +5,14 @@ autograd function (`mx_grouped_mm_function`) and the torch.library op
 (`register_torch_op`), forward alone and forward + backward, against
 bf16 `torch._grouped_mm` with autograd. Each row: microseconds to enqueue
 one call (mean of N calls, GPU idle at the start, no synchronization in the
-loop) and the GPU-bound wall time per call.
+loop) and the GPU-bound wall time per call. N (default 16) stays below the
+deferred status checks' queue (64 calls, mxmoe.program._MAX_PENDING; a
+forward + backward makes 3): past it a call waits for the oldest one's GPU
+work, and the host time would include GPU time.
 
-    python3 bench/op_host_time.py OUT_DIR FQN [N]      # e.g. .device/grid128 qwen3_t8192.w13
+    python3 bench/op_host_time.py OUT_DIR FQN [N] [--profile]   # e.g. .device/grid128 qwen3_t8192.w13
+
+--profile: cProfile of N calls of the forward program (host time by function).
 
 OUT_DIR is an mxmoe-compile output whose FQN forward takes (x [M, K],
 w [G, N, K], offsets [G]).
@@ -42,7 +47,8 @@ def timed(label, call, n):
 
 def main() -> int:
     out_dir, fqn = sys.argv[1], sys.argv[2]
-    n = int(sys.argv[3]) if len(sys.argv) > 3 else 100
+    rest = [a for a in sys.argv[3:] if a != "--profile"]
+    n = int(rest[0]) if rest else 16
     fwd = mp.Program(out_dir, fqn + ".forward", check="deferred")
     (M, K), (G, N, _), _ = [a["shape"] for a in fwd.prog["args"]]
     dev = torch.device("cuda")
@@ -73,6 +79,18 @@ def main() -> int:
     timed("torch op forward + backward", backward(lambda: op(x, w, offs)), n)
     timed("bf16 torch._grouped_mm forward + backward",
           backward(lambda: torch._grouped_mm(x, w.transpose(-2, -1), offs=offs)), n)
+    if "--profile" in sys.argv:
+        import cProfile
+        import pstats
+        prof = cProfile.Profile()
+        torch.cuda.synchronize()
+        prof.enable()
+        for _ in range(n):
+            fwd(xd, wd, offs)
+        prof.disable()
+        torch.cuda.synchronize()
+        mp.check_deferred()
+        pstats.Stats(prof).sort_stats("tottime").print_stats(12)
     return 0
 
 

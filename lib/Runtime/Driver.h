@@ -62,6 +62,13 @@ struct Driver {
   CUresult (*cuMemsetD32Async)(CUdeviceptr, unsigned, size_t,
                                CUstream) = nullptr;
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t) = nullptr;
+  CUresult (*cuMemAllocHost)(void **, size_t) = nullptr;
+  CUresult (*cuMemFreeHost)(void *) = nullptr;
+  // CUevent handles as void *; flags 2 = CU_EVENT_DISABLE_TIMING.
+  CUresult (*cuEventCreate)(void **, unsigned) = nullptr;
+  CUresult (*cuEventRecord)(void *, CUstream) = nullptr;
+  CUresult (*cuEventSynchronize)(void *) = nullptr;
+  CUresult (*cuEventDestroy)(void *) = nullptr;
   // CUstreamCaptureStatus: 0 = not capturing.
   CUresult (*cuStreamIsCapturing)(CUstream, int *) = nullptr;
   // cuTensorMapEncodeTiled (CUDA 12.0+): CUtensorMap*, dataType, rank,

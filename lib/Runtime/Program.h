@@ -57,10 +57,13 @@ struct Tensor {
   bool zero; // zero-filled by every run (a GEMM over an empty contraction)
 };
 
-/// Device copies of a run's tensor maps, by the addresses they describe.
+/// Device copies of a run's tensor maps, by the addresses they describe;
+/// encoded in slot `slot` of the program's page-locked staging memory
+/// (so the copy is asynchronous: from pageable memory it would wait for the
+/// stream).
 struct MapCacheEntry {
   std::vector<uintptr_t> addresses;
-  std::vector<TensorMapBlob> host; // kept while the copy may be in flight
+  size_t slot;
   void *device;
 };
 
@@ -85,6 +88,12 @@ struct MxmoeRtProgram_ {
   std::vector<std::pair<MxmoeRtProgramSource, size_t>> returns;
   void *statusDevice = nullptr; // 16 bytes per status word
   std::list<mxmoe::rt::MapCacheEntry> mapCache;
+  /// kMapCache slots of page-locked memory, 128 bytes per tensor map, and
+  /// per slot the event after its last copy (a slot is rewritten only once
+  /// that copy is done).
+  void *mapStaging = nullptr;
+  std::vector<void *> slotEvents;
+  std::vector<size_t> freeSlots;
   void *lastStream = nullptr;
   bool ran = false;
 };

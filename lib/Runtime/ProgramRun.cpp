@@ -171,6 +171,33 @@ MxmoeRtStatus copyMaps(const MxmoeRtProgram_ &p, void *const *args,
                             sizeof(TensorMapBlob) * p.maps.size(), stream);
 }
 
+/// A staging slot for a new cache entry (the least recently used entry's,
+/// evicted, once the cache is full), its last copy done.
+MxmoeRtStatus takeSlot(MxmoeRtProgram_ &p, void *stream, size_t &slot) {
+  Driver &d = driver();
+  if (!p.mapStaging) {
+    size_t bytes = kMapCache * p.maps.size() * sizeof(TensorMapBlob);
+    if (CUresult rc = d.cuMemAllocHost(&p.mapStaging, bytes))
+      return cudaFail(d, rc, "page-locked tensor-map staging");
+    p.slotEvents.assign(kMapCache, nullptr);
+    for (size_t i = kMapCache; i-- > 0;)
+      p.freeSlots.push_back(i);
+  }
+  if (p.freeSlots.empty()) {
+    MapCacheEntry &old = p.mapCache.back();
+    p.freeSlots.push_back(old.slot);
+    if (MxmoeRtStatus s = mxmoeRtMemFreeAsync(old.device, stream))
+      return s;
+    p.mapCache.pop_back();
+  }
+  slot = p.freeSlots.back();
+  p.freeSlots.pop_back();
+  void *&event = p.slotEvents[slot];
+  CUresult rc = event ? d.cuEventSynchronize(event)
+                      : d.cuEventCreate(&event, /*DISABLE_TIMING=*/2);
+  return rc ? cudaFail(d, rc, "tensor-map staging event") : MXMOE_RT_SUCCESS;
+}
+
 /// The device buffer of this run's tensor maps: cached by the addresses
 /// they describe, else encoded and copied (ordered on `stream`).
 MxmoeRtStatus bindMaps(MxmoeRtProgram_ &p, void *const *args,
@@ -182,21 +209,28 @@ MxmoeRtStatus bindMaps(MxmoeRtProgram_ &p, void *const *args,
       maps = reinterpret_cast<uintptr_t>(it->device);
       return MXMOE_RT_SUCCESS;
     }
-  MapCacheEntry e{key, std::vector<TensorMapBlob>(p.maps.size()), nullptr};
-  if (MxmoeRtStatus s = encodeMaps(p, key, e.host.data()))
+  size_t slot = 0;
+  if (MxmoeRtStatus s = takeSlot(p, stream, slot))
     return s;
-  size_t bytes = sizeof(TensorMapBlob) * e.host.size();
-  if (MxmoeRtStatus s = mxmoeRtMemAllocAsync(&e.device, bytes, stream))
+  auto *host =
+      static_cast<TensorMapBlob *>(p.mapStaging) + slot * p.maps.size();
+  MapCacheEntry e{key, slot, nullptr};
+  size_t bytes = sizeof(TensorMapBlob) * p.maps.size();
+  MxmoeRtStatus s = encodeMaps(p, key, host);
+  if (!s)
+    s = mxmoeRtMemAllocAsync(&e.device, bytes, stream);
+  if (!s && (s = mxmoeRtMemcpyAsync(e.device, host, bytes, stream)))
+    mxmoeRtMemFreeAsync(e.device, stream);
+  if (s) { // the slot stays free
+    p.freeSlots.push_back(slot);
     return s;
-  if (MxmoeRtStatus s =
-          mxmoeRtMemcpyAsync(e.device, e.host.data(), bytes, stream))
-    return s;
+  }
+  Driver &d = driver();
+  if (CUresult rc =
+          d.cuEventRecord(p.slotEvents[slot], static_cast<CUstream>(stream)))
+    return cudaFail(d, rc, "cuEventRecord");
   maps = reinterpret_cast<uintptr_t>(e.device);
   p.mapCache.push_front(std::move(e));
-  if (p.mapCache.size() > kMapCache) {
-    mxmoeRtMemFreeAsync(p.mapCache.back().device, stream);
-    p.mapCache.pop_back();
-  }
   return MXMOE_RT_SUCCESS;
 }
 
@@ -393,6 +427,14 @@ void mxmoeRtProgramDestroy(MxmoeRtProgram program) {
     for (void *c : program->constantDevice)
       mxmoeRtMemFreeAsync(c, program->lastStream);
     mxmoeRtMemFreeAsync(program->statusDevice, program->lastStream);
+    Driver &d = driver();
+    for (void *event : program->slotEvents)
+      if (event) {
+        d.cuEventSynchronize(event);
+        d.cuEventDestroy(event);
+      }
+    if (program->mapStaging)
+      d.cuMemFreeHost(program->mapStaging);
   }
   releaseModule(*program);
   delete program;

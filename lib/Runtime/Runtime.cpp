@@ -67,6 +67,12 @@ Driver &driver() {
         resolve(d.handle, "cuMemsetD32Async", d.cuMemsetD32Async) &&
         resolve(d.handle, "cuMemcpyHtoD_v2", d.cuMemcpyHtoD) &&
         resolve(d.handle, "cuStreamIsCapturing", d.cuStreamIsCapturing) &&
+        resolve(d.handle, "cuMemAllocHost_v2", d.cuMemAllocHost) &&
+        resolve(d.handle, "cuMemFreeHost", d.cuMemFreeHost) &&
+        resolve(d.handle, "cuEventCreate", d.cuEventCreate) &&
+        resolve(d.handle, "cuEventRecord", d.cuEventRecord) &&
+        resolve(d.handle, "cuEventSynchronize", d.cuEventSynchronize) &&
+        resolve(d.handle, "cuEventDestroy_v2", d.cuEventDestroy) &&
         resolve(d.handle, "cuTensorMapEncodeTiled", d.cuTensorMapEncodeTiled);
     if (!ok) {
       d.loadError = "libcuda.so.1 lacks a driver API entry point";
