@@ -263,7 +263,14 @@ class Program:
             raise KeyError(f"kernels {missing} not built for {chip}")
         self._where = (os.path.abspath(out_dir), function, chip)
         self._arg_checks = [(list(s["shape"]), _dtype(s["dtype"])) for s in self.prog["args"]]
-        self._runtime_of: Dict[int, "rt.Program"] = {}
+        # Per buffer: (shape, torch dtype) to allocate (packed FP4 data stays
+        # bytes). A buffer the manifest marks "zero" (the output of a GEMM
+        # with contraction extent 0, which no kernel writes) is zero-filled
+        # by the run itself.
+        torch = _torch()
+        self._buffer_specs = [
+            ([b["bytes"]], torch.uint8) if b["dtype"] == "f4E2M1FN"
+            else (b["shape"], _dtype(b["dtype"])) for b in self.prog["buffers"]]
 
     def _runtime(self, dev) -> "rt.Program":
         """The C program of this device (bound once, never unloaded)."""
@@ -304,7 +311,8 @@ class Program:
         # object of torch.cuda.current_stream cost 25 us per call).
         stream = torch._C._cuda_getCurrentRawStream(dev.index)
         program = self._runtime(dev)
-        bufs = [self._alloc(b, dev) for b in self.prog["buffers"]]
+        bufs = [torch.empty(shape, dtype=dtype, device=dev)
+                for shape, dtype in self._buffer_specs]
         n_status = program.num_status_words
         # One int32 status word per grouped kernel, 16 bytes apart (every
         # kernel parameter must be 16-byte aligned); the run sets them to -1.
@@ -354,17 +362,6 @@ class Program:
             for code, name in zip(status[:, 0].tolist(), names):
                 if code != 0:
                     raise rt.KernelRejectedInput(5, f"kernel '{name}' {rt.rejection(code)}")
-
-    @staticmethod
-    def _alloc(spec, dev):
-        """An intermediate of the program, typed with its shape (packed FP4
-        data stays bytes). A buffer the manifest marks "zero" (the output
-        of a GEMM with contraction extent 0, which no kernel writes) is
-        zero-filled by the run itself."""
-        torch = _torch()
-        if spec["dtype"] == "f4E2M1FN":
-            return torch.empty(spec["bytes"], dtype=torch.uint8, device=dev)
-        return torch.empty(spec["shape"], dtype=_dtype(spec["dtype"]), device=dev)
 
 
 def mx_grouped_mm_function(out_dir: str, fqn: str, chip: str = "sm_90a",
