@@ -207,7 +207,7 @@ void bind(MxmoeRtProgram_ &p, const std::string &outDir,
   std::map<std::string, const json *> kernels;
   for (const json &k : field(m, "kernels", "manifest"))
     if (k.value("chip", "") == chip)
-      kernels[k["name"].get<std::string>()] = &k;
+      kernels[field(k, "name", "kernel").get<std::string>()] = &k;
   for (const json &a : field(prog, "args", p.function))
     p.args.push_back(readTensor(a, p.function + " arg"));
   for (const json &b : field(prog, "buffers", p.function))
@@ -241,8 +241,9 @@ void bind(MxmoeRtProgram_ &p, const std::string &outDir,
     std::string cubin = image->value("cubin", "");
     bool isCubin =
         cubin.size() > 6 && cubin.substr(cubin.size() - 6) == ".cubin";
-    p.image = readFile(outDir + "/" +
-                       (isCubin ? cubin : (*image)["ptx"].get<std::string>()));
+    p.image = readFile(
+        outDir + "/" +
+        (isCubin ? cubin : field(*image, "ptx", "kernel").get<std::string>()));
     if (!isCubin)
       p.image.push_back('\0');
   }
