@@ -671,22 +671,23 @@ bool mlir::mxmoe::parseCompileOption(StringRef option, StringRef value,
                 .str();
     return false;
   };
-  if (option == "rounding") {
-    std::optional<RoundingMode> r = symbolizeRoundingMode(value);
-    return r ? (opts.rounding = *r, true) : bad("floor, rceil, ceil or even");
-  }
-  if (option == "recipe") {
-    std::optional<RecipeChoice> r = symbolizeRecipeChoice(value);
-    return r ? (opts.recipe = *r, true) : bad("mx32, mx128 or auto");
-  }
-  if (option == "tile-rule") {
-    std::optional<ShardRule> r = symbolizeShardRule(value);
-    return r ? (opts.tileRule = *r, true) : bad("tokens or square");
-  }
-  if (option == "gemm-sm90-mma") {
-    std::optional<Sm90Mma> m = symbolizeSm90Mma(value);
-    return m ? (opts.gemmSm90Mma = *m, true) : bad("fp8, bf16 or auto");
-  }
+  // field = the parsed value, or the error listing `valid`.
+  auto set = [&](auto &field, auto parsed, StringRef valid) {
+    if (!parsed)
+      return bad(valid);
+    field = *parsed;
+    return true;
+  };
+  if (option == "rounding")
+    return set(opts.rounding, symbolizeRoundingMode(value),
+               "floor, rceil, ceil or even");
+  if (option == "recipe")
+    return set(opts.recipe, symbolizeRecipeChoice(value),
+               "mx32, mx128 or auto");
+  if (option == "tile-rule")
+    return set(opts.tileRule, symbolizeShardRule(value), "tokens or square");
+  if (option == "gemm-sm90-mma")
+    return set(opts.gemmSm90Mma, symbolizeSm90Mma(value), "fp8, bf16 or auto");
   error = ("mxmoe: unknown option '" + option + "'").str();
   return false;
 }
