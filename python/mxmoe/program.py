@@ -59,7 +59,8 @@ from typing import Dict, List, Optional, Sequence
 
 from . import runtime as rt
 
-# The C runtime's programs by (output directory, function, chip, device).
+# The C runtime's programs by (output directory, function, chip, manifest
+# modification time, device).
 _RUNTIME_PROGRAMS: Dict[tuple, "rt.Program"] = {}
 _MANIFESTS: Dict[tuple, dict] = {}
 
@@ -262,6 +263,8 @@ class Program:
         if missing:
             raise KeyError(f"kernels {missing} not built for {chip}")
         self._where = (os.path.abspath(out_dir), function, chip)
+        # A recompile into the same directory is a new manifest: new programs.
+        self._mtime = os.path.getmtime(os.path.join(out_dir, "manifest.json"))
         self._arg_checks = [(list(s["shape"]), _dtype(s["dtype"])) for s in self.prog["args"]]
         # Per buffer: (shape, torch dtype) to allocate (packed FP4 data stays
         # bytes). A buffer the manifest marks "zero" (the output of a GEMM
@@ -274,7 +277,7 @@ class Program:
 
     def _runtime(self, dev) -> "rt.Program":
         """The C program of this device (bound once, never unloaded)."""
-        key = self._where + (dev.index,)
+        key = self._where + (self._mtime, dev.index)
         hit = _RUNTIME_PROGRAMS.get(key)
         if hit is None:
             hit = _RUNTIME_PROGRAMS[key] = rt.Program(*self._where)
