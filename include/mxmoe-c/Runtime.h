@@ -40,6 +40,8 @@ typedef enum MxmoeRtStatus {
   MXMOE_RT_ERROR_NOT_FOUND = 4,
   /** A grouped kernel rejected its runtime input (status buffer != 0). */
   MXMOE_RT_ERROR_KERNEL_REJECTED_INPUT = 5,
+  /** Host memory exhausted, or an internal error; the message says which. */
+  MXMOE_RT_ERROR_INTERNAL = 6,
 } MxmoeRtStatus;
 
 /** A loaded PTX or cubin image in the current CUDA context. */
@@ -179,11 +181,16 @@ const char *mxmoeRtStatusMeaning(int32_t status);
  * (one int32 per grouped kernel, 16 bytes apart) and its tensor maps
  * (encoded on the host and copied to device memory once per distinct set
  * of bound addresses, at most 64 sets, least recently used out), all in
- * the CUDA context current at its first run. With mxmoeRtProgramRun a
- * program runs on one stream at a time (its status words are shared by its
- * runs); mxmoeRtProgramEnqueue takes the status words and the tensor maps
- * in caller memory instead, which is also how a run is captured into a
- * CUDA graph (python/mxmoe/program.py runs every program this way).
+ * the CUDA context current at its first run: every later run must have
+ * that context current (else MXMOE_RT_ERROR_INVALID_ARGUMENT; load one
+ * program per device). Calls on one program from several threads are
+ * serialized by the program. Runs that use its own status words or its
+ * tensor-map cache are ordered: such a run on another stream than the
+ * previous one waits for it first (an event, on the device), so they never
+ * overlap; mxmoeRtProgramEnqueue with the status words and the tensor maps
+ * in caller memory orders nothing (runs on several streams overlap),
+ * which is also how a run is captured into a CUDA graph
+ * (python/mxmoe/program.py runs every program this way).
 \*===------------------------------------------------------------------===*/
 
 /** A launch program bound to its kernels. */
@@ -219,15 +226,25 @@ typedef enum MxmoeRtCheck {
  *  kernels built for `chip` ("sm_90a", "sm_100a", "sm_103a"), reading the
  *  cubin the manifest names (else the PTX, JIT-compiled by the driver at
  *  the first run). Needs no GPU: the module is loaded at the first run.
- *  Errors: a missing or malformed manifest, a binding out of range or an
- *  unknown swizzle / data type: MXMOE_RT_ERROR_INVALID_ARGUMENT; no such
+ *  Every step is checked against its kernel's parameters: one binding per
+ *  parameter and of its kind (pointer, i64 scalar, tensor map), pointers
+ *  before scalars, at most 64, a grid and block without a zero extent, a
+ *  tensor map that fits its operand's bytes, an operand of at least a
+ *  fixed-size parameter's bytes.
+ *  Errors: a missing or malformed manifest, a step failing those checks, a
+ *  binding out of range or an unknown swizzle / data type:
+ *  MXMOE_RT_ERROR_INVALID_ARGUMENT; host memory exhausted:
+ *  MXMOE_RT_ERROR_INTERNAL; no such
  *  program, or its kernels not built for `chip`: MXMOE_RT_ERROR_NOT_FOUND
  *  (the message lists the programs). */
 MxmoeRtStatus mxmoeRtProgramLoad(const char *outDir, const char *function,
                                  const char *chip, MxmoeRtProgram *program);
 
-/** Frees a program and its device memory (after the work of its runs is
- *  done: call mxmoeRtSynchronize first); a null program is nothing. */
+/** Frees a program and its device memory, in the context of its first
+ *  run (made current for the call, from any thread). It waits for the runs
+ *  that used the program's own memory; runs with caller memory (and graphs
+ *  that captured the program) use its constants and module, so they must be
+ *  done first (mxmoeRtSynchronize). A null program is nothing. */
 void mxmoeRtProgramDestroy(MxmoeRtProgram program);
 
 size_t mxmoeRtProgramGetNumArgs(MxmoeRtProgram program);
@@ -277,8 +294,11 @@ typedef struct MxmoeRtRunMemory {
    *  aligned, that the run's tensor maps are copied into from
    *  `tensorMapsHost` (page-locked host memory of the same size and
    *  alignment, which must stay allocated while the copy can run: inside a
-   *  capture, as long as the graph is replayed). NULL: the program's cache
-   *  of device copies by address (not inside a capture). */
+   *  capture, as long as the graph is replayed). Every Enqueue encodes the
+   *  maps into `tensorMapsHost` on the host before it returns, so host
+   *  memory of an earlier run is reused only once that run's copy is done.
+   *  Both or neither. NULL: the program's cache of device copies by address
+   *  (not inside a capture). */
   void *tensorMaps;
   void *tensorMapsHost;
 } MxmoeRtRunMemory;
@@ -289,9 +309,11 @@ typedef struct MxmoeRtRunMemory {
  *  records the run into the graph (zero-fills and status reset as memset
  *  nodes, the tensor-map copy as a memcpy node, the launches); it then
  *  needs `memory` with the status words and the tensor maps the program
- *  has, and a program with constants must have run once outside a capture
- *  (they are uploaded then): else MXMOE_RT_ERROR_INVALID_ARGUMENT and
- *  nothing is recorded. */
+ *  has, and the program must have run once outside a capture (its module
+ *  is loaded and its constants are uploaded then): else
+ *  MXMOE_RT_ERROR_INVALID_ARGUMENT and nothing is recorded. Misaligned
+ *  status words (16 bytes) or tensor-map memory (64 bytes), or only one of
+ *  the two tensor-map memories: MXMOE_RT_ERROR_INVALID_ARGUMENT. */
 MxmoeRtStatus mxmoeRtProgramEnqueue(MxmoeRtProgram program, void *const *args,
                                     size_t numArgs, void *const *buffers,
                                     size_t numBuffers,
@@ -304,9 +326,10 @@ size_t mxmoeRtProgramGetNumStatusWords(MxmoeRtProgram program);
 size_t mxmoeRtProgramGetNumTensorMaps(MxmoeRtProgram program);
 const char *mxmoeRtProgramGetStatusKernel(MxmoeRtProgram program, size_t index);
 
-/** Waits for the stream of the last run that used the program's own status
- *  words (mxmoeRtProgramRun, or Enqueue without caller status words) and
- *  checks them:
+/** Waits for the last run that used the program's own memory (its status
+ *  words, by mxmoeRtProgramRun or Enqueue without caller status words, or
+ *  its tensor-map cache) and checks the status words of the last that used
+ *  them:
  *  MXMOE_RT_ERROR_KERNEL_REJECTED_INPUT naming the first kernel that
  *  rejected its input (nothing written by it). Success when the program
  *  has no grouped kernel or has not run. */

@@ -69,6 +69,7 @@ struct Driver {
   CUresult (*cuEventRecord)(void *, CUstream) = nullptr;
   CUresult (*cuEventSynchronize)(void *) = nullptr;
   CUresult (*cuEventDestroy)(void *) = nullptr;
+  CUresult (*cuStreamWaitEvent)(CUstream, void *, unsigned) = nullptr;
   // CUstreamCaptureStatus: 0 = not capturing.
   CUresult (*cuStreamIsCapturing)(CUstream, int *) = nullptr;
   // cuTensorMapEncodeTiled (CUDA 12.0+): CUtensorMap*, dataType, rank,

@@ -122,6 +122,30 @@ Source operandSource(const MxmoeRtProgram_ &p, const json &b,
   throw ManifestError{where + ": a binding with no source"};
 }
 
+/// Bytes of the arg, constant or buffer `s`.
+uint64_t sourceBytes(const MxmoeRtProgram_ &p, const Source &s) {
+  const std::vector<Tensor> &t = s.kind == Source::Arg        ? p.args
+                                 : s.kind == Source::Constant ? p.constants
+                                                              : p.buffers;
+  return t[s.index].bytes;
+}
+
+/// The operand of a tensor map holds every byte the map can address: rows
+/// of `rowStrideBytes`, the last one `inner` elements long.
+void checkMapExtent(const MxmoeRtProgram_ &p, const MapSpec &m,
+                    const std::string &where) {
+  uint64_t bits = m.dataType == MXMOE_RT_TENSOR_MAP_UINT8 ? 8 : 4;
+  uint64_t innerBytes = (m.inner * bits + 7) / 8;
+  uint64_t have = sourceBytes(p, m.operand);
+  if (m.inner == 0 || m.rows == 0 || m.rowStrideBytes < innerBytes ||
+      m.rows - 1 > (have - innerBytes) / m.rowStrideBytes || have < innerBytes)
+    throw ManifestError{
+        where + ": tensor map of " + std::to_string(m.rows) + " rows x " +
+        std::to_string(m.inner) + " elements, row stride " +
+        std::to_string(m.rowStrideBytes) + " bytes, does not fit its " +
+        std::to_string(have) + "-byte operand"};
+}
+
 /// The tensor map of parameter `param` bound by `b` (extent from the
 /// binding's "tensor_map", else from the parameter).
 MapSpec mapSpec(const MxmoeRtProgram_ &p, const json &param, const json &b,
@@ -132,14 +156,104 @@ MapSpec mapSpec(const MxmoeRtProgram_ &p, const json &param, const json &b,
   auto box = field(param, "box", where).get<std::vector<uint32_t>>();
   if (dims.size() != 2 || box.size() != 2)
     throw ManifestError{where + ": tensor maps are 2-D"};
-  return MapSpec{operandSource(p, b, where),
-                 mapDataType(param.value("data_type", "uint8")),
-                 dims[0],
-                 dims[1],
-                 field(extent, "row_stride_bytes", where).get<uint64_t>(),
-                 box[0],
-                 box[1],
-                 swizzleBytes(field(param, "swizzle", where))};
+  MapSpec m{operandSource(p, b, where),
+            mapDataType(param.value("data_type", "uint8")),
+            dims[0],
+            dims[1],
+            field(extent, "row_stride_bytes", where).get<uint64_t>(),
+            box[0],
+            box[1],
+            swizzleBytes(field(param, "swizzle", where))};
+  checkMapExtent(p, m, where);
+  return m;
+}
+
+/// What a kernel parameter or a step binding passes.
+enum class Kind { Pointer, Scalar, TensorMap };
+
+const char *kindName(Kind k) {
+  return k == Kind::Pointer  ? "a pointer"
+         : k == Kind::Scalar ? "a scalar"
+                             : "a tensor map";
+}
+
+Kind paramKind(const json &param, const std::string &where) {
+  std::string kind = field(param, "kind", where).get<std::string>();
+  if (kind == "tensor_map")
+    return Kind::TensorMap;
+  if (kind.rfind("device pointer", 0) == 0)
+    return Kind::Pointer;
+  if (kind != "scalar")
+    throw ManifestError{where + ": unknown parameter kind '" + kind + "'"};
+  std::string type = param.value("type", "");
+  if (type != "i64") // mxmoeRtLaunchWithScalars passes int64 values
+    throw ManifestError{where + ": scalar parameters are i64, not '" + type +
+                        "'"};
+  return Kind::Scalar;
+}
+
+Kind bindingKind(const json &b) {
+  if (b.contains("value"))
+    return Kind::Scalar;
+  return b.contains("tensor_map") ? Kind::TensorMap : Kind::Pointer;
+}
+
+/// Binding `b` of parameter `param` into `step`.
+void bindParam(MxmoeRtProgram_ &p, Step &step, const json &param, const json &b,
+               const std::string &at) {
+  if (b.contains("value")) {
+    step.scalars.push_back(b["value"].get<int64_t>());
+  } else if (b.value("status", false)) {
+    step.pointers.push_back({Source::Status, p.statusKernels.size()});
+    p.statusKernels.push_back(step.kernel);
+  } else if (b.contains("tensor_map")) {
+    step.pointers.push_back({Source::Map, p.maps.size()});
+    p.maps.push_back(mapSpec(p, param, b, at));
+  } else {
+    Source s = operandSource(p, b, at);
+    uint64_t need = param.value("bytes", uint64_t(0));
+    if (sourceBytes(p, s) < need)
+      throw ManifestError{at + ": a " + std::to_string(sourceBytes(p, s)) +
+                          "-byte operand for a " + std::to_string(need) +
+                          "-byte parameter"};
+    step.pointers.push_back(s);
+  }
+}
+
+/// Step `s`'s bindings, one per parameter of kernel `k` and of its kind;
+/// pointers and tensor maps before scalars (the order in which
+/// mxmoeRtLaunchWithScalars passes them).
+void bindParams(MxmoeRtProgram_ &p, Step &step, const json &s, const json &k,
+                const std::string &where) {
+  const json &params = field(k, "params", where);
+  const json &bindings = field(s, "bindings", where);
+  if (!params.is_array() || !bindings.is_array() ||
+      bindings.size() != params.size() || params.size() > 64)
+    throw ManifestError{where + ": " + std::to_string(bindings.size()) +
+                        " bindings for the " + std::to_string(params.size()) +
+                        " parameters (at most 64) of kernel " + step.kernel};
+  bool scalars = false;
+  for (size_t j = 0; j < bindings.size(); ++j) {
+    std::string at = where + " binding " + std::to_string(j);
+    Kind want = paramKind(params[j], at), have = bindingKind(bindings[j]);
+    if (want != have)
+      throw ManifestError{at + ": binds " + kindName(have) + " to " +
+                          kindName(want) + " parameter"};
+    if (scalars && want != Kind::Scalar)
+      throw ManifestError{at + ": a pointer parameter after a scalar one"};
+    scalars = want == Kind::Scalar;
+    bindParam(p, step, params[j], bindings[j], at);
+  }
+}
+
+std::array<uint32_t, 3> dims3(const json &j, const std::string &what,
+                              const std::string &where) {
+  if (!j.is_array())
+    throw ManifestError{where + ": no " + what};
+  auto d = j.get<std::array<uint32_t, 3>>();
+  if (!d[0] || !d[1] || !d[2])
+    throw ManifestError{where + ": a zero extent in the " + what};
+  return d;
 }
 
 /// Step `s` of the program, bound to kernel `k`.
@@ -147,32 +261,11 @@ Step readStep(MxmoeRtProgram_ &p, const json &s, const json &k,
               const std::string &where) {
   Step step;
   step.kernel = field(k, "name", where).get<std::string>();
-  const json &grid = s.contains("grid") ? s["grid"] : field(k, "grid", where);
-  if (!grid.is_array())
-    throw ManifestError{where + ": no grid for kernel " + step.kernel};
-  step.grid = grid.get<std::array<uint32_t, 3>>();
-  step.block = field(k, "block", where).get<std::array<uint32_t, 3>>();
+  step.grid = dims3(s.contains("grid") ? s["grid"] : field(k, "grid", where),
+                    "grid of kernel " + step.kernel, where);
+  step.block = dims3(field(k, "block", where), "block", where);
   step.sharedBytes = k.value("dynamic_shared_memory", 0u);
-  const json &params = field(k, "params", where);
-  const json &bindings = field(s, "bindings", where);
-  for (size_t j = 0; j < bindings.size(); ++j) {
-    const json &b = bindings[j];
-    std::string at = where + " binding " + std::to_string(j);
-    if (b.contains("value")) {
-      step.scalars.push_back(b["value"].get<int64_t>());
-    } else if (b.value("status", false)) {
-      step.pointers.push_back({Source::Status, p.statusKernels.size()});
-      p.statusKernels.push_back(step.kernel);
-    } else if (b.contains("tensor_map")) {
-      if (j >= params.size())
-        throw ManifestError{at + ": kernel has no parameter " +
-                            std::to_string(j)};
-      step.pointers.push_back({Source::Map, p.maps.size()});
-      p.maps.push_back(mapSpec(p, params[j], b, at));
-    } else {
-      step.pointers.push_back(operandSource(p, b, at));
-    }
-  }
+  bindParams(p, step, s, k, where);
   return step;
 }
 
@@ -259,20 +352,22 @@ MxmoeRtStatus mxmoeRtProgramLoad(const char *outDir, const char *function,
     return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
                 "mxmoeRtProgramLoad: null directory, function, chip or result");
   *program = nullptr;
-  auto p = std::make_unique<MxmoeRtProgram_>();
-  p->function = function;
+  std::string where =
+      std::string("mxmoeRtProgramLoad(") + outDir + ", " + function + "): ";
   try {
+    auto p = std::make_unique<MxmoeRtProgram_>();
+    p->function = function;
     bind(*p, outDir, chip);
+    *program = p.release();
+    return MXMOE_RT_SUCCESS;
   } catch (const ManifestError &e) {
-    return fail(e.status, std::string("mxmoeRtProgramLoad(") + outDir + ", " +
-                              function + "): " + e.what);
+    return fail(e.status, where + e.what);
   } catch (const json::exception &e) {
     return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
-                std::string("mxmoeRtProgramLoad(") + outDir +
-                    "): malformed manifest.json: " + e.what());
+                where + "malformed manifest.json: " + e.what());
+  } catch (const std::exception &e) {
+    return fail(MXMOE_RT_ERROR_INTERNAL, where + e.what());
   }
-  *program = p.release();
-  return MXMOE_RT_SUCCESS;
 }
 
 } // extern "C"

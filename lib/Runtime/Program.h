@@ -15,6 +15,7 @@
 #include <array>
 #include <cstdint>
 #include <list>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -78,7 +79,9 @@ struct MxmoeRtProgram_ {
   /// The loaded image, shared by the programs of one image and context
   /// (ProgramRun.cpp's module table).
   MxmoeRtModule module = nullptr;
-  void *moduleContext = nullptr;
+  /// The CUDA context of the first run: every later run must have it
+  /// current (the module, constants and caches live in it).
+  void *context = nullptr;
   std::vector<mxmoe::rt::Tensor> args, buffers, constants;
   std::vector<std::vector<uint8_t>> constantBytes;
   std::vector<void *> constantDevice;
@@ -94,8 +97,47 @@ struct MxmoeRtProgram_ {
   void *mapStaging = nullptr;
   std::vector<void *> slotEvents;
   std::vector<size_t> freeSlots;
-  void *lastStream = nullptr;
-  bool ran = false;
+  /// Runs that use the program's own memory (its status words or its
+  /// tensor-map cache) are ordered: such a run on another stream than the
+  /// last one (`ownStream`, compared only) first waits for `ownEvent`,
+  /// recorded after each of them; mxmoeRtProgramCheck waits for it.
+  void *ownStream = nullptr;
+  void *ownEvent = nullptr;
+  /// A run completed with the program's own status words.
+  bool ranOwnStatus = false;
+  /// Serializes Run / Enqueue / Check of one program across threads.
+  std::mutex mutex;
 };
+
+namespace mxmoe::rt {
+
+/// Address of an operand source (arg, constant or buffer) in a run.
+inline uintptr_t address(const MxmoeRtProgram_ &p, const Source &s,
+                         void *const *args, void *const *buffers) {
+  void *ptr = s.kind == Source::Arg        ? args[s.index]
+              : s.kind == Source::Constant ? p.constantDevice[s.index]
+                                           : buffers[s.index];
+  return reinterpret_cast<uintptr_t>(ptr);
+}
+
+// ProgramMaps.cpp: the tensor maps of a run.
+
+/// Encoded into the caller's page-locked `memory.tensorMapsHost` and
+/// copied into its device `memory.tensorMaps`, ordered on `stream`.
+MxmoeRtStatus copyMaps(const MxmoeRtProgram_ &p, void *const *args,
+                       void *const *buffers, const MxmoeRtRunMemory &memory,
+                       void *stream);
+
+/// The program's cached device copy for these addresses, else encoded and
+/// copied into a new cache entry (ordered on `stream`); `maps` is its
+/// device address.
+MxmoeRtStatus bindMaps(MxmoeRtProgram_ &p, void *const *args,
+                       void *const *buffers, void *stream, uintptr_t &maps);
+
+/// Frees the cache, its staging memory and events (the program's context
+/// current, its runs done).
+void freeMapCache(MxmoeRtProgram_ &p);
+
+} // namespace mxmoe::rt
 
 #endif // MXMOE_LIB_RUNTIME_PROGRAM_H

@@ -1,10 +1,12 @@
 //===- ProgramRun.cpp - running a bound launch program --------------------===//
 //
-// mxmoeRtProgramRun / Check / Destroy and the queries of mxmoe-c/Runtime.h
-// over a program bound by Program.cpp. A run does what
-// python/mxmoe/program.py's Program.__call__ does for an eager call:
-// zero-fill the "zero" buffers, set the status words to -1, bind the
-// tensor maps of the run's addresses (cached), launch every step in order.
+// mxmoeRtProgramRun / Enqueue / Check / Destroy and the queries of
+// mxmoe-c/Runtime.h over a program bound by Program.cpp. A run zero-fills
+// the "zero" buffers, sets the status words to -1, binds the tensor maps
+// of the run's addresses (ProgramMaps.cpp) and launches every step in
+// order. Runs of one program are serialized by its mutex; runs that use its
+// own memory (status words, tensor-map cache) are ordered across streams
+// by an event; every run must have the context of the first one current.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,31 +33,39 @@ std::string hex(const void *p) {
 
 /// Null (unless 0 bytes) or misaligned caller addresses, before anything
 /// is enqueued.
-MxmoeRtStatus checkAddresses(const MxmoeRtProgram_ &p, void *const *ptrs,
+MxmoeRtStatus checkAddresses(const MxmoeRtProgram_ &p, const char *entry,
+                             void *const *ptrs,
                              const std::vector<Tensor> &specs,
                              const char *what) {
   for (size_t i = 0; i < specs.size(); ++i) {
     uintptr_t a = reinterpret_cast<uintptr_t>(ptrs[i]);
     if ((a == 0 && specs[i].bytes != 0) || a % kPointerAlignment != 0)
       return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
-                  "mxmoeRtProgramRun(" + p.function + "): " + what + " " +
+                  std::string(entry) + "(" + p.function + "): " + what + " " +
                       std::to_string(i) + " (" + hex(ptrs[i]) +
                       ") is null or not 16-byte aligned");
   }
   return MXMOE_RT_SUCCESS;
 }
 
-/// Device memory of `bytes` holding `host` (synchronous: once per program).
+/// Device memory of `bytes` holding `host` (synchronous: once per program);
+/// on failure nothing stays allocated.
 MxmoeRtStatus upload(Driver &d, const void *host, size_t bytes, void *stream,
                      void **device) {
   if (MxmoeRtStatus s = mxmoeRtMemAllocAsync(device, bytes, stream))
     return s;
-  if (MxmoeRtStatus s = mxmoeRtSynchronize(stream))
-    return s;
-  if (CUresult rc =
-          d.cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(*device), host, bytes))
-    return cudaFail(d, rc, "copying a program constant");
-  return MXMOE_RT_SUCCESS;
+  MxmoeRtStatus s = mxmoeRtSynchronize(stream);
+  if (!s)
+    if (CUresult rc =
+            d.cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(*device), host, bytes))
+      s = cudaFail(d, rc, "copying a program constant");
+  if (s) {
+    std::string why = mxmoeRtLastError();
+    mxmoeRtMemFreeAsync(*device, stream);
+    *device = nullptr;
+    fail(s, why);
+  }
+  return s;
 }
 
 /// Modules by (image bytes, context), shared by the programs of one
@@ -68,13 +78,10 @@ struct SharedModule {
 std::mutex moduleMutex;
 std::map<std::pair<std::string, void *>, SharedModule> moduleTable;
 
-MxmoeRtStatus acquireModule(Driver &d, MxmoeRtProgram_ &p) {
-  CUcontext ctx = nullptr;
-  if (CUresult rc = d.cuCtxGetCurrent(&ctx))
-    return cudaFail(d, rc, "cuCtxGetCurrent");
+MxmoeRtStatus acquireModule(MxmoeRtProgram_ &p) {
   std::lock_guard<std::mutex> lock(moduleMutex);
-  auto key = std::make_pair(std::string(p.image.begin(), p.image.end()),
-                            static_cast<void *>(ctx));
+  auto key =
+      std::make_pair(std::string(p.image.begin(), p.image.end()), p.context);
   auto it = moduleTable.find(key);
   if (it == moduleTable.end()) {
     MxmoeRtModule m = nullptr;
@@ -84,16 +91,25 @@ MxmoeRtStatus acquireModule(Driver &d, MxmoeRtProgram_ &p) {
   }
   ++it->second.users;
   p.module = it->second.module;
-  p.moduleContext = ctx;
   return MXMOE_RT_SUCCESS;
+}
+
+/// The program's image is loaded in its context (by it or a program of the
+/// same image): acquiring it then makes no driver call.
+bool moduleLoaded(const MxmoeRtProgram_ &p) {
+  if (p.module || p.steps.empty())
+    return true;
+  std::lock_guard<std::mutex> lock(moduleMutex);
+  return moduleTable.count(std::make_pair(
+             std::string(p.image.begin(), p.image.end()), p.context)) != 0;
 }
 
 void releaseModule(MxmoeRtProgram_ &p) {
   if (!p.module)
     return;
   std::lock_guard<std::mutex> lock(moduleMutex);
-  auto key = std::make_pair(std::string(p.image.begin(), p.image.end()),
-                            p.moduleContext);
+  auto key =
+      std::make_pair(std::string(p.image.begin(), p.image.end()), p.context);
   auto it = moduleTable.find(key);
   if (it != moduleTable.end() && --it->second.users == 0) {
     mxmoeRtModuleUnload(it->second.module);
@@ -102,12 +118,29 @@ void releaseModule(MxmoeRtProgram_ &p) {
   p.module = nullptr;
 }
 
+/// The current context is the program's (recorded by its first run).
+MxmoeRtStatus checkContext(Driver &d, MxmoeRtProgram_ &p, const char *entry) {
+  CUcontext ctx = nullptr;
+  if (CUresult rc = d.cuCtxGetCurrent(&ctx))
+    return cudaFail(d, rc, "cuCtxGetCurrent");
+  if (!p.context)
+    p.context = ctx;
+  if (p.context == ctx)
+    return MXMOE_RT_SUCCESS;
+  return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
+              std::string(entry) + "(" + p.function +
+                  "): the current CUDA context is not the one of the "
+                  "program's first run (its module and memory live there); "
+                  "make that device's context current, or load one program "
+                  "per device");
+}
+
 /// The first run's setup: the module, the constants, and the status words
 /// when the run uses the program's own (`ownStatus`).
 MxmoeRtStatus prepare(Driver &d, MxmoeRtProgram_ &p, void *stream,
                       bool ownStatus) {
   if (!p.module && !p.steps.empty())
-    if (MxmoeRtStatus s = acquireModule(d, p))
+    if (MxmoeRtStatus s = acquireModule(p))
       return s;
   while (p.constantDevice.size() < p.constants.size()) {
     const std::vector<uint8_t> &c = p.constantBytes[p.constantDevice.size()];
@@ -122,115 +155,27 @@ MxmoeRtStatus prepare(Driver &d, MxmoeRtProgram_ &p, void *stream,
   return MXMOE_RT_SUCCESS;
 }
 
-/// Address of an operand source in this run.
-uintptr_t address(const MxmoeRtProgram_ &p, const Source &s, void *const *args,
-                  void *const *buffers) {
-  void *ptr = s.kind == Source::Arg        ? args[s.index]
-              : s.kind == Source::Constant ? p.constantDevice[s.index]
-                                           : buffers[s.index];
-  return reinterpret_cast<uintptr_t>(ptr);
-}
-
-/// The tensor maps over the operand addresses `key`, into `out`.
-MxmoeRtStatus encodeMaps(const MxmoeRtProgram_ &p,
-                         const std::vector<uintptr_t> &key,
-                         TensorMapBlob *out) {
-  for (size_t i = 0; i < p.maps.size(); ++i) {
-    const MapSpec &m = p.maps[i];
-    if (MxmoeRtStatus s = mxmoeRtEncodeTensorMap2D(
-            out[i].bytes.data(), m.dataType,
-            reinterpret_cast<const void *>(key[i]), m.inner, m.rows,
-            m.rowStrideBytes, m.boxInner, m.boxRows, m.swizzleBytes))
-      return s;
-  }
+/// A run using the program's own memory on another stream than the last
+/// such run waits for that run first (so status words and cached maps are
+/// never in use by two streams, and evictions free after their last use).
+MxmoeRtStatus orderOwn(Driver &d, MxmoeRtProgram_ &p, void *stream) {
+  if (!p.ownEvent || p.ownStream == stream)
+    return MXMOE_RT_SUCCESS;
+  if (CUresult rc =
+          d.cuStreamWaitEvent(static_cast<CUstream>(stream), p.ownEvent, 0))
+    return cudaFail(d, rc, "cuStreamWaitEvent");
   return MXMOE_RT_SUCCESS;
 }
 
-std::vector<uintptr_t> mapAddresses(const MxmoeRtProgram_ &p, void *const *args,
-                                    void *const *buffers) {
-  std::vector<uintptr_t> key;
-  for (const MapSpec &m : p.maps)
-    key.push_back(address(p, m.operand, args, buffers));
-  return key;
-}
-
-/// The run's tensor maps encoded into the caller's page-locked host memory
-/// and copied into its device memory (`memory`), ordered on `stream`.
-MxmoeRtStatus copyMaps(const MxmoeRtProgram_ &p, void *const *args,
-                       void *const *buffers, const MxmoeRtRunMemory &memory,
-                       void *stream) {
-  if (reinterpret_cast<uintptr_t>(memory.tensorMaps) % 64 ||
-      reinterpret_cast<uintptr_t>(memory.tensorMapsHost) % 64)
-    return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
-                "mxmoeRtProgramEnqueue(" + p.function +
-                    "): tensor-map memory must be 64-byte aligned");
-  auto *host = static_cast<TensorMapBlob *>(memory.tensorMapsHost);
-  if (MxmoeRtStatus s = encodeMaps(p, mapAddresses(p, args, buffers), host))
-    return s;
-  return mxmoeRtMemcpyAsync(memory.tensorMaps, host,
-                            sizeof(TensorMapBlob) * p.maps.size(), stream);
-}
-
-/// A staging slot for a new cache entry (the least recently used entry's,
-/// evicted, once the cache is full), its last copy done.
-MxmoeRtStatus takeSlot(MxmoeRtProgram_ &p, void *stream, size_t &slot) {
-  Driver &d = driver();
-  if (!p.mapStaging) {
-    size_t bytes = kMapCache * p.maps.size() * sizeof(TensorMapBlob);
-    if (CUresult rc = d.cuMemAllocHost(&p.mapStaging, bytes))
-      return cudaFail(d, rc, "page-locked tensor-map staging");
-    p.slotEvents.assign(kMapCache, nullptr);
-    for (size_t i = kMapCache; i-- > 0;)
-      p.freeSlots.push_back(i);
-  }
-  if (p.freeSlots.empty()) {
-    MapCacheEntry &old = p.mapCache.back();
-    p.freeSlots.push_back(old.slot);
-    if (MxmoeRtStatus s = mxmoeRtMemFreeAsync(old.device, stream))
-      return s;
-    p.mapCache.pop_back();
-  }
-  slot = p.freeSlots.back();
-  p.freeSlots.pop_back();
-  void *&event = p.slotEvents[slot];
-  CUresult rc = event ? d.cuEventSynchronize(event)
-                      : d.cuEventCreate(&event, /*DISABLE_TIMING=*/2);
-  return rc ? cudaFail(d, rc, "tensor-map staging event") : MXMOE_RT_SUCCESS;
-}
-
-/// The device buffer of this run's tensor maps: cached by the addresses
-/// they describe, else encoded and copied (ordered on `stream`).
-MxmoeRtStatus bindMaps(MxmoeRtProgram_ &p, void *const *args,
-                       void *const *buffers, void *stream, uintptr_t &maps) {
-  std::vector<uintptr_t> key = mapAddresses(p, args, buffers);
-  for (auto it = p.mapCache.begin(); it != p.mapCache.end(); ++it)
-    if (it->addresses == key) {
-      p.mapCache.splice(p.mapCache.begin(), p.mapCache, it);
-      maps = reinterpret_cast<uintptr_t>(it->device);
-      return MXMOE_RT_SUCCESS;
+MxmoeRtStatus recordOwn(Driver &d, MxmoeRtProgram_ &p, void *stream) {
+  if (!p.ownEvent)
+    if (CUresult rc = d.cuEventCreate(&p.ownEvent, /*DISABLE_TIMING=*/2)) {
+      p.ownEvent = nullptr;
+      return cudaFail(d, rc, "cuEventCreate");
     }
-  size_t slot = 0;
-  if (MxmoeRtStatus s = takeSlot(p, stream, slot))
-    return s;
-  auto *host =
-      static_cast<TensorMapBlob *>(p.mapStaging) + slot * p.maps.size();
-  MapCacheEntry e{key, slot, nullptr};
-  size_t bytes = sizeof(TensorMapBlob) * p.maps.size();
-  MxmoeRtStatus s = encodeMaps(p, key, host);
-  if (!s)
-    s = mxmoeRtMemAllocAsync(&e.device, bytes, stream);
-  if (!s && (s = mxmoeRtMemcpyAsync(e.device, host, bytes, stream)))
-    mxmoeRtMemFreeAsync(e.device, stream);
-  if (s) { // the slot stays free
-    p.freeSlots.push_back(slot);
-    return s;
-  }
-  Driver &d = driver();
-  if (CUresult rc =
-          d.cuEventRecord(p.slotEvents[slot], static_cast<CUstream>(stream)))
+  if (CUresult rc = d.cuEventRecord(p.ownEvent, static_cast<CUstream>(stream)))
     return cudaFail(d, rc, "cuEventRecord");
-  maps = reinterpret_cast<uintptr_t>(e.device);
-  p.mapCache.push_front(std::move(e));
+  p.ownStream = stream;
   return MXMOE_RT_SUCCESS;
 }
 
@@ -275,41 +220,49 @@ MxmoeRtStatus launchSteps(MxmoeRtProgram_ &p, void *const *args,
   return MXMOE_RT_SUCCESS;
 }
 
-/// Counts and addresses of a run; whether `stream` is capturing a graph.
-MxmoeRtStatus checkRun(Driver &d, MxmoeRtProgram_ &p, void *const *args,
-                       size_t numArgs, void *const *buffers, size_t numBuffers,
-                       void *stream, bool &capturing) {
+/// Counts and addresses of a run.
+MxmoeRtStatus checkRun(MxmoeRtProgram_ &p, const char *entry, void *const *args,
+                       size_t numArgs, void *const *buffers,
+                       size_t numBuffers) {
   if (numArgs != p.args.size() || numBuffers != p.buffers.size() ||
       (numArgs && !args) || (numBuffers && !buffers))
     return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
-                "mxmoeRtProgramRun(" + p.function + "): expected " +
+                std::string(entry) + "(" + p.function + "): expected " +
                     std::to_string(p.args.size()) + " arguments and " +
                     std::to_string(p.buffers.size()) + " buffers, got " +
                     std::to_string(numArgs) + " and " +
                     std::to_string(numBuffers));
-  if (MxmoeRtStatus s = checkAddresses(p, args, p.args, "argument"))
+  if (MxmoeRtStatus s = checkAddresses(p, entry, args, p.args, "argument"))
     return s;
-  if (MxmoeRtStatus s = checkAddresses(p, buffers, p.buffers, "buffer"))
-    return s;
-  int status = 0;
-  if (CUresult rc =
-          d.cuStreamIsCapturing(static_cast<CUstream>(stream), &status))
-    return cudaFail(d, rc, "cuStreamIsCapturing");
-  capturing = status != 0;
-  return MXMOE_RT_SUCCESS;
+  return checkAddresses(p, entry, buffers, p.buffers, "buffer");
 }
 
-/// What a captured run needs: caller memory, and constants already on the
-/// device (their upload cannot be captured).
+/// Alignment and pairing of caller run memory.
+MxmoeRtStatus checkMemory(const MxmoeRtProgram_ &p, const MxmoeRtRunMemory &m) {
+  std::string why;
+  if (reinterpret_cast<uintptr_t>(m.statusWords) % 16)
+    why = "the status words must be 16-byte aligned";
+  else if (!m.tensorMaps != !m.tensorMapsHost)
+    why = "give both tensor-map memories (device and page-locked host) "
+          "or neither";
+  if (why.empty())
+    return MXMOE_RT_SUCCESS;
+  return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
+              "mxmoeRtProgramEnqueue(" + p.function + "): " + why);
+}
+
+/// What a captured run needs: caller memory, and the module and constants
+/// already there (loading and uploading cannot be captured).
 MxmoeRtStatus checkCapture(const MxmoeRtProgram_ &p,
                            const MxmoeRtRunMemory &m) {
   std::string why;
   if (!p.statusKernels.empty() && !m.statusWords)
     why = "needs caller status words";
-  else if (!p.maps.empty() && (!m.tensorMaps || !m.tensorMapsHost))
+  else if (!p.maps.empty() && !m.tensorMaps)
     why = "needs caller tensor-map memory (device and page-locked host)";
-  else if (p.constantDevice.size() < p.constants.size())
-    why = "has constants: run it once outside the capture first (warm-up)";
+  else if (!moduleLoaded(p) || p.constantDevice.size() < p.constants.size())
+    why = "needs its module and constants loaded: run it once outside the "
+          "capture first (warm-up)";
   if (why.empty())
     return MXMOE_RT_SUCCESS;
   return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
@@ -317,27 +270,29 @@ MxmoeRtStatus checkCapture(const MxmoeRtProgram_ &p,
                   ") inside a CUDA-graph capture " + why);
 }
 
-/// A run with `memory` (NULL members: the program's own).
-MxmoeRtStatus enqueue(MxmoeRtProgram_ &p, void *const *args, size_t numArgs,
-                      void *const *buffers, size_t numBuffers,
-                      const MxmoeRtRunMemory &memory, void *stream,
-                      bool allowCapture) {
-  Driver *d = nullptr;
-  if (MxmoeRtStatus s = requireDriver(d))
-    return s;
-  bool capturing = false;
-  if (MxmoeRtStatus s = checkRun(*d, p, args, numArgs, buffers, numBuffers,
-                                 stream, capturing))
-    return s;
+/// Whether `stream` is capturing a CUDA graph; a capture is refused by
+/// mxmoeRtProgramRun and checked by checkCapture.
+MxmoeRtStatus checkStream(Driver &d, const MxmoeRtProgram_ &p,
+                          const MxmoeRtRunMemory &m, void *stream,
+                          bool allowCapture, bool &capturing) {
+  int status = 0;
+  if (CUresult rc =
+          d.cuStreamIsCapturing(static_cast<CUstream>(stream), &status))
+    return cudaFail(d, rc, "cuStreamIsCapturing");
+  capturing = status != 0;
   if (capturing && !allowCapture)
     return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
                 "mxmoeRtProgramRun(" + p.function +
                     "): the stream is capturing a CUDA graph; use "
                     "mxmoeRtProgramEnqueue with caller memory");
-  if (capturing)
-    if (MxmoeRtStatus s = checkCapture(p, memory))
-      return s;
-  if (MxmoeRtStatus s = prepare(*d, p, stream, !memory.statusWords))
+  return capturing ? checkCapture(p, m) : MXMOE_RT_SUCCESS;
+}
+
+/// Tensor maps, resets and launches of a run whose checks passed.
+MxmoeRtStatus launch(Driver &d, MxmoeRtProgram_ &p, void *const *args,
+                     void *const *buffers, const MxmoeRtRunMemory &memory,
+                     void *stream) {
+  if (MxmoeRtStatus s = prepare(d, p, stream, !memory.statusWords))
     return s;
   uintptr_t maps = reinterpret_cast<uintptr_t>(memory.tensorMaps);
   if (!p.maps.empty()) {
@@ -348,63 +303,72 @@ MxmoeRtStatus enqueue(MxmoeRtProgram_ &p, void *const *args, size_t numArgs,
       return s;
   }
   void *status = memory.statusWords ? memory.statusWords : p.statusDevice;
-  if (MxmoeRtStatus s = resetWords(*d, p, buffers, status, stream))
+  if (MxmoeRtStatus s = resetWords(d, p, buffers, status, stream))
     return s;
   return launchSteps(p, args, buffers, maps,
                      reinterpret_cast<uintptr_t>(status), stream);
 }
 
-} // namespace
-
-extern "C" {
-
-MxmoeRtStatus mxmoeRtProgramRun(MxmoeRtProgram program, void *const *args,
-                                size_t numArgs, void *const *buffers,
-                                size_t numBuffers, void *stream,
-                                MxmoeRtCheck check) {
-  if (!program)
-    return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
-                "mxmoeRtProgramRun: null program");
-  MxmoeRtRunMemory own = {nullptr, nullptr, nullptr};
-  if (MxmoeRtStatus s = enqueue(*program, args, numArgs, buffers, numBuffers,
-                                own, stream, /*allowCapture=*/false))
+/// A run with `memory` (NULL members: the program's own).
+MxmoeRtStatus enqueue(MxmoeRtProgram_ &p, const char *entry, void *const *args,
+                      size_t numArgs, void *const *buffers, size_t numBuffers,
+                      const MxmoeRtRunMemory &memory, void *stream,
+                      bool allowCapture) {
+  Driver *d = nullptr;
+  if (MxmoeRtStatus s = requireDriver(d))
     return s;
-  program->lastStream = stream;
-  program->ran = true;
-  return check == MXMOE_RT_CHECK_SYNC ? mxmoeRtProgramCheck(program)
-                                      : MXMOE_RT_SUCCESS;
-}
-
-MxmoeRtStatus mxmoeRtProgramEnqueue(MxmoeRtProgram program, void *const *args,
-                                    size_t numArgs, void *const *buffers,
-                                    size_t numBuffers,
-                                    const MxmoeRtRunMemory *memory,
-                                    void *stream) {
-  if (!program)
-    return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
-                "mxmoeRtProgramEnqueue: null program");
-  MxmoeRtRunMemory none = {nullptr, nullptr, nullptr};
-  const MxmoeRtRunMemory &m = memory ? *memory : none;
-  if (MxmoeRtStatus s = enqueue(*program, args, numArgs, buffers, numBuffers, m,
-                                stream, /*allowCapture=*/true))
+  if (MxmoeRtStatus s = checkRun(p, entry, args, numArgs, buffers, numBuffers))
     return s;
-  if (!m.statusWords) {
-    program->lastStream = stream;
-    program->ran = true;
+  if (MxmoeRtStatus s = checkMemory(p, memory))
+    return s;
+  if (MxmoeRtStatus s = checkContext(*d, p, entry))
+    return s;
+  bool capturing = false;
+  if (MxmoeRtStatus s =
+          checkStream(*d, p, memory, stream, allowCapture, capturing))
+    return s;
+  bool ownStatus = !memory.statusWords && !p.statusKernels.empty();
+  bool own = ownStatus || (!memory.tensorMaps && !p.maps.empty());
+  if (own)
+    if (MxmoeRtStatus s = orderOwn(*d, p, stream))
+      return s;
+  MxmoeRtStatus s = launch(*d, p, args, buffers, memory, stream);
+  if (own) { // even after a failure: a partial run is ordered too
+    std::string why = s ? mxmoeRtLastError() : "";
+    MxmoeRtStatus r = recordOwn(*d, p, stream);
+    if (s)
+      return fail(s, why);
+    s = r;
   }
-  return MXMOE_RT_SUCCESS;
+  if (!s && ownStatus)
+    p.ranOwnStatus = true;
+  return s;
 }
 
-MxmoeRtStatus mxmoeRtProgramCheck(MxmoeRtProgram program) {
-  if (!program)
-    return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
-                "mxmoeRtProgramCheck: null program");
-  MxmoeRtProgram_ &p = *program;
-  if (!p.ran || p.statusKernels.empty())
+/// Makes the program's context current for a call that may come from any
+/// thread; restores the previous one.
+struct ProgramContext {
+  Driver &d;
+  CUcontext saved = nullptr;
+  bool set = false;
+  ProgramContext(Driver &d, const MxmoeRtProgram_ &p) : d(d) {
+    if (p.context && !d.cuCtxGetCurrent(&saved) && saved != p.context)
+      set = !d.cuCtxSetCurrent(static_cast<CUcontext>(p.context));
+  }
+  ~ProgramContext() {
+    if (set)
+      d.cuCtxSetCurrent(saved);
+  }
+};
+
+/// mxmoeRtProgramCheck, the program locked.
+MxmoeRtStatus check(MxmoeRtProgram_ &p) {
+  if (!p.ranOwnStatus || p.statusKernels.empty())
     return MXMOE_RT_SUCCESS;
-  if (MxmoeRtStatus s = mxmoeRtSynchronize(p.lastStream))
-    return s;
   Driver &d = driver();
+  ProgramContext scope(d, p);
+  if (CUresult rc = d.cuEventSynchronize(p.ownEvent))
+    return cudaFail(d, rc, "waiting for the program's last run");
   std::vector<int32_t> words(4 * p.statusKernels.size());
   if (CUresult rc = d.cuMemcpyDtoH(
           words.data(), reinterpret_cast<CUdeviceptr>(p.statusDevice),
@@ -418,25 +382,74 @@ MxmoeRtStatus mxmoeRtProgramCheck(MxmoeRtProgram program) {
   return MXMOE_RT_SUCCESS;
 }
 
+/// `body(program)` with the program locked; a null program, or an exception
+/// (host memory exhausted), is an error status, never a throw into C.
+template <typename F>
+MxmoeRtStatus guarded(const char *entry, MxmoeRtProgram program, F body) {
+  if (!program)
+    return fail(MXMOE_RT_ERROR_INVALID_ARGUMENT,
+                std::string(entry) + ": null program");
+  try {
+    std::lock_guard<std::mutex> lock(program->mutex);
+    return body(*program);
+  } catch (const std::exception &e) {
+    return fail(MXMOE_RT_ERROR_INTERNAL, std::string(entry) + "(" +
+                                             program->function +
+                                             "): " + e.what());
+  }
+}
+
+} // namespace
+
+extern "C" {
+
+MxmoeRtStatus mxmoeRtProgramRun(MxmoeRtProgram program, void *const *args,
+                                size_t numArgs, void *const *buffers,
+                                size_t numBuffers, void *stream,
+                                MxmoeRtCheck mode) {
+  const char *entry = "mxmoeRtProgramRun";
+  return guarded(entry, program, [&](MxmoeRtProgram_ &p) {
+    MxmoeRtRunMemory own = {nullptr, nullptr, nullptr};
+    if (MxmoeRtStatus s = enqueue(p, entry, args, numArgs, buffers, numBuffers,
+                                  own, stream, /*allowCapture=*/false))
+      return s;
+    return mode == MXMOE_RT_CHECK_SYNC ? check(p) : MXMOE_RT_SUCCESS;
+  });
+}
+
+MxmoeRtStatus mxmoeRtProgramEnqueue(MxmoeRtProgram program, void *const *args,
+                                    size_t numArgs, void *const *buffers,
+                                    size_t numBuffers,
+                                    const MxmoeRtRunMemory *memory,
+                                    void *stream) {
+  const char *entry = "mxmoeRtProgramEnqueue";
+  return guarded(entry, program, [&](MxmoeRtProgram_ &p) {
+    MxmoeRtRunMemory none = {nullptr, nullptr, nullptr};
+    return enqueue(p, entry, args, numArgs, buffers, numBuffers,
+                   memory ? *memory : none, stream, /*allowCapture=*/true);
+  });
+}
+
+MxmoeRtStatus mxmoeRtProgramCheck(MxmoeRtProgram program) {
+  return guarded("mxmoeRtProgramCheck", program, check);
+}
+
 void mxmoeRtProgramDestroy(MxmoeRtProgram program) {
   if (!program)
     return;
-  if (driver().handle) {
-    for (MapCacheEntry &e : program->mapCache)
-      mxmoeRtMemFreeAsync(e.device, program->lastStream);
+  Driver &d = driver();
+  if (d.handle && program->context) {
+    ProgramContext scope(d, *program);
+    if (program->ownEvent) {
+      d.cuEventSynchronize(program->ownEvent);
+      d.cuEventDestroy(program->ownEvent);
+    }
+    freeMapCache(*program);
     for (void *c : program->constantDevice)
-      mxmoeRtMemFreeAsync(c, program->lastStream);
-    mxmoeRtMemFreeAsync(program->statusDevice, program->lastStream);
-    Driver &d = driver();
-    for (void *event : program->slotEvents)
-      if (event) {
-        d.cuEventSynchronize(event);
-        d.cuEventDestroy(event);
-      }
-    if (program->mapStaging)
-      d.cuMemFreeHost(program->mapStaging);
+      mxmoeRtMemFreeAsync(c, nullptr);
+    mxmoeRtMemFreeAsync(program->statusDevice, nullptr);
+    releaseModule(*program);
   }
-  releaseModule(*program);
   delete program;
 }
 

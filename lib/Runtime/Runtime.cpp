@@ -73,6 +73,7 @@ Driver &driver() {
         resolve(d.handle, "cuEventRecord", d.cuEventRecord) &&
         resolve(d.handle, "cuEventSynchronize", d.cuEventSynchronize) &&
         resolve(d.handle, "cuEventDestroy_v2", d.cuEventDestroy) &&
+        resolve(d.handle, "cuStreamWaitEvent", d.cuStreamWaitEvent) &&
         resolve(d.handle, "cuTensorMapEncodeTiled", d.cuTensorMapEncodeTiled);
     if (!ok) {
       d.loadError = "libcuda.so.1 lacks a driver API entry point";

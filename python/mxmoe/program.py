@@ -55,6 +55,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import threading
 from typing import Dict, List, Optional, Sequence
 
 from . import runtime as rt
@@ -62,6 +63,7 @@ from . import runtime as rt
 # The C runtime's programs by (output directory, function, chip, manifest
 # modification time, device).
 _RUNTIME_PROGRAMS: Dict[tuple, "rt.Program"] = {}
+_RUNTIME_LOCK = threading.Lock()
 _MANIFESTS: Dict[tuple, dict] = {}
 
 
@@ -177,20 +179,27 @@ class _GraphHostMemory:
             self.chunks.append(chunk)
             self.next, self.free = chunk.data_ptr(), size
 
+    def require(self, *sizes: int) -> None:
+        """Raises unless `take` can hand out one piece of each size."""
+        self._check(sum((n + 127) // 128 * 128 for n in sizes))
+
     def take(self, nbytes: int) -> int:
         """The address of `nbytes` zeroed bytes, 128-byte aligned (a tensor
         map's alignment)."""
         need = (nbytes + 127) // 128 * 128
+        self._check(need)
+        address = self.next
+        self.next += need
+        self.free -= need
+        return address
+
+    def _check(self, need: int) -> None:
         if need > self.free:
             raise RuntimeError(
                 f"mxmoe: {need} bytes of page-locked memory for a CUDA-graph capture "
                 f"are not set aside ({self.free} left): run the program once outside "
                 "the capture first (warm-up), or call "
                 "mxmoe.program.reserve_graph_memory() before capturing")
-        address = self.next
-        self.next += need
-        self.free -= need
-        return address
 
 
 _GRAPH_HOST = _GraphHostMemory()
@@ -276,11 +285,16 @@ class Program:
             else (b["shape"], _dtype(b["dtype"])) for b in self.prog["buffers"]]
 
     def _runtime(self, dev) -> "rt.Program":
-        """The C program of this device (bound once, never unloaded)."""
+        """The C program of this device (bound once, never unloaded; the C
+        executor needs one program per device: its module, constants and
+        caches live in the context of its first run)."""
         key = self._where + (self._mtime, dev.index)
         hit = _RUNTIME_PROGRAMS.get(key)
         if hit is None:
-            hit = _RUNTIME_PROGRAMS[key] = rt.Program(*self._where)
+            with _RUNTIME_LOCK:
+                hit = _RUNTIME_PROGRAMS.get(key)
+                if hit is None:
+                    hit = _RUNTIME_PROGRAMS[key] = rt.Program(*self._where)
         return hit
 
     def _check_args(self, args):
@@ -293,6 +307,10 @@ class Program:
                     f"{self.prog['function']}: argument {i} must be a contiguous CUDA "
                     f"tensor {shape} {want}, got {list(a.shape)} {a.dtype}"
                     f"{'' if a.is_contiguous() else ' (not contiguous)'}")
+            if a.device != args[0].device:
+                raise ValueError(
+                    f"{self.prog['function']}: argument {i} is on {a.device}, "
+                    f"argument 0 on {args[0].device}: all on one device")
 
     def __call__(self, *args, return_buffers: bool = False):
         """Runs the program on `args` (contiguous CUDA tensors of the
@@ -304,12 +322,21 @@ class Program:
         raises KernelRejectedInput naming the kernel."""
         torch = _torch()
         self._check_args(args)
+        # The arguments' device (else the current one) is current for the
+        # call: its stream, its allocations and the C program's context.
+        dev = args[0].device if args else torch.device("cuda", torch.cuda.current_device())
+        if dev.index != torch.cuda.current_device():
+            with torch.cuda.device(dev):
+                return self._call(args, dev, return_buffers)
+        return self._call(args, dev, return_buffers)
+
+    def _call(self, args, dev, return_buffers):
+        torch = _torch()
         capturing = torch.cuda.is_current_stream_capturing()
         if not capturing:
             _GRAPH_HOST.top_up()
             if self.check == "deferred":
                 _drain(block=len(_PENDING) >= _MAX_PENDING)
-        dev = args[0].device
         # The raw cudaStream_t of the current stream (one C call; the Stream
         # object of torch.cuda.current_stream cost 25 us per call).
         stream = torch._C._cuda_getCurrentRawStream(dev.index)
@@ -321,18 +348,24 @@ class Program:
         # kernel parameter must be 16-byte aligned); the run sets them to -1.
         status = (torch.empty((n_status, 4), dtype=torch.int32, device=dev)
                   if n_status else None)
-        maps = maps_host = 0
-        if capturing and program.num_tensor_maps:
+        maps = maps_host = status_host = 0
+        if capturing:
             # A captured call's maps: encoded now into page-locked memory
             # that lives as long as the process and copied into the graph's
             # device memory by a memcpy node of the graph (every replay).
+            # Its host memory is taken before anything is recorded, so a
+            # capture without enough set aside records nothing.
             nbytes = 128 * program.num_tensor_maps
-            maps_buffer = torch.empty(nbytes, dtype=torch.uint8, device=dev)
-            maps, maps_host = maps_buffer.data_ptr(), _GRAPH_HOST.take(nbytes)
+            _GRAPH_HOST.require(nbytes, 16 * n_status)
+            if nbytes:
+                maps_buffer = torch.empty(nbytes, dtype=torch.uint8, device=dev)
+                maps, maps_host = maps_buffer.data_ptr(), _GRAPH_HOST.take(nbytes)
+            if n_status:
+                status_host = _GRAPH_HOST.take(16 * n_status)
         program.enqueue([a.data_ptr() for a in args], [t.data_ptr() for t in bufs], stream,
                         status.data_ptr() if n_status else 0, maps, maps_host)
         if n_status:
-            self._status(status, program.status_kernels, capturing, dev)
+            self._status(status, program.status_kernels, status_host, dev)
         out = []
         for r in self.prog["returns"]:
             t = args[r["arg"]] if "arg" in r else bufs[r["buffer"]]
@@ -344,14 +377,14 @@ class Program:
             return out, bufs
         return out
 
-    def _status(self, status, names, capturing, dev) -> None:
+    def _status(self, status, names, captured_host, dev) -> None:
         """The status words of a call: recorded for check_deferred (in a
-        capture: copied to page-locked memory by the graph), queued
-        (check="deferred") or read now."""
+        capture: copied by the graph to `captured_host`, page-locked),
+        queued (check="deferred") or read now."""
         torch = _torch()
         function = self.prog["function"]
-        if capturing:
-            address = _GRAPH_HOST.take(status.numel() * 4)
+        if captured_host:
+            address = captured_host
             stream = torch._C._cuda_getCurrentRawStream(dev.index)
             rt.memcpy_async(address, status.data_ptr(), status.numel() * 4, stream)
             _CAPTURED.append((address, len(names), names, function, dev.index))

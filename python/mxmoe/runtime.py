@@ -107,6 +107,7 @@ def _declare_program(lib) -> None:
     lib.mxmoeRtProgramGetStatusKernel.argtypes = [P, S]
     lib.mxmoeRtProgramGetStatusKernel.restype = ctypes.c_char_p
     lib.mxmoeRtProgramEnqueue.argtypes = [P, V, S, V, S, ctypes.POINTER(RunMemory), P]
+    lib.mxmoeRtProgramCheck.argtypes = [P]
 
 
 class Program:
@@ -139,6 +140,12 @@ class Program:
         _check(_lib.mxmoeRtProgramEnqueue(
             self._p, self._args(*args), len(args), self._bufs(*buffers), len(buffers),
             ctypes.byref(mem), ctypes.c_void_p(stream or None)))
+
+    def check(self) -> None:
+        """mxmoeRtProgramCheck: waits for the last run that used the
+        program's own memory; raises KernelRejectedInput if its status
+        words hold a rejection."""
+        _check(_lib.mxmoeRtProgramCheck(self._p))
 
 
 def _check(status: int) -> None:
