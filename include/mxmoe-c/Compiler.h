@@ -45,8 +45,8 @@ typedef struct MxmoeLogicalResult {
  *  fields are NUL-terminated and may be NULL (default). The struct grows
  *  between versions: code compiled against one
  *  header must run with that version's library, whose SONAME carries the
- *  version (libmxmoe_compiler.so.0.1; llvmOptLevel, tileRule, recipe and
- *  quantizeWeightsOnce came in 0.1). */
+ *  version (libmxmoe_compiler.so.0.1; llvmOptLevel, tileRule, recipe,
+ *  quantizeWeightsOnce and programsOnly came in 0.1). */
 typedef struct MxmoeCompileOptions {
   const char *chips;       /**< comma-separated: "sm_90a,sm_100a" (default) */
   const char *excludes;    /**< comma-separated extra policy exclude patterns */
@@ -71,6 +71,9 @@ typedef struct MxmoeCompileOptions {
                                     each weight once, in the forward, which
                                     returns the transposed copy for
                                     input_grad (default 0) */
+  int64_t programsOnly;        /**< nonzero: stop after kernel generation: the
+                                    manifest (kernel rows with `kernel_hash`,
+                                    programs), no PTX or cubin (default 0) */
 } MxmoeCompileOptions;
 
 MxmoeCompileOptions mxmoeCompileOptionsDefault(void);

@@ -53,7 +53,7 @@ extern "C" {
 
 MxmoeCompileOptions mxmoeCompileOptionsDefault(void) {
   return {nullptr, nullptr, nullptr, nullptr, 32768,   128, 0,
-          132,     nullptr, 3,       nullptr, nullptr, 0};
+          132,     nullptr, 3,       nullptr, nullptr, 0,   0};
 }
 
 MxmoeCompiler mxmoeCompilerCreate(void) {
@@ -126,6 +126,7 @@ MxmoeLogicalResult mxmoeCompile(MxmoeCompiler compiler, MxmoeStringRef ir,
                                          compiler->lastError))
       return {0};
   opts.quantizeWeightsOnce = o.quantizeWeightsOnce != 0;
+  opts.programsOnly = o.programsOnly != 0;
   opts.inputName = name;
   auto art = std::make_unique<MxmoeArtifacts_>();
   if (failed(mlir::mxmoe::compileModule(*module, opts, art->result))) {

@@ -19,6 +19,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/xxhash.h"
 
 #include <thread>
 
@@ -60,6 +61,12 @@ llvm::json::Array describeKernels(ModuleOp module, StringRef chip) {
     if (!fn.isKernel())
       return;
     llvm::json::Object row{{"name", fn.getName()}, {"chip", chip}};
+    // The kernel's IR after kernel generation, hashed: equal hashes, equal
+    // PTX (the lowering after this point is deterministic).
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    fn->print(os);
+    row["kernel_hash"] = llvm::utohexstr(llvm::xxh3_64bits(text), true, 16);
     // Grouped GEMMs: the MMA strategy (wgmma_fp8_promote,
     // wgmma_fp8_promote_k128, wgmma_bf16_upcast or tcgen05_mxf8f6f4).
     if (auto mma = fn->getAttrOfType<StringAttr>("mxmoe.mma"))
@@ -607,7 +614,7 @@ LogicalResult compileChips(ModuleOp module, const CompileOptions &options,
     stage = chipTime.nest("manifest rows");
     job.rows = describeKernels(*clone, chip);
     job.art.chip = chip;
-    if (job.rows.empty())
+    if (job.rows.empty() || options.programsOnly)
       return success();
     stage = chipTime.nest("PTX passes");
     PassManager lower(context);
@@ -776,8 +783,10 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
         art.cubin.empty() ? art.cubinNote : chip + "/kernels.cubin";
     for (llvm::json::Value &row : job.rows) {
       auto *o = row.getAsObject();
-      (*o)["ptx"] = chip + "/kernels.ptx";
-      (*o)["cubin"] = cubin;
+      if (!options.programsOnly) {
+        (*o)["ptx"] = chip + "/kernels.ptx";
+        (*o)["cubin"] = cubin;
+      }
       manifest.push_back(std::move(row));
     }
     if (!art.ptx.empty())
@@ -791,6 +800,7 @@ LogicalResult mlir::mxmoe::compileModule(ModuleOp module,
   llvm::json::Value doc = llvm::json::Object{
       {"input", options.inputName},
       {"chips", std::move(chipList)},
+      {"programs_only", options.programsOnly},
       {"kernels", std::move(manifest)},
       {"programs", std::move(programs)},
       {"functions_without_program", std::move(withoutProgram)},

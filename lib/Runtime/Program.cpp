@@ -296,6 +296,12 @@ void bind(MxmoeRtProgram_ &p, const std::string &outDir,
           const std::string &chip) {
   std::vector<char> text = readFile(outDir + "/manifest.json");
   json m = json::parse(text.begin(), text.end());
+  if (m.value("programs_only", false))
+    throw ManifestError{"manifest.json is a programs-only compile "
+                        "(mxmoe-compile --programs-only): no kernel images "
+                        "to load; bind it to compiled kernels "
+                        "(python/mxmoe/kernel_cache.py) or compile without "
+                        "--programs-only"};
   const json &prog = findProgram(m, p.function);
   std::map<std::string, const json *> kernels;
   for (const json &k : field(m, "kernels", "manifest"))

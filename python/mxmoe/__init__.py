@@ -14,11 +14,16 @@ Modules:
                (include/mxmoe-c/Compiler.h, libmxmoe_compiler.so).
   program   -- replays mxmoe-compile's launch programs on torch tensors and
                wraps forward/input_grad/weight_grad as an autograd function.
+  kernel_cache -- compiled grouped GEMMs on disk, one kernel compile per
+               shape and recipe, any token count bound to it.
+  torch     -- `scaled_grouped_mm(A, B_t, offs)`: TorchAO's MXFP8 grouped
+               GEMM call, any shape, through the kernel cache.
 """
 
 import importlib as _importlib
 
-_SUBMODULES = ("reference", "runtime", "ptx", "builders", "compiler", "program", "tiled")
+_SUBMODULES = ("reference", "runtime", "ptx", "builders", "compiler", "program", "tiled",
+               "kernel_cache", "torch")
 
 
 def compile(*args, **kwargs):  # noqa: A001 (the documented `mxmoe.compile`)

@@ -55,7 +55,7 @@ class _Options(ctypes.Structure):
                 ("gemmStages", ctypes.c_int64), ("gemmCTAs", ctypes.c_int64),
                 ("gemmSm90Mma", ctypes.c_char_p), ("llvmOptLevel", ctypes.c_int64),
                 ("tileRule", ctypes.c_char_p), ("recipe", ctypes.c_char_p),
-                ("quantizeWeightsOnce", ctypes.c_int64)]
+                ("quantizeWeightsOnce", ctypes.c_int64), ("programsOnly", ctypes.c_int64)]
 
 
 def _load():
@@ -140,11 +140,12 @@ def compile(ir: str, chips: Sequence[str] = ("sm_90a", "sm_100a"),  # noqa: A001
             gemm_tile_n: int = 128, gemm_stages: int = 0, gemm_ctas: int = 132,
             gemm_sm90_mma: str = "auto", llvm_opt_level: int = 3,
             tile_rule: str = "tokens", recipe: str = "mx32",
-            quantize_weights_once: bool = False,
+            quantize_weights_once: bool = False, programs_only: bool = False,
             source_name: str = "<python>") -> CompileOutput:
     """Compiles model-level (or MX-level) mxmoe IR text; see the module doc.
     The options are mxmoe-compile's (`--llvm-opt-level` = llvm_opt_level,
-    `--tile-rule` = tile_rule, ...)."""
+    `--tile-rule` = tile_rule, `--programs-only` = programs_only: the
+    manifest only, no PTX or cubin, ...)."""
     lib = _load()
     opts = lib.mxmoeCompileOptionsDefault()
     opts.chips = _csv(chips)
@@ -158,6 +159,7 @@ def compile(ir: str, chips: Sequence[str] = ("sm_90a", "sm_100a"),  # noqa: A001
     opts.tileRule = tile_rule.encode()
     opts.recipe = recipe.encode()
     opts.quantizeWeightsOnce = int(bool(quantize_weights_once))
+    opts.programsOnly = int(bool(programs_only))
     data = ir.encode()
     name = source_name.encode()
     src = _StringRef(ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p), len(data))
@@ -180,7 +182,7 @@ def compile(ir: str, chips: Sequence[str] = ("sm_90a", "sm_100a"),  # noqa: A001
         for line in out.warnings.splitlines():
             if ": warning: " in line:
                 warnings.warn(line, CompileWarning, stacklevel=2)
-        if toolkit:
+        if toolkit and not programs_only:
             # Like mxmoe-compile's note: a toolkit without a usable ptxas
             # gives PTX only (the manifest's "cubin" says why).
             for chip, cubin in out.cubin.items():

@@ -104,6 +104,13 @@ static cl::opt<bool> quantizeWeightsOnce(
              "instead of two); the forward returns the transposed fp8 copy "
              "(1 byte per weight element) that input_grad takes"),
     cl::init(false), cl::cat(category));
+static cl::opt<bool> programsOnly(
+    "programs-only",
+    cl::desc("stop after kernel generation: write the manifest (kernel rows "
+             "with their kernel_hash, launch programs) and model.mlir, no "
+             "PTX, cubin or header; binds new sizes to kernels compiled "
+             "before (equal hashes: equal kernels)"),
+    cl::init(false), cl::cat(category));
 static cl::opt<int64_t>
     tokensPerShard("tokens-per-shard",
                    cl::desc("tokens per shard of tiled MLPs with shards = auto "
@@ -344,6 +351,7 @@ int main(int argc, char **argv) {
   opts.inputName = inputFile.getValue();
   opts.policyReport = outDir + "/policy-report.json";
   opts.quantizeWeightsOnce = quantizeWeightsOnce;
+  opts.programsOnly = programsOnly;
   opts.excludes.assign(excludes.begin(), excludes.end());
   opts.tokensPerShard = tokensPerShard;
   opts.gemmTileN = gemmTileN;
@@ -383,6 +391,8 @@ int main(int argc, char **argv) {
   if (!writeFile(outDir + "/model.mlir", result.modelIR))
     return 1;
   for (const mlir::mxmoe::ChipArtifacts &art : result.chips) {
+    if (programsOnly)
+      break;
     if (art.ptx.empty()) {
       llvm::errs() << "mxmoe-compile: no MX kernels for " << art.chip
                    << " (no MX op was compiled: " << noKernelsWhy(result)
@@ -400,7 +410,7 @@ int main(int argc, char **argv) {
       return 1;
   }
   if (!writeFile(outDir + "/manifest.json", result.manifestJson) ||
-      !writeFile(outDir + "/mxmoe_kernels.h", result.header))
+      (!programsOnly && !writeFile(outDir + "/mxmoe_kernels.h", result.header)))
     return 1;
   stage.stop();
   timingRoot.stop();

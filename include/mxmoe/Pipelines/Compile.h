@@ -40,6 +40,12 @@ struct CompileOptions : DefaultPipelineOptions {
   /// "kernel passes", "model IR text and programs", "manifest rows", "PTX
   /// passes", "ptxas") and "manifest and header" (mxmoe-compile --timing).
   TimingScope *timing = nullptr;
+  /// Stop each chip after kernel generation: the manifest's kernel rows
+  /// (each with its `kernel_hash`) and programs, no PTX, cubin or header.
+  /// Binds new sizes to kernels compiled before: kernels with run-time
+  /// sizes are the same for every token count, and equal hashes prove it
+  /// (python/mxmoe/dropin.py).
+  bool programsOnly = false;
   /// Compile the chips on parallel threads (when the context is
   /// multithreaded); false keeps one chip after the other, e.g. for
   /// readable --timing or --dump-ir-after output.

@@ -36,6 +36,7 @@
 // Quantize kernels take their sizes at run time too: pointers with their
 // element type, then scalars; the grid is given per program step.
 // MANIFEST: "grid": "per program step",
+// MANIFEST-NEXT: "kernel_hash": "{{[0-9a-f]+}}",
 // MANIFEST-NEXT: "name": "layers_0_moe_experts_w13_forward__quantize_0",
 // MANIFEST-NEXT: "op": "mxmoe.quantize",
 // MANIFEST: "element_type": "bf16",
