@@ -13,7 +13,8 @@ of include/mxmoe-c/Compiler.h, libmxmoe_compiler.so).
 Errors raise CompileError with the compiler's diagnostics ("name:line:col:
 error: ..."). Warnings of a successful compile (e.g. MX ops left
 uncompiled) are in `out.warnings` (text, one per line) and are also issued
-as Python warnings of category CompileWarning. The library is found through $MXMOE_COMPILER_LIB, else
+as Python warnings of category CompileWarning. The library is found through $MXMOE_COMPILER_LIB, else the
+installed package's mxmoe/_lib (pip install .), else
 <repo>/build/lib/libmxmoe_compiler.so (machines with a build).
 """
 from __future__ import annotations

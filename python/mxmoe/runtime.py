@@ -6,7 +6,8 @@ pointers (e.g. ``torch.Tensor.data_ptr()``), check the status buffer of
 grouped kernels. Failures raise RuntimeError subclasses carrying the
 runtime's message (CUDA error name and kernel).
 
-The library is found through $MXMOE_RUNTIME_LIB, else <repo>/build/lib.
+The library is found through $MXMOE_RUNTIME_LIB, else next to the installed
+package (mxmoe/_lib), else <repo>/build/lib.
 """
 from __future__ import annotations
 
@@ -44,13 +45,17 @@ def rejection(status: int) -> str:
 
 
 def library_path(env_var: str, filename: str) -> str:
-    """$env_var if set, else <repo>/build/lib/<filename> (shared by the
-    runtime and compiler bindings)."""
+    """$env_var if set, else the installed package's copy (mxmoe/_lib, from
+    `pip install .`), else <repo>/build/lib/<filename> (a source checkout;
+    shared by the runtime and compiler bindings)."""
     env = os.environ.get(env_var)
     if env:
         return env
-    root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-    return os.path.join(root, "build", "lib", filename)
+    here = os.path.dirname(os.path.abspath(__file__))
+    installed = os.path.join(here, "_lib", filename)
+    if os.path.isfile(installed):
+        return installed
+    return os.path.join(here, "..", "..", "build", "lib", filename)
 
 
 def _load():
