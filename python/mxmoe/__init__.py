@@ -17,13 +17,14 @@ Modules:
   kernel_cache -- compiled grouped GEMMs on disk, one kernel compile per
                shape and recipe, any token count bound to it.
   torch     -- `scaled_grouped_mm(A, B_t, offs)`: TorchAO's MXFP8 grouped
-               GEMM call, any shape, through the kernel cache.
+               GEMM call, any shape, through the kernel cache; `convert(model)`.
+  hf        -- the transformers MoE families `convert` knows.
 """
 
 import importlib as _importlib
 
 _SUBMODULES = ("reference", "runtime", "ptx", "builders", "compiler", "program", "tiled",
-               "kernel_cache", "torch")
+               "kernel_cache", "torch", "hf")
 
 
 def compile(*args, **kwargs):  # noqa: A001 (the documented `mxmoe.compile`)

@@ -217,3 +217,10 @@ def _wgrad(dy, x, offs, recipe, rounding):
 @_wgrad.register_fake
 def _(dy, x, offs, recipe, rounding):
     return x.new_empty((offs.shape[0], dy.shape[1], x.shape[1]), dtype=torch.bfloat16)
+
+
+def convert(model, recipe: str = "auto", filter_fqns=None):
+    """mxmoe.hf.convert: the routed experts of a transformers MoE model run
+    through scaled_grouped_mm (see python/mxmoe/hf.py)."""
+    from .hf import convert as convert_model
+    return convert_model(model, recipe=recipe, filter_fqns=filter_fqns)
