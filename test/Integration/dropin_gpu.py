@@ -20,7 +20,8 @@ autograd against float64 of the bf16 operands (relative Frobenius error <
 the programs bound by the cache byte-identical to an independent full
 compile; the 2D x 2D form equal to the autograd weight gradient;
 wgrad_with_hp against float64 (< 0.02); torch.compile(fullgraph=True)
-equal to eager; TorchAO's layout trap (a contiguous [E, K, N] B_t with
+equal to eager; a torch.cuda.graph capture replayed on new data equal to
+eager; TorchAO's layout trap (a contiguous [E, K, N] B_t with
 N == K) and decreasing offsets refused. Prints `N passed, N failed` last.
 """
 from __future__ import annotations
@@ -144,6 +145,7 @@ def run_case(checks, mt, program, gen, i, e, k, n, m, recipe, root):
         checks.report(f"{tag}: cache-bound programs == independent compile", same, "bitwise y, dx, dw")
         compiled(checks, mt, tag, x, w, dy, offs, recipe, y)
         hp(checks, mt, tag, x, w, dy, offs, recipe, rdw)
+        graphed(checks, mt, program, gen, tag, x, w, dy, offs, recipe)
 
 
 def compiled(checks, mt, tag, x, w, dy, offs, recipe, y_eager):
@@ -160,6 +162,45 @@ def compiled(checks, mt, tag, x, w, dy, offs, recipe, y_eager):
     except Exception as err:  # reported as the failure
         same, detail = False, repr(err)[:200]
     checks.report(f"{tag}: torch.compile(fullgraph=True) == eager", same, detail)
+
+
+def graphed(checks, mt, program, gen, tag, x, w, dy, offs, recipe):
+    """Forward and both gradients captured with torch.cuda.graph (after the
+    side-stream warm-up), replayed on new data copied into the static
+    inputs: bitwise equal to the same step run eagerly."""
+    import torch
+
+    def step(x, w, offs, dy):
+        y = mt.scaled_grouped_mm(x, w.transpose(-2, -1), offs, recipe=recipe)
+        return [y, *torch.autograd.grad(y, (x, w), dy)]
+    static = [x.detach().clone().requires_grad_(), w.detach().clone().requires_grad_(),
+              offs.clone(), dy.clone()]
+    try:
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            for _ in range(2):
+                step(*static)
+        torch.cuda.current_stream().wait_stream(s)
+        program.check_deferred()
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            outs = step(*static)
+        new = [torch.randn(x.shape, generator=gen, device="cuda").bfloat16(),
+               (torch.randn(w.shape, generator=gen, device="cuda") * 0.05).bfloat16(),
+               offs, torch.randn(dy.shape, generator=gen, device="cuda").bfloat16()]
+        with torch.no_grad():
+            for t, n in zip(static, new):
+                t.copy_(n)
+        g.replay()
+        torch.cuda.synchronize()
+        program.check_deferred()
+        eager = step(new[0].requires_grad_(), new[1].requires_grad_(), offs, new[3])
+        same = all(torch.equal(a, b) for a, b in zip(outs, eager))
+        detail = "replay on new data: bitwise y, dx, dw"
+    except Exception as err:  # reported as the failure
+        same, detail = False, repr(err)[:200]
+    checks.report(f"{tag}: CUDA graph replay == eager", same, detail)
 
 
 def hp(checks, mt, tag, x, w, dy, offs, recipe, rdw):
