@@ -140,23 +140,20 @@ def convert(model: torch.nn.Module, recipe: str = "auto",
         raise ValueError(f"convert: recipe must be one of {RECIPES}, got {recipe!r}")
     skip = list(filter_fqns or [])
     converted, skipped = {}, {}
-    for fqn, mod in model.named_modules():
+    for fqn, mod in model.named_modules():  # parents before their children
+        if any(fqn.startswith(c + ".") for c in converted):
+            continue  # inside a converted Llama4TextMoe (its experts)
         family = _family(mod)
         if family is None:
-            if "expert" in type(mod).__name__.lower() and fqn not in skipped:
+            if "expert" in type(mod).__name__.lower():
                 skipped[fqn] = f"{type(mod).__name__}: not a routed-experts layout mxmoe knows"
             continue
         if any(s in fqn for s in skip):
             skipped[fqn] = "filter_fqns"
             continue
-        if any(fqn.startswith(c + ".") for c in converted):
-            continue  # inside a converted Llama4TextMoe
         mod.forward = _FORWARDS[family](mod, recipe)
         mod._mxmoe_converted = family
         converted[fqn] = family
-    for fqn in list(skipped):
-        if any(fqn.startswith(c + ".") or fqn == c for c in converted):
-            del skipped[fqn]  # the experts of a converted Llama4 block
     if not converted and not skip:
         raise ValueError(f"convert: no routed-experts module found in {type(model).__name__} "
                          f"(MoE-looking modules: {skipped or 'none'})")

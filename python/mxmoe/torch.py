@@ -53,6 +53,7 @@ _CHIPS = {(9, 0): "sm_90a", (10, 0): "sm_100a", (10, 3): "sm_103a"}
 _LOCK = threading.Lock()
 _CACHE = None
 _PROGRAMS: Dict[Tuple[str, str], tuple] = {}
+_BY_SIZE: Dict[tuple, tuple] = {}
 
 
 def kernel_cache_in_use() -> "kernel_cache.KernelCache":
@@ -74,7 +75,16 @@ def _chip(device: torch.device) -> str:
 
 
 def _programs(m: int, k: int, n: int, experts: int, device, recipe: str, rounding: str):
-    """(forward, input_grad, weight_grad) Programs for these sizes."""
+    """(forward, input_grad, weight_grad) Programs for these sizes (looked up
+    once per process; every call of the ops after that is one dict lookup)."""
+    key = (m, k, n, experts, device.index, recipe, rounding)
+    hit = _BY_SIZE.get(key)
+    if hit is None:
+        hit = _BY_SIZE[key] = _bind_programs(m, k, n, experts, device, recipe, rounding)
+    return hit
+
+
+def _bind_programs(m, k, n, experts, device, recipe, rounding):
     chip = _chip(device)
     options = {"recipe": recipe, "rounding": rounding,
                "toolkit": os.environ.get("MXMOE_CUDA_TOOLKIT", "/usr/local/cuda")}

@@ -102,6 +102,28 @@ def main(root: str, steps: int) -> int:
     return checks.summary()
 
 
+def train(torch, F, models, data, dev, steps, seed, clip):
+    """`steps` AdamW steps (lr 2e-3, no weight decay) of every model on the
+    same random byte windows; the loss curve of each."""
+    opts = {k: torch.optim.AdamW(m.parameters(), lr=2e-3, weight_decay=0.0)
+            for k, m in models.items()}
+    curve = {k: [] for k in models}
+    gen = torch.Generator(device=dev).manual_seed(seed)
+    for _ in range(steps):
+        starts = torch.randint(0, data.numel() - T - 1, (B,), device=dev, generator=gen)
+        batch = data[starts[:, None] + torch.arange(T + 1, device=dev)]
+        for k, m in models.items():
+            out = m(batch[:, :-1]).logits.float()
+            loss = F.cross_entropy(out.reshape(-1, 256), batch[:, 1:].reshape(-1))
+            loss.backward()
+            if clip:
+                torch.nn.utils.clip_grad_norm_(m.parameters(), 1.0)
+            opts[k].step()
+            opts[k].zero_grad(set_to_none=True)
+            curve[k].append(loss.item())
+    return curve
+
+
 def fsdp2(checks, torch, F, transformers, mt, program, data, dev, steps=10):
     """A converted Qwen3-MoE wrapped with FSDP2 (fully_shard per decoder
     layer and the model, one rank: the parameters are DTensors gathered per
@@ -121,20 +143,8 @@ def fsdp2(checks, torch, F, transformers, mt, program, data, dev, steps=10):
     for layer in wrapped.model.layers:
         fully_shard(layer)
     fully_shard(wrapped)
-    losses = {"plain": [], "fsdp2": []}
-    opts = {"plain": torch.optim.AdamW(plain.parameters(), lr=2e-3),
-            "fsdp2": torch.optim.AdamW(wrapped.parameters(), lr=2e-3)}
-    gen = torch.Generator(device=dev).manual_seed(3)
-    for _ in range(steps):
-        starts = torch.randint(0, data.numel() - T - 1, (B,), device=dev, generator=gen)
-        batch = data[starts[:, None] + torch.arange(T + 1, device=dev)]
-        for k, m in (("plain", plain), ("fsdp2", wrapped)):
-            out = m(batch[:, :-1]).logits.float()
-            loss = F.cross_entropy(out.reshape(-1, 256), batch[:, 1:].reshape(-1))
-            loss.backward()
-            opts[k].step()
-            opts[k].zero_grad(set_to_none=True)
-            losses[k].append(loss.item())
+    losses = train(torch, F, {"plain": plain, "fsdp2": wrapped}, data, dev, steps, seed=3,
+                   clip=False)
     program.check_deferred()
     diff = max(abs(a - b) / a for a, b in zip(losses["plain"], losses["fsdp2"]))
     checks.report("qwen3_moe: converted under FSDP2 == unwrapped", diff < 1e-2,
@@ -181,22 +191,7 @@ def run_family(checks, torch, F, transformers, mt, program, data, dev, name, cfg
     # Whole-model logits vs the bf16 model: how much of the residual stream
     # the experts' outputs make at this random init decides the size.
     checks.report(f"{name}: logits vs transformers bf16", err < 0.15, f"rel.err {err:.2e}")
-    models = {"bf16": bf16, "mxmoe": mx}
-    opts = {k: torch.optim.AdamW(m.parameters(), lr=2e-3, weight_decay=0.0)
-            for k, m in models.items()}
-    curve = {k: [] for k in models}
-    gen = torch.Generator(device=dev).manual_seed(1)
-    for step in range(steps):
-        starts = torch.randint(0, data.numel() - T - 1, (B,), device=dev, generator=gen)
-        batch = data[starts[:, None] + torch.arange(T + 1, device=dev)]
-        for k, m in models.items():
-            out = m(batch[:, :-1]).logits.float()
-            loss = F.cross_entropy(out.reshape(-1, 256), batch[:, 1:].reshape(-1))
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(m.parameters(), 1.0)
-            opts[k].step()
-            opts[k].zero_grad(set_to_none=True)
-            curve[k].append(loss.item())
+    curve = train(torch, F, {"bf16": bf16, "mxmoe": mx}, data, dev, steps, seed=1, clip=True)
     program.check_deferred()
     fb, fm = (sum(curve[k][-20:]) / 20 for k in ("bf16", "mxmoe"))
     gap = (fm - fb) / fb

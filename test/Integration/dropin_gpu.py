@@ -175,17 +175,9 @@ def graphed(checks, mt, program, gen, tag, x, w, dy, offs, recipe):
         return [y, *torch.autograd.grad(y, (x, w), dy)]
     static = [x.detach().clone().requires_grad_(), w.detach().clone().requires_grad_(),
               offs.clone(), dy.clone()]
+    from cuda_graph_gpu import capture  # side-stream warm-up, then the capture
     try:
-        s = torch.cuda.Stream()
-        s.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(s):
-            for _ in range(2):
-                step(*static)
-        torch.cuda.current_stream().wait_stream(s)
-        program.check_deferred()
-        g = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(g):
-            outs = step(*static)
+        g, outs = capture(step, static)
         new = [torch.randn(x.shape, generator=gen, device="cuda").bfloat16(),
                (torch.randn(w.shape, generator=gen, device="cuda") * 0.05).bfloat16(),
                offs, torch.randn(dy.shape, generator=gen, device="cuda").bfloat16()]
