@@ -28,6 +28,9 @@ from typing import Dict, Optional, Sequence
 
 # Chips mxmoe-compile writes artifacts for (include/mxmoe/Conversion/Chips.h).
 SUPPORTED_CHIPS = ("sm_90a", "sm_100a", "sm_103a")
+# Values of compile()'s `recipe` (mxmoe-compile --recipe): "auto" lets the
+# precision policy pick MX128 where the chip's fast path needs it.
+RECIPES = ("auto", "mx32", "mx128")
 
 from .runtime import library_path
 

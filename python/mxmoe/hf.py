@@ -7,9 +7,19 @@ wrapping of the module still works) by one whose two expert GEMMs run
 through `mxmoe.torch.scaled_grouped_mm` (MXFP8 forward, input and weight
 gradients). The family's router, top-k and weighting are kept: the new
 forward receives what the old one did. Everything else (router, attention,
-shared experts, embeddings, output head) stays bf16, as mxmoe's precision
-policy decides for them (routers, output projections and attention keep
-bf16: docs/passes-and-lowering.md).
+shared experts, embeddings, output head) stays bf16.
+
+Which expert GEMMs run in MX, and with which recipe, is mxmoe's precision
+policy's decision (the `mxmoe-precision-policy` pass of the compiler,
+docs/passes-and-lowering.md): `convert` writes the model's expert GEMMs
+and routers as model-level IR (`policy_ir`), runs the policy on it through
+the compiler library (or finds its report in the kernel cache:
+mxmoe.kernel_cache.KernelCache.policy_report) and runs each GEMM as the
+report says: MX32 or MX128 through scaled_grouped_mm, or bf16
+(`torch._grouped_mm`) where a rule keeps it in bf16 (an fqn exclude,
+`min-dim`, a contraction that is not a multiple of 32). The report is
+returned (`report["policy"]`) and available without converting
+(`precision_report(model)`).
 
 Families (module class -> what is replaced):
   Qwen3MoeExperts, MixtralExperts, DeepseekV3Experts and any experts module
@@ -34,10 +44,16 @@ pre-hook checks the calls that have completed without waiting), or by
 """
 from __future__ import annotations
 
-from typing import Dict, Iterable, Optional
+from typing import Dict, Iterable, List, Optional, Tuple
 
-import torch
-import torch.nn.functional as F
+try:  # the module matching and the policy IR need no torch (test/Python)
+    import torch
+except ImportError:  # pragma: no cover
+    torch = None
+
+from .compiler import RECIPES
+
+POLICY_ROWS = 8192  # the token rows every GEMM of the policy IR is written with
 
 
 def _route(top_k_index: torch.Tensor, experts: int, weights: torch.Tensor):
@@ -55,6 +71,12 @@ def _route(top_k_index: torch.Tensor, experts: int, weights: torch.Tensor):
 
 
 def _gmm(x, w, offs, recipe):
+    """x [M, K] by w [E, N, K] per group: through scaled_grouped_mm with
+    `recipe` ("mx32" / "mx128"), or in bf16 where the policy said so (None)."""
+    if recipe is None:  # rows past the last offset are not written: zero them
+        y = torch._grouped_mm(x.contiguous(), w.transpose(-2, -1), offs=offs)
+        rows = torch.arange(y.shape[0], device=y.device)[:, None] < offs[-1]
+        return torch.where(rows, y, torch.zeros((), dtype=y.dtype, device=y.device))
     from .torch import scaled_grouped_mm
     return scaled_grouped_mm(x.contiguous(), w.transpose(-2, -1), offs, recipe=recipe)
 
@@ -64,33 +86,33 @@ def _combine(hidden, token, y, row_weights):
     return out.index_add(0, token, (y * row_weights).to(hidden.dtype))
 
 
-def _fused_forward(mod, recipe):
+def _fused_forward(mod, recipes):
     """forward(hidden_states, top_k_index, top_k_weights) of experts with
     gate_up_proj [E, 2I, H] (gate rows first) and down_proj [E, H, I]."""
     def forward(hidden_states, top_k_index, top_k_weights):
         e = mod.gate_up_proj.shape[0]
         token, offs, row_weights, _ = _route(top_k_index, e, top_k_weights)
-        h = _gmm(hidden_states[token], mod.gate_up_proj, offs, recipe)
+        h = _gmm(hidden_states[token], mod.gate_up_proj, offs, recipes[0])
         gate, up = h.chunk(2, dim=-1)
-        y = _gmm(mod.act_fn(gate) * up, mod.down_proj, offs, recipe)
+        y = _gmm(mod.act_fn(gate) * up, mod.down_proj, offs, recipes[1])
         return _combine(hidden_states, token, y, row_weights)
     return forward
 
 
-def _gpt_oss_forward(mod, recipe):
+def _gpt_oss_forward(mod, recipes):
     """GptOssExperts.forward(hidden_states, router_indices, routing_weights)."""
     def forward(hidden_states, router_indices=None, routing_weights=None):
         e = mod.gate_up_proj.shape[0]
         token, offs, row_weights, expert = _route(router_indices, e, routing_weights)
         w13 = mod.gate_up_proj.transpose(1, 2).contiguous()  # [E, 2I, H]
         w2 = mod.down_proj.transpose(1, 2).contiguous()      # [E, H, I]
-        h = _gmm(hidden_states[token], w13, offs, recipe) + mod.gate_up_proj_bias[expert]
-        y = _gmm(mod._apply_gate(h), w2, offs, recipe) + mod.down_proj_bias[expert]
+        h = _gmm(hidden_states[token], w13, offs, recipes[0]) + mod.gate_up_proj_bias[expert]
+        y = _gmm(mod._apply_gate(h), w2, offs, recipes[1]) + mod.down_proj_bias[expert]
         return _combine(hidden_states, token, y, row_weights)
     return forward
 
 
-def _llama4_forward(mod, recipe):
+def _llama4_forward(mod, recipes):
     """Llama4TextMoe.forward(hidden_states) -> (out, router_logits)."""
     def forward(hidden_states):
         x = hidden_states.reshape(-1, mod.hidden_dim)
@@ -101,9 +123,9 @@ def _llama4_forward(mod, recipe):
         experts = mod.experts
         w13 = experts.gate_up_proj.transpose(1, 2).contiguous()  # [E, 2I, H]
         w2 = experts.down_proj.transpose(1, 2).contiguous()      # [E, H, I]
-        h = _gmm(x[token] * scores, w13, offs, recipe)
+        h = _gmm(x[token] * scores, w13, offs, recipes[0])
         gate, up = h.chunk(2, dim=-1)
-        y = _gmm(up * experts.act_fn(gate), w2, offs, recipe)
+        y = _gmm(up * experts.act_fn(gate), w2, offs, recipes[1])
         out = mod.shared_expert(x)
         return out + torch.zeros_like(out).index_add(0, token, y.to(out.dtype)), router_logits
     return forward
@@ -116,32 +138,29 @@ def _family(mod: torch.nn.Module) -> Optional[str]:
     if name == "GptOssExperts":
         return "gpt_oss"
     gu, dn = getattr(mod, "gate_up_proj", None), getattr(mod, "down_proj", None)
-    if (isinstance(gu, torch.nn.Parameter) and isinstance(dn, torch.nn.Parameter)
-            and gu.dim() == 3 and dn.dim() == 3 and hasattr(mod, "act_fn")
+    if (_is_param(gu) and _is_param(dn) and gu.dim() == 3 and dn.dim() == 3 and hasattr(mod, "act_fn")
             and gu.shape[1] == 2 * dn.shape[2] and gu.shape[2] == dn.shape[1]
             and not hasattr(mod, "gate_up_proj_bias") and name != "Llama4TextExperts"):
         return "fused"
     return None
 
 
+def _is_param(p) -> bool:
+    """A parameter (duck-typed for the torch-free stubs of test/Python)."""
+    if torch is not None and isinstance(p, torch.Tensor):
+        return isinstance(p, torch.nn.Parameter)
+    return p is not None and hasattr(p, "shape") and hasattr(p, "dim")
+
+
 _FORWARDS = {"fused": _fused_forward, "gpt_oss": _gpt_oss_forward, "llama4": _llama4_forward}
 
 
-def convert(model: torch.nn.Module, recipe: str = "auto",
-            filter_fqns: Optional[Iterable[str]] = None) -> Dict[str, dict]:
-    """Converts the routed experts of `model` in place (see the module
-    docstring). `filter_fqns`: module names containing any of these strings
-    are left as they are (TorchAO's filter_fqns). Returns a report:
-    {"converted": {fqn: family}, "skipped": {fqn: why}, "bf16": what stays
-    bf16}. A model with no recognized experts module is a ValueError
-    naming the MoE-looking modules found."""
-    from .torch import RECIPES
-    if recipe not in RECIPES:
-        raise ValueError(f"convert: recipe must be one of {RECIPES}, got {recipe!r}")
-    skip = list(filter_fqns or [])
-    converted, skipped = {}, {}
+def _candidates(model, skip: List[str]) -> Tuple[Dict[str, tuple], Dict[str, str]]:
+    """({fqn: (module, family)} of the routed-experts modules to convert,
+    {fqn: why not} of the ones left as they are)."""
+    found, skipped = {}, {}
     for fqn, mod in model.named_modules():  # parents before their children
-        if any(fqn.startswith(c + ".") for c in converted):
+        if any(fqn.startswith(c + ".") for c in found):
             continue  # inside a converted Llama4TextMoe (its experts)
         family = _family(mod)
         if family is None:
@@ -151,16 +170,140 @@ def convert(model: torch.nn.Module, recipe: str = "auto",
         if any(s in fqn for s in skip):
             skipped[fqn] = "filter_fqns"
             continue
-        mod.forward = _FORWARDS[family](mod, recipe)
-        mod._mxmoe_converted = family
-        converted[fqn] = family
-    if not converted and not skip:
+        found[fqn] = (mod, family)
+    return found, skipped
+
+
+def _gemms(fqn: str, mod, family: str) -> List[Tuple[str, int, int, int]]:
+    """(fqn, E, N, K) of the module's two grouped GEMMs (gate_up, down)."""
+    ex = mod.experts if family == "llama4" else mod
+    pre = fqn + ".experts" if family == "llama4" else fqn
+    e, a, b = ex.gate_up_proj.shape
+    if family == "fused":  # [E, 2I, H], [E, H, I]
+        return [(pre + ".gate_up_proj", e, a, b),
+                (pre + ".down_proj", e, ex.down_proj.shape[1], ex.down_proj.shape[2])]
+    # gpt-oss and Llama4 store [E, H, 2I], [E, I, H]
+    return [(pre + ".gate_up_proj", e, b, a),
+            (pre + ".down_proj", e, ex.down_proj.shape[2], ex.down_proj.shape[1])]
+
+
+def _router(modules: Dict[str, object], fqn: str, mod, family: str):
+    """(fqn, E, H) of the module's router: a child "router" or "gate" (of
+    the MoE block: the experts' parent, or the Llama4TextMoe itself) with a
+    2-D weight [E, H]; None if there is none."""
+    parent = fqn if family == "llama4" else fqn.rpartition(".")[0]
+    experts = _gemms(fqn, mod, family)[0][1]
+    for child in ("router", "gate"):
+        name = f"{parent}.{child}" if parent else child
+        w = getattr(modules.get(name), "weight", None)
+        if w is not None and w.dim() == 2 and w.shape[0] == experts:
+            return name, experts, w.shape[1]
+    return None
+
+
+def policy_ir(candidates: Dict[str, tuple], modules: Dict[str, object],
+              rows: int = POLICY_ROWS) -> str:
+    """Model-level IR of the candidates' expert GEMMs
+    (`mxmoe.scaled_grouped_matmul`, `rows` routed rows each) and their
+    routers (`mxmoe.linear`, `rows` tokens), fqns as in the model, in one
+    function @experts: what the precision policy decides on."""
+    args, ops = [], []
+    for fqn, (mod, family) in candidates.items():
+        r = _router(modules, fqn, mod, family)
+        if r is not None:
+            name, e, h = r
+            i = len(args)
+            args += [f"%a{i}: tensor<{rows}x{h}xbf16>", f"%a{i + 1}: tensor<{e}x{h}xbf16>"]
+            ops.append(f"  %r{i} = mxmoe.linear %a{i}, %a{i + 1} {{fqn = \"{name}\"}} : "
+                       f"(tensor<{rows}x{h}xbf16>, tensor<{e}x{h}xbf16>) -> tensor<{rows}x{e}xbf16>")
+        for name, e, n, k in _gemms(fqn, mod, family):
+            i = len(args)
+            x, w, o = f"tensor<{rows}x{k}xbf16>", f"tensor<{e}x{n}x{k}xbf16>", f"tensor<{e}xi32>"
+            args += [f"%a{i}: {x}", f"%a{i + 1}: {w}", f"%a{i + 2}: {o}"]
+            ops.append(f"  %r{i} = mxmoe.scaled_grouped_matmul %a{i}, %a{i + 1}, %a{i + 2} "
+                       f"{{fqn = \"{name}\"}} : ({x}, {w}, {o}) -> tensor<{rows}x{n}xbf16>")
+    return ("func.func @experts(" + ", ".join(args) + ") {\n" + "\n".join(ops)
+            + "\n  return\n}\n")
+
+
+def _chip_of_device() -> str:
+    if torch is None or not torch.cuda.is_available():
+        raise RuntimeError("mxmoe.hf: no CUDA device to take the chip from; pass chip=")
+    from .torch import _chip
+    return _chip(torch.device("cuda", torch.cuda.current_device()))
+
+
+def _policy(candidates, modules, recipe: str, chip: Optional[str], cache) -> dict:
+    if recipe not in RECIPES:
+        raise ValueError(f"convert: recipe must be one of {RECIPES}, got {recipe!r}")
+    if cache is None:
+        from .kernel_cache import KernelCache
+        from . import torch as mt
+        cache = mt.kernel_cache_in_use() if torch is not None else KernelCache()
+    return cache.policy_report(policy_ir(candidates, modules), chip=chip or _chip_of_device(),
+                               options={"recipe": recipe})
+
+
+def _recipes(candidates, report: dict) -> Dict[str, tuple]:
+    """{module fqn: (gate_up recipe, down recipe)}, each "mx32" / "mx128" or
+    None (bf16), from the policy report's decisions."""
+    decided = {d["fqn"]: d for d in report.get("decisions", [])}
+    plan = {}
+    for fqn, (mod, family) in candidates.items():
+        recipes = []
+        for name, *_ in _gemms(fqn, mod, family):
+            d = decided.get(name, {})
+            if d.get("precision") not in ("mxfp8", "bf16"):
+                raise ValueError(f"convert: the precision policy decided {d or 'nothing'} "
+                                 f"for {name}; scaled_grouped_mm runs MXFP8 or bf16")
+            recipes.append(d.get("recipe") if d["precision"] == "mxfp8" else None)
+        plan[fqn] = tuple(recipes)
+    return plan
+
+
+def precision_report(model, recipe: str = "auto", filter_fqns: Optional[Iterable[str]] = None,
+                     chip: Optional[str] = None, cache=None) -> dict:
+    """The precision policy's JSON report for the routed experts `convert`
+    would convert (and their routers), without converting anything:
+    {"pass", "recipe", "decisions": [{fqn, op, M, N, K, groups, precision,
+    recipe, rule, reason}]}. `chip` defaults to the current CUDA device's;
+    `cache` (a KernelCache) to mxmoe.torch's."""
+    candidates, _ = _candidates(model, list(filter_fqns or []))
+    return _policy(candidates, dict(model.named_modules()), recipe, chip, cache)
+
+
+def convert(model, recipe: str = "auto", filter_fqns: Optional[Iterable[str]] = None,
+            chip: Optional[str] = None, cache=None) -> Dict[str, dict]:
+    """Converts the routed experts of `model` in place (see the module
+    docstring). `filter_fqns`: module names containing any of these strings
+    are left as they are (TorchAO's filter_fqns). Returns a report:
+    {"converted": {fqn: family}, "skipped": {fqn: why}, "gemms": {GEMM fqn:
+    "mx32" | "mx128" | "bf16"}, "bf16": what stays bf16, "policy": the
+    precision policy's report}. A model with no recognized experts module
+    is a ValueError naming the MoE-looking modules found; a compile error
+    of the policy IR (mxmoe.compiler.CompileError) or a missing compiler
+    library with no cached report is raised before anything changes."""
+    if recipe not in RECIPES:
+        raise ValueError(f"convert: recipe must be one of {RECIPES}, got {recipe!r}")
+    candidates, skipped = _candidates(model, list(filter_fqns or []))
+    if not candidates and not filter_fqns:
         raise ValueError(f"convert: no routed-experts module found in {type(model).__name__} "
                          f"(MoE-looking modules: {skipped or 'none'})")
+    modules = dict(model.named_modules())
+    report = _policy(candidates, modules, recipe, chip, cache) if candidates else {}
+    plan = _recipes(candidates, report)  # every decision checked before any change
+    converted = {}
+    for fqn, (mod, family) in candidates.items():
+        mod.forward = _FORWARDS[family](mod, plan[fqn])
+        mod._mxmoe_converted = family
+        converted[fqn] = family
+    gemms = {name: r or "bf16" for fqn, (mod, family) in candidates.items()
+             for (name, *_), r in zip(_gemms(fqn, mod, family), plan[fqn])}
     if converted and not getattr(model, "_mxmoe_hook", None):
         model._mxmoe_hook = model.register_forward_pre_hook(_check_completed)
-    return {"converted": converted, "skipped": skipped,
-            "bf16": "routers, attention, shared experts, embeddings and the output head"}
+    return {"converted": converted, "skipped": skipped, "gemms": gemms,
+            "bf16": "routers, attention, shared experts, embeddings and the output head",
+            "policy": report}
 
 
 def _check_completed(module, args):

@@ -19,6 +19,7 @@ Layout under the cache root (`$MXMOE_CACHE_DIR`, else
     <key>/m<M>/manifest.json
                             the launch programs for M tokens; kernel rows name
                             ../kernels/<chip>/kernels.{ptx,cubin}
+    policy/<key>.json       a precision-policy report (KernelCache.policy_report)
 
 Every directory is written under a temporary name and renamed into place,
 so a reader sees a complete directory or none; processes compiling one key
@@ -132,15 +133,15 @@ class KernelCache:
     """Compiled grouped GEMMs by (key, M) under `root` (default
     cache_root()). `stats` counts, for this object: full compiles
     ("kernels"), programs-only bindings ("programs"), full compiles of an
-    M whose kernels differed ("unbound"), and entries found on disk
-    ("hits")."""
+    M whose kernels differed ("unbound"), precision-policy reports
+    computed ("policies"), and entries found on disk ("hits")."""
 
     def __init__(self, root: Optional[str] = None, compile_fn=None):
         self.root = root or cache_root()
         self._compile = compile_fn
         self._lock = threading.Lock()
         self._dirs: Dict[tuple, str] = {}
-        self.stats = {"kernels": 0, "programs": 0, "unbound": 0, "hits": 0}
+        self.stats = {"kernels": 0, "programs": 0, "unbound": 0, "policies": 0, "hits": 0}
 
     def _compiler(self):
         if self._compile is None:
@@ -180,6 +181,56 @@ class KernelCache:
             if hit is None:
                 hit = self._dirs[memo] = self._entry(m, options, shape)
         return hit
+
+    def policy_report(self, ir: str, *, chip: str, options: dict) -> dict:
+        """mxmoe-precision-policy's JSON report (`decisions`: per fqn the
+        precision, recipe, rule and reason) for the model-level IR `ir`:
+        from `<root>/policy/<key>.json`, else from a programs-only compile
+        (~0.1 s per layer) whose report is stored there. The key hashes
+        `ir`, `chip`, `options` (less "toolkit": the policy runs no ptxas)
+        and the compiler library's bytes, so a cache filled where the
+        compiler is installed answers where only the runtime is."""
+        opts = {o: options[o] for o in sorted(options) if o != "toolkit"}
+        desc = {"kind": "policy", "ir": ir, "chip": chip, "options": opts,
+                "compiler": compiler_digest()}
+        key = hashlib.sha256(json.dumps(desc, sort_keys=True).encode()).hexdigest()[:32]
+        path = os.path.join(self.root, "policy", key + ".json")
+        if os.path.isfile(path):
+            self.stats["hits"] += 1
+            with open(path) as f:
+                return json.load(f)
+        try:
+            out = self._compiler()(ir, chips=[chip], programs_only=True, **opts)
+        except OSError as err:  # no compiler library here (a GPU-only machine)
+            _write_json(path[:-len(".json")] + ".pending.json", desc)
+            raise RuntimeError(
+                f"mxmoe: no precision-policy report cached at {path} and no compiler "
+                f"library to compute it ({err}); its input is in "
+                f"{path[:-len('.json')]}.pending.json: run `python3 -m mxmoe.kernel_cache "
+                f"--fill-pending {self.root}` where the compiler is installed") from err
+        report = json.loads(out.policy_report)
+        self.stats["policies"] += 1
+        _write_json(path, report)
+        return report
+
+    def fill_pending(self) -> int:
+        """Computes every precision-policy report that a machine without
+        the compiler library left pending under `root`/policy (same
+        compiler library bytes: the key must come out equal); returns how
+        many."""
+        d = os.path.join(self.root, "policy")
+        done = 0
+        for name in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+            if not name.endswith(".pending.json"):
+                continue
+            with open(os.path.join(d, name)) as f:
+                desc = json.load(f)
+            if desc.get("compiler") != compiler_digest():
+                raise RuntimeError(f"{name}: left by another compiler library build")
+            self.policy_report(desc["ir"], chip=desc["chip"], options=desc["options"])
+            os.remove(os.path.join(d, name))
+            done += 1
+        return done
 
     def _entry(self, m: int, options: dict, shape: dict) -> str:
         base = os.path.join(self.root, self.key(options=options, **shape))
@@ -230,6 +281,16 @@ class KernelCache:
             return json.load(f)
 
 
+def _write_json(path: str, value) -> None:
+    """`value` as JSON at `path`, through a temporary file and a rename (a
+    reader sees the whole file or none)."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(path))
+    with os.fdopen(fd, "w") as f:
+        json.dump(value, f, indent=1)
+    os.replace(tmp, path)
+
+
 def _bind(programs: dict, kernels: dict) -> Optional[dict]:
     """The programs-only manifest `programs` with every kernel row pointing
     at the compiled kernels of manifest `kernels` (in ../kernels), or None
@@ -251,3 +312,12 @@ def _bind(programs: dict, kernels: dict) -> Optional[dict]:
     out["programs_only"] = False
     out["kernels_from"] = "../kernels"
     return out
+
+
+if __name__ == "__main__":
+    import argparse
+    ap = argparse.ArgumentParser(description="mxmoe kernel cache maintenance")
+    ap.add_argument("--fill-pending", metavar="DIR", required=True,
+                    help="compute the precision-policy reports left pending under DIR")
+    args = ap.parse_args()
+    print(f"{KernelCache(args.fill_pending).fill_pending()} pending reports computed")

@@ -45,8 +45,8 @@ from typing import Dict, Tuple
 import torch
 
 from . import kernel_cache, program
+from .compiler import RECIPES
 
-RECIPES = ("auto", "mx32", "mx128")
 ROUNDINGS = ("floor", "rceil", "ceil", "even")
 _CHIPS = {(9, 0): "sm_90a", (10, 0): "sm_100a", (10, 3): "sm_103a"}
 

@@ -9,7 +9,10 @@ gpt-oss and Llama4 (text), small configs, random init, no downloads.
   convert_hf_gpu.py DIR [--steps N]   (GPU machine, MXMOE_CACHE_DIR=DIR)
 
 Per family: one call converts the model (a deep copy of the bf16 one); the
-state dict keys are unchanged; the first converted module against the
+state dict keys are unchanged; the precision policy's report (cached by
+--fill from stand-ins of the models' experts and routers under their
+transformers names) puts all four expert GEMMs in MX128 and both routers
+in bf16; the first converted module against the
 family's own forward in fp32 on the inputs it saw (relative error < 8e-2:
 two MX-quantized GEMMs); the model's logits against the bf16 model's
 (< 0.15); both train N steps (default 200) on byte-level Shakespeare with
@@ -55,13 +58,60 @@ FAMILIES = {
 OPTIONS = {"recipe": "auto", "rounding": "rceil", "toolkit": "/usr/local/cuda"}
 
 
+class _P:  # a parameter's shape (the build machine has no torch)
+    def __init__(self, *shape):
+        self.shape = shape
+
+    def dim(self):
+        return len(self.shape)
+
+
+class _Tree:  # named_modules() of a transformers model, as far as convert reads it
+    def __init__(self, modules):
+        self.modules = modules
+
+    def named_modules(self):
+        return iter(self.modules.items())
+
+
+def _stub(cls, **attrs):
+    return type(cls, (), attrs)()
+
+
+def stub_model(family: str) -> _Tree:
+    """The experts and routers of FAMILIES[family]'s model under their
+    transformers 5 names (model.layers.<i>.mlp.{experts,gate,router},
+    model.layers.<i>.feed_forward.{router,experts}): what convert writes the
+    precision-policy IR from, so the report can be cached here."""
+    mods = {"": None}
+    for i in range(COMMON["num_hidden_layers"]):
+        p = f"model.layers.{i}."
+        if family == "llama4":
+            ex = _stub("Llama4TextExperts", gate_up_proj=_P(E, H, 2 * I), down_proj=_P(E, I, H))
+            mods[p + "feed_forward"] = _stub("Llama4TextMoe", experts=ex)
+            mods[p + "feed_forward.router"] = _stub("Llama4Router", weight=_P(E, H))
+        elif family == "gpt_oss":
+            mods[p + "mlp.router"] = _stub("GptOssTopKRouter", weight=_P(E, H))
+            mods[p + "mlp.experts"] = _stub("GptOssExperts", gate_up_proj=_P(E, H, 2 * I),
+                                            down_proj=_P(E, I, H))
+        else:
+            mods[p + "mlp.gate"] = _stub("TopKRouter", weight=_P(E, H))
+            mods[p + "mlp.experts"] = _stub("Experts", gate_up_proj=_P(E, 2 * I, H),
+                                            down_proj=_P(E, H, I), act_fn=None)
+    return _Tree(mods)
+
+
 def fill(root: str) -> None:
-    from mxmoe import kernel_cache
+    from mxmoe import hf, kernel_cache
     cache = kernel_cache.KernelCache(root)
     for name, (_, _, k, _) in FAMILIES.items():
-        m = B * T * k
-        for kk, n in ((H, 2 * I), (I, H)):  # gate/up, then down
-            cache.grouped_mm(m=m, k=kk, n=n, experts=E, chip="sm_90a", options=OPTIONS)
+        report = hf.precision_report(stub_model(name), recipe=OPTIONS["recipe"], chip="sm_90a",
+                                     cache=cache)
+        for d in report["decisions"]:  # each expert GEMM with the recipe the policy gave it
+            if d["precision"] == "mxfp8":
+                options = dict(OPTIONS, recipe=d["recipe"])
+                cache.grouped_mm(m=B * T * k, k=d["K"], n=d["N"], experts=d["groups"],
+                                 chip="sm_90a", options=options)
     print(json.dumps(cache.stats))
 
 
@@ -77,8 +127,11 @@ def main(root: str, steps: int) -> int:
     os.environ["MXMOE_CACHE_DIR"] = root
     cache = mt.kernel_cache_in_use()
 
-    def refuse(*a, **kw):
-        raise RuntimeError("the kernel cache compiled: not filled for this shape")
+    refused = []
+
+    def refuse(*a, **kw):  # an OSError, as a missing compiler library is
+        refused.append(1)
+        raise OSError("no compiler on the GPU machine: the kernel cache was not filled")
     cache._compile = refuse
     checks = Checks(width=58)
     print("transformers", transformers.__version__, "torch", torch.__version__, flush=True)
@@ -96,7 +149,8 @@ def main(root: str, steps: int) -> int:
         fsdp2(checks, torch, F, transformers, mt, program, data, dev)
     except Exception as err:  # reported as the failure
         checks.report("qwen3_moe: converted under FSDP2 == unwrapped", False, repr(err)[:300])
-    checks.report("every kernel call a cache hit", cache.stats["kernels"] == 0, json.dumps(cache.stats))
+    checks.report("every kernel call a cache hit", not refused and cache.stats["kernels"] == 0,
+                  json.dumps(cache.stats) + f"; {len(refused)} compiles refused")
     with open(os.path.join(os.environ.get("OUT", "."), "convert_hf_curves.json"), "w") as f:
         json.dump({"steps": steps, "batch": [B, T], "curves": curves}, f)
     return checks.summary()
@@ -160,9 +214,15 @@ def run_family(checks, torch, F, transformers, mt, program, data, dev, name, cfg
     report = mt.convert(mx)
     same_keys = list(mx.state_dict()) == list(bf16.state_dict())
     n = len(report["converted"])
-    checks.report(f"{name}: convert(model)", n == 2 and same_keys,
+    routers = {d["fqn"]: d["precision"] for d in report["policy"]["decisions"]
+               if d["op"] == "mxmoe.linear"}
+    policy_ok = (list(report["gemms"].values()) == ["mx128"] * 4 and len(routers) == 2
+                 and set(routers.values()) == {"bf16"})
+    checks.report(f"{name}: convert(model)", n == 2 and same_keys and policy_ok,
                   f"{n} modules ({sorted(set(report['converted'].values()))}), state dict keys "
-                  f"unchanged: {same_keys}; skipped {report['skipped']}")
+                  f"unchanged: {same_keys}; skipped {report['skipped']}; policy: GEMMs "
+                  f"{sorted(set(report['gemms'].values()))} x{len(report['gemms'])}, routers "
+                  f"{routers}")
     first = next(iter(report["converted"]))
     orig, conv = dict(bf16.named_modules())[first], dict(mx.named_modules())[first]
     captured = {}

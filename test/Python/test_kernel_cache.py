@@ -51,7 +51,8 @@ class KernelCacheTest(unittest.TestCase):
         d512 = cache.grouped_mm(m=512, options=OPTS, **SHAPE)
         d700 = cache.grouped_mm(m=700, options=OPTS, **SHAPE)
         d0 = cache.grouped_mm(m=0, options=OPTS, **SHAPE)
-        self.assertEqual(cache.stats, {"kernels": 1, "programs": 3, "unbound": 0, "hits": 0})
+        self.assertEqual(cache.stats,
+                         {"kernels": 1, "programs": 3, "unbound": 0, "policies": 0, "hits": 0})
         self.assertEqual(os.path.dirname(d512), os.path.dirname(d700))
         m700 = self.load(d700)
         self.assertIn(700, _values(m700, "gmm.forward"))
@@ -90,7 +91,8 @@ class KernelCacheTest(unittest.TestCase):
             self.assertEqual(p.exitcode, 0)
         # One of them compiled, the others found its entry.
         total = {k: sum(st[k] for _, st in results) for k in results[0][1]}
-        self.assertEqual(total, {"kernels": 1, "programs": 1, "unbound": 0, "hits": 3})
+        self.assertEqual(total,
+                         {"kernels": 1, "programs": 1, "unbound": 0, "policies": 0, "hits": 3})
         dirs = {d for d, _ in results}
         self.assertEqual(len(dirs), 1)
         d = dirs.pop()

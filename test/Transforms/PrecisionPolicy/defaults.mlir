@@ -63,6 +63,8 @@ func.func @hf_names(%x: tensor<4096x2048xbf16>, %r: tensor<128x2048xbf16>, %w: t
   %b = mxmoe.linear %x, %r {fqn = "layers.0.block_sparse_moe.gate"} : (tensor<4096x2048xbf16>, tensor<128x2048xbf16>) -> tensor<4096x128xbf16>
   // expected-remark @+1 {{layers.0.mlp.router -> bf16 (rule exclude: fqn matches exclude pattern 'mlp.router')}}
   %c = mxmoe.linear %x, %r {fqn = "layers.0.mlp.router"} : (tensor<4096x2048xbf16>, tensor<128x2048xbf16>) -> tensor<4096x128xbf16>
+  // expected-remark @+1 {{layers.0.feed_forward.router -> bf16 (rule exclude: fqn matches exclude pattern 'feed_forward.router')}}
+  %g = mxmoe.linear %x, %r {fqn = "layers.0.feed_forward.router"} : (tensor<4096x2048xbf16>, tensor<128x2048xbf16>) -> tensor<4096x128xbf16>
   // expected-remark @+1 {{layers.0.self_attn.k_proj -> bf16 (rule exclude: fqn matches exclude pattern 'self_attn.k_proj')}}
   %d = mxmoe.linear %x, %w {fqn = "layers.0.self_attn.k_proj"} : (tensor<4096x2048xbf16>, tensor<512x2048xbf16>) -> tensor<4096x512xbf16>
   // expected-remark @+1 {{layers.0.self_attn.v_proj -> bf16 (rule exclude: fqn matches exclude pattern 'self_attn.v_proj')}}

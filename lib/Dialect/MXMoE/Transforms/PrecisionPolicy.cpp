@@ -30,7 +30,8 @@ using namespace mlir::mxmoe;
 std::vector<std::string> mlir::mxmoe::getDefaultPrecisionExcludes() {
   // TorchTitan names, then the Hugging Face names of the same layers: the
   // router of Qwen3-MoE / DeepSeek-V3 (mlp.gate), Mixtral
-  // (block_sparse_moe.gate) and gpt-oss (mlp.router); attention k/v.
+  // (block_sparse_moe.gate), gpt-oss (mlp.router) and Llama 4
+  // (feed_forward.router); attention k/v.
   return {"output",
           "lm_head",
           "router.gate",
@@ -39,6 +40,7 @@ std::vector<std::string> mlir::mxmoe::getDefaultPrecisionExcludes() {
           "mlp.gate",
           "block_sparse_moe.gate",
           "mlp.router",
+          "feed_forward.router",
           "self_attn.k_proj",
           "self_attn.v_proj"};
 }

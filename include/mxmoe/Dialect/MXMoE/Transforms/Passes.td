@@ -23,7 +23,8 @@ def MXMoEPrecisionPolicy : Pass<"mxmoe-precision-policy", "::mlir::ModuleOp"> {
        recipe: the output projection is too sensitive, wk/wv too small to
        gain) and the Hugging Face names of the same layers: `mlp.gate`
        (Qwen3-MoE, DeepSeek-V3 router), `block_sparse_moe.gate` (Mixtral),
-       `mlp.router` (gpt-oss), `self_attn.k_proj`, `self_attn.v_proj`.
+       `mlp.router` (gpt-oss), `feed_forward.router` (Llama 4),
+       `self_attn.k_proj`, `self_attn.v_proj`.
     4. `legality`: every GEMM of the op (forward over K, input gradient over
        N) must contract over a multiple of 32; otherwise bf16 (e.g. a router
        gate with 16 experts), never an error.
@@ -80,7 +81,8 @@ def MXMoEPrecisionPolicy : Pass<"mxmoe-precision-policy", "::mlir::ModuleOp"> {
     Option<"defaultExcludes", "default-excludes", "bool", /*default=*/"true",
            "also keep the default patterns in bf16: output, lm_head, "
            "router.gate, attention.wk, attention.wv, mlp.gate, "
-           "block_sparse_moe.gate, mlp.router, self_attn.k_proj, "
+           "block_sparse_moe.gate, mlp.router, feed_forward.router, "
+           "self_attn.k_proj, "
            "self_attn.v_proj">,
     ListOption<"include", "include", "std::string",
                "if set, only fqns matching one of these patterns may use MX "
