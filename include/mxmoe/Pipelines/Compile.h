@@ -16,6 +16,7 @@
 #define MXMOE_PIPELINES_COMPILE_H
 
 #include "mxmoe/Pipelines/DefaultPipeline.h"
+#include "mxmoe/Target/PTX.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassManager.h"
@@ -50,13 +51,6 @@ struct CompileOptions : DefaultPipelineOptions {
   /// multithreaded); false keeps one chip after the other, e.g. for
   /// readable --timing or --dump-ir-after output.
   bool parallelChips = true;
-};
-
-struct ChipArtifacts {
-  std::string chip;
-  std::string ptx;       ///< PTX text of every kernel of the chip
-  std::string cubin;     ///< ptxas output (empty when not built)
-  std::string cubinNote; ///< why no cubin, when empty
 };
 
 struct CompileResult {

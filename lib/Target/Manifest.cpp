@@ -1,0 +1,458 @@
+//===- Manifest.cpp - manifest rows of a compiled module -----------------===//
+//
+// What mxmoe-compile's manifest.json says about a module after kernel
+// generation: the kernels (with what each implements and its parameter
+// bindings), the launch programs, the tiled-MLP shard partitions and the
+// MX ops left without kernels. The format: docs/mxmoe-compile.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mxmoe/Target/Manifest.h"
+#include "mxmoe/Dialect/MXMoE/IR/MXMoEOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/xxhash.h"
+
+using namespace mlir;
+using namespace mlir::mxmoe;
+
+namespace {
+
+std::string typeString(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  t.print(os);
+  return s;
+}
+
+/// Shape, element type, bytes and scale layout of a tensor type.
+llvm::json::Object tensorInfo(Type t) {
+  auto tt = cast<RankedTensorType>(t);
+  llvm::json::Array shape;
+  for (int64_t d : tt.getShape())
+    shape.push_back(d);
+  int64_t bits = tt.getElementType().getIntOrFloatBitWidth();
+  llvm::json::Object o{{"shape", std::move(shape)},
+                       {"dtype", typeString(tt.getElementType())},
+                       {"bytes", (tt.getNumElements() * bits + 7) / 8}};
+  if (Attribute enc = tt.getEncoding()) {
+    std::string e;
+    llvm::raw_string_ostream os(e);
+    enc.print(os);
+    o["layout"] = e;
+  }
+  return o;
+}
+
+/// An op with nothing to compute (convert-mxmoe-to-gpu: empty results are
+/// zero-byte buffers, the zeros of a GEMM with contraction extent 0 a
+/// zero-filled buffer): a value of the program, no step.
+bool isComputeFree(Operation &op) {
+  return op.hasAttr("mxmoe.empty_result") || op.hasAttr("mxmoe.zero_result");
+}
+
+/// Whether `fn` has a launch program: a straight line of kernel ops, ops
+/// with nothing to compute, reshapes (the same bytes under another shape),
+/// i32 constants (the offsets of a plain linear) and the return. Functions
+/// that mix kernels with host work, and expanded functions with host work
+/// only, are listed in `withoutProgram` with the reason.
+bool hasProgram(func::FuncOp fn, llvm::json::Array &withoutProgram) {
+  auto kernelOrFree = [](Operation &op) {
+    return op.hasAttr("mxmoe.kernel_args") || isComputeFree(op);
+  };
+  auto replayable = [&](Operation &op) {
+    if (isa<func::ReturnOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
+            op) ||
+        kernelOrFree(op))
+      return true;
+    if (auto c = dyn_cast<arith::ConstantOp>(op))
+      if (auto d = dyn_cast<DenseIntElementsAttr>(c.getValue()))
+        return d.getElementType().isInteger(32);
+    return false;
+  };
+  Operation *blocker = nullptr;
+  for (Operation &op : fn.getBody().front())
+    if (!blocker && !replayable(op))
+      blocker = &op;
+  bool hasKernel = llvm::any_of(fn.getBody().front(), kernelOrFree);
+  if (blocker && hasKernel) {
+    // An expanded function that also computes on the host (e.g. a
+    // linear's bias): its kernels exist, a runtime cannot replay it.
+    withoutProgram.push_back(llvm::json::Object{
+        {"function", fn.getName()},
+        {"reason", ("host work: '" + blocker->getName().getStringRef() +
+                    "' is not a kernel launch (e.g. a linear's bias add)")
+                       .str()}});
+    return false;
+  }
+  auto pass = fn->getAttrOfType<StringAttr>("mxmoe.pass");
+  if (blocker && pass && pass.getValue() != "backward") {
+    // An expanded function without MX kernels (a linear's bias_grad: an
+    // f32 reduction over the tokens).
+    withoutProgram.push_back(
+        llvm::json::Object{{"function", fn.getName()},
+                           {"reason", ("host work only, no MX kernels ('" +
+                                       blocker->getName().getStringRef() + "')")
+                                          .str()}});
+    return false;
+  }
+  return !blocker && hasKernel;
+}
+
+/// The bindings of a kernel step (`mxmoe.kernel_args` of `op`), each
+/// argument, buffer or constant as `where` places it.
+llvm::json::Array
+stepBindings(Operation &op, llvm::DenseMap<Value, llvm::json::Object> &where) {
+  llvm::json::Array bind;
+  for (Attribute a : op.getAttrOfType<ArrayAttr>("mxmoe.kernel_args")) {
+    StringRef s = cast<StringAttr>(a).getValue();
+    bool tmap = s.consume_front("tensor_map:");
+    llvm::json::Object b;
+    if (s == "status") {
+      b["status"] = true;
+    } else if (s.consume_front("value:")) {
+      int64_t v = 0;
+      s.getAsInteger(10, v);
+      b["value"] = v;
+    } else {
+      auto [kind, idx] = s.split(':');
+      unsigned i = 0;
+      idx.getAsInteger(10, i);
+      Value v = kind == "operand" ? op.getOperand(i) : op.getResult(i);
+      b = llvm::json::Object(where[v]);
+      if (tmap) {
+        // The bound tensor viewed as [rows, K] (K its last extent, in
+        // elements; fp4 rows hold two elements per byte).
+        auto tt = cast<RankedTensorType>(v.getType());
+        int64_t k = tt.getShape().back();
+        int64_t bits = tt.getElementType().getIntOrFloatBitWidth();
+        b["tensor_map"] = llvm::json::Object{
+            {"dims", llvm::json::Array{k, tt.getNumElements() / k}},
+            {"row_stride_bytes", k * bits / 8}};
+      }
+    }
+    bind.push_back(std::move(b));
+  }
+  return bind;
+}
+
+} // namespace
+
+llvm::json::Array mlir::mxmoe::target::describeKernels(ModuleOp module,
+                                                       StringRef chip) {
+  // Which ops (and which function / fqn / pass) each kernel implements:
+  // after mxmoe-dedupe-kernels one kernel can serve several ops.
+  llvm::StringMap<llvm::json::Array> origin;
+  module.walk([&](Operation *op) {
+    auto ref = op->getAttrOfType<SymbolRefAttr>("mxmoe.kernel");
+    if (!ref)
+      return;
+    llvm::json::Object o{{"op", op->getName().getStringRef()}};
+    if (auto fn = op->getParentOfType<FunctionOpInterface>()) {
+      o["function"] = fn.getName();
+      if (auto fqn = fn->getAttrOfType<StringAttr>("mxmoe.fqn"))
+        o["fqn"] = fqn.getValue();
+      if (auto pass = fn->getAttrOfType<StringAttr>("mxmoe.pass"))
+        o["pass"] = pass.getValue();
+    }
+    if (auto axis = op->getAttrOfType<IntegerAttr>("axis"))
+      o["axis"] = axis.getInt();
+    origin[ref.getLeafReference().getValue()].push_back(std::move(o));
+  });
+  llvm::json::Array rows;
+  module.walk([&](gpu::GPUFuncOp fn) {
+    if (!fn.isKernel())
+      return;
+    llvm::json::Object row{{"name", fn.getName()}, {"chip", chip}};
+    // The kernel's IR after kernel generation, hashed: equal hashes, equal
+    // PTX (the lowering after this point is deterministic).
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    fn->print(os);
+    row["kernel_hash"] = llvm::utohexstr(llvm::xxh3_64bits(text), true, 16);
+    // Grouped GEMMs: the MMA strategy (wgmma_fp8_promote,
+    // wgmma_fp8_promote_k128, wgmma_bf16_upcast or tcgen05_mxf8f6f4).
+    if (auto mma = fn->getAttrOfType<StringAttr>("mxmoe.mma"))
+      row["mma"] = mma.getValue();
+    // The first op it serves at top level, every op under "uses".
+    auto it = origin.find(fn.getName());
+    if (it != origin.end() && !it->second.empty()) {
+      for (auto &kv : *it->second.front().getAsObject())
+        row[kv.first] = kv.second;
+      row["uses"] = std::move(it->second);
+    }
+    llvm::json::Array params;
+    for (auto [i, t] : llvm::enumerate(fn.getArgumentTypes())) {
+      if (auto tmap =
+              fn.getArgAttrOfType<DictionaryAttr>(i, "mxmoe.tensor_map")) {
+        // A TMA descriptor the launcher builds (mxmoeRtEncodeTensorMap2D)
+        // over the operand's data and copies to device memory; its dims
+        // and row stride are those of the bound tensor (the step's
+        // binding), box, swizzle and fill are the kernel's.
+        auto arr = [&](StringRef key) {
+          llvm::json::Array a;
+          for (int64_t v : cast<DenseI64ArrayAttr>(tmap.get(key)).asArrayRef())
+            a.push_back(v);
+          return a;
+        };
+        params.push_back(llvm::json::Object{
+            {"index", static_cast<int64_t>(i)},
+            {"kind", "tensor_map"},
+            {"bytes", 128},
+            {"operand", cast<StringAttr>(tmap.get("operand")).getValue()},
+            {"data_type", cast<StringAttr>(tmap.get("data_type")).getValue()},
+            {"box", arr("box")},
+            {"swizzle", cast<StringAttr>(tmap.get("swizzle")).getValue()},
+            {"oob_fill", cast<StringAttr>(tmap.get("oob_fill")).getValue()}});
+        continue;
+      }
+      if (auto scalar = fn.getArgAttrOfType<StringAttr>(i, "mxmoe.scalar")) {
+        // A run-time size (grouped GEMM and quantize kernels): the step
+        // binds its value.
+        params.push_back(llvm::json::Object{{"index", static_cast<int64_t>(i)},
+                                            {"kind", "scalar"},
+                                            {"type", typeString(t)},
+                                            {"name", scalar.getValue()}});
+        continue;
+      }
+      if (auto elem = fn.getArgAttrOfType<TypeAttr>(i, "mxmoe.element_type")) {
+        // A pointer whose extent is set by the launch's sizes.
+        params.push_back(
+            llvm::json::Object{{"index", static_cast<int64_t>(i)},
+                               {"kind", "device pointer (noalias)"},
+                               {"element_type", typeString(elem.getValue())}});
+        continue;
+      }
+      auto m = cast<MemRefType>(t);
+      params.push_back(llvm::json::Object{
+          {"index", static_cast<int64_t>(i)},
+          {"kind", "device pointer (noalias)"},
+          {"elements", m.getNumElements()},
+          {"element_type", typeString(m.getElementType())},
+          {"bytes",
+           m.getNumElements() *
+               std::max<int64_t>(1, m.getElementType().getIntOrFloatBitWidth() /
+                                        8)}});
+    }
+    row["params"] = std::move(params);
+    auto grid = fn->getAttrOfType<DenseI64ArrayAttr>("mxmoe.grid");
+    auto block = fn->getAttrOfType<DenseI64ArrayAttr>("mxmoe.block");
+    if (block)
+      row["block"] = llvm::json::Array{block[0], block[1], block[2]};
+    // Kernels with run-time sizes have no fixed grid: each program step
+    // gives its own.
+    if (grid)
+      row["grid"] = llvm::json::Array{grid[0], grid[1], grid[2]};
+    else
+      row["grid"] = "per program step";
+    auto smem = fn->getAttrOfType<IntegerAttr>("mxmoe.dynamic_smem");
+    row["dynamic_shared_memory"] = smem ? smem.getInt() : 0;
+    row["alignment"] = "16-byte aligned buffers; parameters must not alias";
+    rows.push_back(std::move(row));
+  });
+  return rows;
+}
+
+llvm::json::Array
+mlir::mxmoe::target::describePrograms(ModuleOp module,
+                                      llvm::json::Array &withoutProgram) {
+  llvm::json::Array programs;
+  module.walk([&](func::FuncOp fn) {
+    if (fn.isExternal() || !hasProgram(fn, withoutProgram))
+      return;
+    llvm::DenseMap<Value, llvm::json::Object> where;
+    llvm::json::Array args, buffers, steps, returns, constants;
+    for (BlockArgument a : fn.getArguments()) {
+      llvm::json::Object info = tensorInfo(a.getType());
+      args.push_back(llvm::json::Object(info));
+      where[a] =
+          llvm::json::Object{{"arg", static_cast<int64_t>(a.getArgNumber())}};
+    }
+    for (Operation &op : fn.getBody().front()) {
+      if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+        for (Value v : ret.getOperands()) {
+          llvm::json::Object r(where[v]);
+          llvm::json::Object info = tensorInfo(v.getType());
+          r["shape"] = std::move(info["shape"]);
+          r["dtype"] = std::move(info["dtype"]);
+          returns.push_back(std::move(r));
+        }
+        continue;
+      }
+      if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op)) {
+        where[op.getResult(0)] = llvm::json::Object(where[op.getOperand(0)]);
+        continue;
+      }
+      if (auto c = dyn_cast<arith::ConstantOp>(op); c && !isComputeFree(op)) {
+        auto d = cast<DenseIntElementsAttr>(c.getValue());
+        llvm::json::Array values;
+        for (const APInt &v : d.getValues<APInt>())
+          values.push_back(v.getSExtValue());
+        llvm::json::Object info = tensorInfo(c.getType());
+        info["values"] = std::move(values);
+        where[c.getResult()] = llvm::json::Object{
+            {"constant", static_cast<int64_t>(constants.size())}};
+        constants.push_back(std::move(info));
+        continue;
+      }
+      for (Value r : op.getResults()) {
+        llvm::json::Object info = tensorInfo(r.getType());
+        info["id"] = static_cast<int64_t>(buffers.size());
+        if (op.hasAttr("mxmoe.zero_result"))
+          info["zero"] = true; // the runtime zero-fills it
+        where[r] = llvm::json::Object{
+            {"buffer", static_cast<int64_t>(buffers.size())}};
+        buffers.push_back(std::move(info));
+      }
+      if (isComputeFree(op))
+        continue; // no step
+      llvm::json::Object step{
+          {"op", op.getName().getStringRef()},
+          {"kernel", cast<SymbolRefAttr>(op.getAttr("mxmoe.kernel"))
+                         .getLeafReference()
+                         .getValue()},
+          {"bindings", stepBindings(op, where)}};
+      // The launch grid of a kernel with run-time sizes.
+      if (auto grid = op.getAttrOfType<DenseI64ArrayAttr>("mxmoe.grid"))
+        step["grid"] = llvm::json::Array{grid[0], grid[1], grid[2]};
+      steps.push_back(std::move(step));
+    }
+    llvm::json::Object prog{
+        {"function", fn.getName()},      {"args", std::move(args)},
+        {"buffers", std::move(buffers)}, {"constants", std::move(constants)},
+        {"steps", std::move(steps)},     {"returns", std::move(returns)}};
+    if (auto fqn = fn->getAttrOfType<StringAttr>("mxmoe.fqn"))
+      prog["fqn"] = fqn.getValue();
+    if (auto pass = fn->getAttrOfType<StringAttr>("mxmoe.pass"))
+      prog["pass"] = pass.getValue();
+    programs.push_back(std::move(prog));
+  });
+  return programs;
+}
+
+llvm::json::Array mlir::mxmoe::target::describeTiledMLPs(ModuleOp module) {
+  llvm::json::Array tiledMLPs;
+  // One entry per tiled MLP (mxmoe.tiled_mlp_id; fqns may repeat across
+  // nested modules, and an op may have none).
+  llvm::MapVector<int64_t, llvm::json::Object> byId;
+  module.walk([&](scf::ForOp loop) {
+    Attribute tag = loop->getAttr("mxmoe.tiled_mlp");
+    auto id = loop->getAttrOfType<IntegerAttr>("mxmoe.tiled_mlp_id");
+    if (!tag || !id)
+      return;
+    auto fqn = dyn_cast<StringAttr>(tag);
+    auto fn = loop->getParentOfType<FunctionOpInterface>();
+    llvm::json::Object &e = byId[id.getInt()];
+    if (e.empty()) {
+      e = llvm::json::Object{
+          {"fqn", fqn ? llvm::json::Value(fqn.getValue()) : nullptr},
+          {"function", fn ? fn.getName() : StringRef()},
+          {"shards", int64_t{0}},
+          {"tokens", int64_t{0}},
+          {"loops", llvm::json::Array()}};
+      if (auto n = loop->getAttrOfType<IntegerAttr>("mxmoe.num_shards"))
+        e["num_shards"] = n.getInt();
+    }
+    auto size = loop->getAttrOfType<IntegerAttr>("mxmoe.shard_tokens");
+    std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
+    std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
+    if (!size || !lb || !ub) {
+      e["static"] = false;
+      return;
+    }
+    e["static"] = true;
+    auto *loops = e.getArray("loops");
+    int64_t count = *ub - *lb;
+    loops->push_back(
+        llvm::json::Object{{"first", *lb},
+                           {"count", count},
+                           {"shard_tokens", size.getInt()},
+                           {"function_suffix", loops->empty() ? "" : ".tail"}});
+    e["shards"] = *e.getInteger("shards") + count;
+    e["tokens"] = *e.getInteger("tokens") + count * size.getInt();
+  });
+  for (auto &kv : byId) {
+    if (!*kv.second.getBoolean("static")) {
+      kv.second.erase("shards");
+      kv.second.erase("tokens");
+    }
+    tiledMLPs.push_back(std::move(kv.second));
+  }
+  return tiledMLPs;
+}
+
+llvm::json::Array mlir::mxmoe::target::describeUncompiled(ModuleOp module) {
+  llvm::json::Array uncompiled;
+  struct Uncompiled {
+    Location loc;
+    std::string reason;
+    SmallVector<std::string> items;
+  };
+  llvm::MapVector<StringRef, Uncompiled> byTiledMLP;
+  module.walk([&](Operation *op) {
+    std::optional<Precision> precision;
+    StringRef fqn;
+    if (auto lin = dyn_cast<LinearOp>(op)) {
+      precision = lin.getPrecision();
+      fqn = lin.getFqn();
+    } else if (auto sgm = dyn_cast<ScaledGroupedMatmulOp>(op)) {
+      precision = sgm.getPrecision();
+      fqn = sgm.getFqn();
+    } else {
+      return;
+    }
+    if (!precision || *precision == Precision::bf16)
+      return;
+    StringRef tiled, dynamicWhy;
+    bool staticLoop = false;
+    if (auto loop = op->getParentOfType<scf::ForOp>())
+      for (StringRef key : {"mxmoe.tiled_mlp", "mxmoe.tiled_mlp_backward"})
+        if (auto name = loop->getAttrOfType<StringAttr>(key)) {
+          tiled = name.getValue();
+          staticLoop = loop->hasAttr("mxmoe.shard_tokens");
+          if (auto why =
+                  loop->getAttrOfType<StringAttr>("mxmoe.dynamic_shards"))
+            dynamicWhy = why.getValue();
+        }
+    std::string where =
+        "inside the shard loop of tiled MLP '" + tiled.str() + "' (";
+    std::string reason =
+        tiled.empty() ? "not expanded (dynamic shape)"
+        : staticLoop  ? where + "mxmoe-tile-mlp expands MX linears only)"
+        : !dynamicWhy.empty()
+            ? where + "run-time shard shapes: " + dynamicWhy.str() +
+                  "; MX kernels need static shapes)"
+            : where + "dynamic token count; MX kernels need static shapes)";
+    auto fn = op->getParentOfType<FunctionOpInterface>();
+    uncompiled.push_back(
+        llvm::json::Object{{"fqn", fqn},
+                           {"op", op->getName().getStringRef()},
+                           {"function", fn ? fn.getName() : StringRef()},
+                           {"precision", stringifyPrecision(*precision)},
+                           {"reason", reason}});
+    Uncompiled &entry =
+        byTiledMLP.try_emplace(tiled, Uncompiled{op->getLoc(), reason, {}})
+            .first->second;
+    std::string item =
+        (fqn + " (" + stringifyPrecision(*precision) + ")").str();
+    if (!llvm::is_contained(entry.items, item))
+      entry.items.push_back(item);
+  });
+  for (auto &[tiled, entry] : byTiledMLP)
+    emitWarning(entry.loc)
+        << "mxmoe: not compiled to kernels, " << entry.reason << ": "
+        << llvm::join(entry.items, ", ")
+        << "; they stay in the host IR (model.mlir) and are listed under "
+           "\"uncompiled\" in the manifest";
+  return uncompiled;
+}
