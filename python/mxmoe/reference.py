@@ -1,8 +1,9 @@
 """Reference implementation of OCP MX quantization (numpy).
 
 Written from the OCP Microscaling Formats (MX) v1.0 spec and the bit-level
-scale formulas TorchAO uses (shared/reference/mx-formats.md sections 2-3);
-the blocked 128x4 scale layout from shared/reference/scale-layout.md.
+scale formulas TorchAO uses (torchao/prototype/mx_formats/mx_tensor.py,
+to_mx); the blocked 128x4 scale layout from torchao's to_blocked
+(torchao/prototype/mx_formats/utils.py).
 
 Conventions (same as the mxmoe dialect):
   * quantize(x, axis) returns data with `axis` moved last (contiguous along

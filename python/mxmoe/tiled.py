@@ -1,6 +1,6 @@
 """Tiled MLP for PyTorch: the token axis split into shards, each shard's
 activations recomputed in backward (what `mxmoe.tiled_mlp` +
-`mxmoe-tile-mlp` compile; shared/reference/tiled-mlp.md).
+`mxmoe-tile-mlp` compile; DeepSpeed TiledMLP, Axolotl PR #3666).
 
 `tiled_mlp(fn, x, params, shards)` computes `fn(x, *params)` shard by shard
 along the token axis (dim 0 after flattening the batch into tokens) without

@@ -1,8 +1,8 @@
 # RUN: %python %s
 """Unit tests of python/mxmoe/reference.py (the numpy MX reference that the
-GPU tests compare against), including the golden cases of
-shared/reference/mx-formats.md section 5 and the worked examples of
-scale-layout.md. Standard library unittest + numpy."""
+GPU tests compare against), including the golden cases of torchao's
+torchao/testing/_mxfp8_test_utils.py and the to_blocked worked examples of
+test/unittests/ScaleLayoutTest.cpp. Standard library unittest + numpy."""
 import os
 import sys
 import unittest

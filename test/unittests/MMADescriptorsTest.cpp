@@ -1,8 +1,8 @@
 //===- MMADescriptorsTest.cpp - tcgen05 / wgmma descriptor encoders -------===//
 //
 // Expected values are hexadecimal constants written by hand from the bit
-// tables of PTX ISA 9.7.16.4.1 / 9.7.16.4.2 / 9.7.15.5.1 (collected in
-// shared/reference/tcgen05.md sections 3, 4, 6 and hopper.md section 2), not
+// tables of PTX ISA 9.7.16.4.1 / 9.7.16.4.2 / 9.7.15.5.1 (as CUTLASS
+// cute/arch/mma_sm100_desc.hpp and mma_sm90_desc.hpp encode them), not
 // computed with the functions under test. Field values used below:
 //   block-scaled idesc: sfbId k -> k<<4; A type code c -> c<<7 (E5M2 0x80,
 //   E2M3 0x180, E3M2 0x200, E2M1 0x280); B type c -> c<<10 (E5M2 0x400, E2M3
@@ -135,7 +135,7 @@ TEST(MMADescriptors, BlockScaledInstrDescGolden) {
     EXPECT_EQ(encodeTcgen05BlockScaledInstrDesc(c.cfg), c.expected)
         << std::hex << "expected 0x" << c.expected;
   }
-  // The decimal value quoted in tcgen05.md.
+  // The same value in decimal (0x08A00000: e4m3 x e4m3, UE8M0, M/N 128).
   EXPECT_EQ(encodeTcgen05BlockScaledInstrDesc(bs(K::E4M3, K::E4M3, 128)),
             144703488u);
 }

@@ -1,8 +1,8 @@
 //===- MXFormatsTest.cpp - scalar MX reference vs the golden cases --------===//
 //
-// Expected bytes: shared/reference/mx-formats.md section 5 (torchao
-// torchao/testing/_mxfp8_test_utils.py golden cases, re-derived from the OCP
-// MX v1.0 formulas) and the RCEIL fp32 -> E8M0 table.
+// Expected bytes: torchao torchao/testing/_mxfp8_test_utils.py golden cases
+// (ao PR #4725; re-derived from the OCP MX v1.0 formulas) and its RCEIL
+// fp32 -> E8M0 table (make_f32_to_e8m0_rceil_cases).
 //
 //===----------------------------------------------------------------------===//
 
@@ -149,7 +149,7 @@ TEST(MXFormats, E8M0Decode) {
   EXPECT_TRUE(std::isnan(e8m0Reciprocal(255)));
 }
 
-// Golden cases (mx-formats.md section 5), FLOOR and RCEIL.
+// Golden cases (torchao _mxfp8_test_utils.py), FLOOR and RCEIL.
 TEST(MXFormats, GoldenZero) {
   for (auto mode : {ScaleRounding::Floor, ScaleRounding::RCeil}) {
     Quantized q = quantizeBlock(block(0.0f), mode);

@@ -1,7 +1,8 @@
 //===- ScaleLayoutTest.cpp - blocked 128x4 scale layout index math --------===//
 //
-// Expected values: shared/reference/scale-layout.md worked examples
-// (torchao to_blocked and the M-groups / K-groups rearrangements).
+// Expected values: worked examples of torchao's to_blocked and the
+// M-groups / K-groups rearrangements (torch_to_blocked_2d_M_groups,
+// torch_to_blocked_2d_K_groups).
 //
 //===----------------------------------------------------------------------===//
 

@@ -16,8 +16,8 @@
 // instruction descriptor: the kind::tf32/f16/f8f6f4/i8 table and the
 // kind::mxf8f6f4 block-scaled table), 9.7.15.5.1 (wgmma matrix descriptor
 // format); cross-checked against CUTLASS cute/arch/mma_sm100_desc.hpp and
-// mma_sm90_desc.hpp. Collected in shared/reference/tcgen05.md sections 3, 4,
-// 6 and shared/reference/hopper.md section 2.
+// mma_sm90_desc.hpp; Triton (DotOpToLLVM/MMAv5.cpp) and DeepGEMM
+// (deep_gemm/include/deep_gemm/mma/sm100.cuh) encode the same fields.
 //
 // Error style (one for the whole header): every encoder `encodeX(...)` is a
 // constexpr bit packer that never fails and never writes outside its fields
@@ -276,8 +276,9 @@ inline std::string checkTcgen05ScaleIds(unsigned sfaId, unsigned sfbId) {
 /// `base` (a block-scaled instruction descriptor) with its SFA id (bits
 /// 29-30) and SFB id (bits 4-5) replaced by `sfaId` and `sfbId`; every other
 /// bit is kept. Used per K = 32 step k of a 128-wide K block: ids = k % 4
-/// (PTX ISA 9.7.16.4.2; tcgen05.md section 3). Precondition:
-/// checkTcgen05ScaleIds(sfaId, sfbId) is empty (ids are masked to 2 bits).
+/// (PTX ISA 9.7.16.4.2; DeepGEMM make_runtime_instr_desc_with_sf_id).
+/// Precondition: checkTcgen05ScaleIds(sfaId, sfbId) is empty (ids are
+/// masked to 2 bits).
 inline constexpr uint32_t
 tcgen05InstrDescWithScaleIds(uint32_t base, unsigned sfaId, unsigned sfbId) {
   return (base & ~(kTcgen05SfaIdMask | kTcgen05SfbIdMask)) |
@@ -558,9 +559,9 @@ inline constexpr uint64_t tcgen05SmemDescConstantPart(uint32_t lboBytes,
 }
 
 /// Constant part of the shared-memory source descriptor of the scale-factor
-/// copy `tcgen05.cp.cta_group::1.32x128b.warpx4` (tcgen05.md sections 4 and
-/// 6): no swizzle, LBO 0, SBO 128 bytes (8 rows x 16 B), base offset 0,
-/// version 0b001 -> 0x0000400800000000. OR in
+/// copy `tcgen05.cp.cta_group::1.32x128b.warpx4` (PTX ISA 9.7.16.4.1;
+/// CUTLASS cute/arch/copy_sm100.hpp): no swizzle, LBO 0, SBO 128 bytes (8
+/// rows x 16 B), base offset 0, version 0b001 -> 0x0000400800000000. OR in
 /// smemDescStartAddressField(atomAddr) of the 16-byte aligned 512-B atom.
 inline constexpr uint64_t kTcgen05ScaleFactorSrcDescConstant =
     encodeTcgen05SmemDesc(0, 0, 128, Tcgen05Swizzle::None, 0);

@@ -3,7 +3,7 @@
 // One thread per 32-element block (per output element with group offsets:
 // tokens past the last offset dequantize to 0). Scales: row-major, blocked
 // or compact (one byte per scale tile, mxmoe.quantize's scale_tile). Math:
-// shared/reference/mx-formats.md; layouts: scale-layout.md.
+// OCP MX v1.0 section 5 (torchao mx_tensor.py); layouts: torchao to_blocked.
 //
 //===----------------------------------------------------------------------===//
 

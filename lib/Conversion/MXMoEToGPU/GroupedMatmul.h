@@ -6,7 +6,8 @@
 // (sm_100a, tcgen05 block-scaled MMA; see buildGroupedMatmulSm100 and
 // docs/tcgen05-grouped-gemm.md) and Hopper (sm_90a), described here.
 //
-// Hopper strategy (shared/reference/hopper.md, option B): per 32-wide K
+// Hopper strategy (option B, DeepGEMM's fp8 promotion scheme of
+// deep_gemm/include/deep_gemm/impls/sm90_fp8_gemm_1d2d.cuh): per 32-wide K
 // block (= one MX block) an fp8 wgmma m64nNk32 into a fresh fp32 partial P
 // (scale-d = 0) and a tf32 wgmma m64nNk8 into a fresh S = sa (x) sb, the
 // outer product of the block's row scales 2^(ea-127) and column scales
@@ -117,12 +118,13 @@ struct GemmConfig {
   int64_t numCTAs = 132;
   /// sm_90a MMA strategy. false: fp8 wgmma m64nNk32 per MX block, the
   /// block's scale product from a tf32 wgmma, promoted into the fp32
-  /// accumulator by one FFMA per element (option B of
-  /// shared/reference/hopper.md; see the file comment). true ("bf16 upcast",
-  /// option A): the consumer warpgroups dequantize each stage's fp8 tiles
-  /// exactly to bf16 (e4m3/e5m2 x 2^(e-127) has at most 4 significant bits)
-  /// into one of two 128B-swizzled bf16 buffers, and bf16 wgmma m64nNk16
-  /// accumulates the whole K in fp32 (no per-block promotion; products exact).
+  /// accumulator by one FFMA per element (option B, DeepGEMM-style
+  /// promotion; see the file comment). true ("bf16 upcast", option A, as
+  /// Triton's DecomposeScaledBlocked.cpp does on sm_90): the consumer
+  /// warpgroups dequantize each stage's fp8 tiles exactly to bf16
+  /// (e4m3/e5m2 x 2^(e-127) has at most 4 significant bits) into one of two
+  /// 128B-swizzled bf16 buffers, and bf16 wgmma m64nNk16 accumulates the
+  /// whole K in fp32 (no per-block promotion; products exact).
   bool upcastBF16 = false;
 };
 
@@ -168,7 +170,8 @@ int64_t getSm100GemmTmemColumns(const GemmConfig &cfg);
 /// to the accumulator-full barrier; warps 2-5 read the accumulator with
 /// tcgen05.ld 32x32b.x32 (warp w owns TMEM lanes 32*(w%4)..+31), convert
 /// and store with predication, and release it. Source: PTX ISA 9.7.16
-/// (tcgen05), shared/reference/tcgen05.md.
+/// (tcgen05), CUTLASS cute/arch/mma_sm100_desc.hpp;
+/// docs/tcgen05-grouped-gemm.md.
 gpu::GPUFuncOp buildGroupedMatmulSm100(gpu::GPUModuleOp module, StringRef name,
                                        const GemmKind &p,
                                        const GemmConfig &cfg);

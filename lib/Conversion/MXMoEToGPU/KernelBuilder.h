@@ -5,8 +5,9 @@
 // byte, reciprocal, element conversion) shared by the quantize, dequantize
 // and swizzle kernel generators of convert-mxmoe-to-gpu.
 //
-// Math: shared/reference/mx-formats.md (OCP MX v1.0 as torchao implements
-// it); layouts: shared/reference/scale-layout.md.
+// Math: OCP MX v1.0 specification section 5 as torchao implements it
+// (torchao/prototype/mx_formats/mx_tensor.py); layouts: torchao to_blocked
+// (torchao/prototype/mx_formats/utils.py) and its grouped variants.
 //
 //===----------------------------------------------------------------------===//
 
@@ -117,7 +118,7 @@ struct KB : ImplicitLocOpBuilder {
   // Blocked scale layout.
   /// Byte offset of scale (r, c) in the blocked 128x4 layout with `cp`
   /// padded columns: ((r/128)*(cp/4) + c/4)*512 + (r%32)*16 +
-  /// ((r%128)/32)*4 + c%4 (scale-layout.md section 1). `cp` may be a value.
+  /// ((r%128)/32)*4 + c%4 (torchao to_blocked). `cp` may be a value.
   Value blockedOffset(Value r, Value c, Value cp);
   Value blockedOffset(Value r, Value c, int64_t cp);
   /// Byte offset of row `r` (in [0, 128)) inside one 512-byte 128x4 atom
@@ -211,7 +212,7 @@ gpu::GPUFuncOp createKernel(
     function_ref<void(KB &, ValueRange, ValueRange, Value, GroupTable &)> body);
 
 /// E8M0 scale byte (i32 in [0, 255]) of a block from its fp32 amax
-/// (mx-formats.md section 2): FLOOR / CEIL / EVEN from the bits of amax,
+/// (torchao mx_tensor.py, to_mx): FLOOR / CEIL / EVEN from the bits of amax,
 /// RCEIL from d = amax * fp32(1/max_pos) rounded up to a power of two
 /// (cvt.rp.ue8m0x2.f32 semantics with integer ops, so sm_90a runs it
 /// too). NaN/Inf amax gives 255.

@@ -2,7 +2,9 @@
 //
 // Row-major <-> blocked 128x4 scale layouts (plain, per expert, M-grouped
 // or K-grouped by token offsets): one thread per destination scale byte;
-// padding bytes are written 0. Layouts: shared/reference/scale-layout.md.
+// padding bytes are written 0. Layouts: torchao to_blocked and the
+// M-groups / K-groups / per-expert rearrangements of
+// torchao/prototype/moe_training/kernels/mxfp8/quant.py.
 //
 //===----------------------------------------------------------------------===//
 

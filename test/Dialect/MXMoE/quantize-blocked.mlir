@@ -6,7 +6,7 @@
 // #mxmoe.scale_layout<blocked_128x4>, shape [roundUp(R, 128), roundUp(C, 4)]
 // (rank 3: [E, roundUp(R, 128), roundUp(C, 4)]) for row-major scales [R, C].
 
-// R = 200, C = 320/32 = 10 -> [256, 12] (scale-layout.md worked example).
+// R = 200, C = 320/32 = 10 -> [256, 12] (ScaleLayoutTest.cpp worked example).
 // CHECK-LABEL: func.func @quantize_blocked_padded(
 // CHECK-SAME:    %[[X:[a-z0-9_]+]]: tensor<200x320xbf16>)
 // CHECK:         %[[Q:[a-z0-9_]+]], %[[S:[a-z0-9_]+]] = mxmoe.quantize %[[X]] {axis = 1 : i64}

@@ -6,7 +6,7 @@
 // blocked [roundUp(R, 128), roundUp(C, 4)], and per expert [E, R, C] <->
 // [E, roundUp(R, 128), roundUp(C, 4)].
 
-// To blocked, with padding (scale-layout.md: R = 200, C = 10 -> 256 x 12).
+// To blocked, with padding (torchao to_blocked: R = 200, C = 10 -> 256 x 12).
 // CHECK-LABEL: func.func @swizzle_to_blocked(
 // CHECK-SAME:    %[[S:[a-z0-9_]+]]: tensor<200x10xf8E8M0FNU>)
 // CHECK:         %[[B:[a-z0-9_]+]] = mxmoe.swizzle_scales %[[S]]

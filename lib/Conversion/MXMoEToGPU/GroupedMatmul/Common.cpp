@@ -240,8 +240,8 @@ Tile Generator::kGroupTile(const Walk &w, Value local) {
   T.kBlocks = b.ceilDivc(size, 32);
   T.kStages = b.ceilDivc(T.kBlocks, kBlocksPerStage);
   // per_k_group blocked scales (torchao's K-group layout,
-  // scale-layout.md): group g's columns form their own blocked matrix
-  // [Rp, kgp_g] (kgp_g = roundUp(ceil(m_g/32), 4)) stored at byte
+  // torch_to_blocked_2d_K_groups): group g's columns form their own blocked
+  // matrix [Rp, kgp_g] (kgp_g = roundUp(ceil(m_g/32), 4)) stored at byte
   // S_g * Rp, S_g = sum_{h<g} kgp_h.
   Value kgpAtoms = b.div(b.roundUpc(T.kBlocks, 4), 4);
   Value aGroupOff = b.mul(w.sStart, b.roundUpc(s.m, kBM));

@@ -12,10 +12,10 @@
 // PTX references: wgmma (PTX ISA 9.7.15: m64nNk32 e4m3/e5m2 -> f32,
 // shared-memory matrix descriptor 9.7.15.5.1, D fragment layout
 // 9.7.15.5.2), cp.async.bulk.tensor and cp.async.bulk (9.7.9.25), mbarrier
-// (9.7.13.15). MX math: OCP MX v1.0 (value = q * 2^(b - 127);
-// shared/reference/mx-formats.md). Layouts: shared/reference/scale-layout.md
-// (blocked 128x4 atoms of 512 bytes); tcgen05: PTX ISA 9.7.16,
-// shared/reference/tcgen05.md.
+// (9.7.13.15). MX math: OCP MX v1.0 section 5 (value = q * 2^(b - 127)).
+// Layouts: torchao to_blocked, CUTLASS sm100_blockscaled_layout.hpp
+// (blocked 128x4 atoms of 512 bytes); tcgen05: PTX ISA 9.7.16, CUTLASS
+// cute/arch/mma_sm100_desc.hpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -357,10 +357,11 @@ Value validateOffsets(KB &b, const GemmKind &p, const GemmSizes &s,
 /// coordinates and tile indices are 32-bit), G * N < 2^31 for 2D x 3D (the
 /// rhs map's rows), fewer than 2^31 tiles per group; K a multiple of 32 (of
 /// 128 for kMultipleOf128 or fp4 data); and the blocked scale extents the
-/// tile walk derives from M, N, K (scale-layout.md): 2D x 3D lhs [a
-/// non-negative multiple of 128, roundUp(K/32, 4)], rhs per expert
-/// [roundUp(N, 128), roundUp(K/32, 4)]; 2D x 2D lhs rows roundUp(M, 128),
-/// rhs rows roundUp(N, 128), columns >= 0 (checked against the offsets).
+/// tile walk derives from M, N, K (PyTorch GroupedBlas.cpp
+/// _check_scales_blocked): 2D x 3D lhs [a non-negative multiple of 128,
+/// roundUp(K/32, 4)], rhs per expert [roundUp(N, 128), roundUp(K/32, 4)];
+/// 2D x 2D lhs rows roundUp(M, 128), rhs rows roundUp(N, 128), columns >= 0
+/// (checked against the offsets).
 Value validateSizes(KB &b, const GemmKind &p, const GemmSizes &s);
 
 /// The prologue both kernels share: thread 0 validates the sizes and then

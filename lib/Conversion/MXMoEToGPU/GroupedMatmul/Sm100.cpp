@@ -4,7 +4,8 @@
 // GroupedMatmul.h describes, built from named roles: emitTmaWarp (warp 0),
 // emitMmaWarp (warp 1, which also allocates the TMEM), emitTmemEpilogue
 // (warps 2-5). References: PTX ISA 9.7.16 (tcgen05),
-// shared/reference/tcgen05.md, docs/tcgen05-grouped-gemm.md; Common.h.
+// CUTLASS cute/arch/mma_sm100_desc.hpp, docs/tcgen05-grouped-gemm.md;
+// Common.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,8 +25,8 @@ namespace {
 constexpr int64_t kThreads100 = 192; // TMA warp, MMA warp, 4 epilogue warps
 
 /// TMEM columns: the fp32 accumulator (tileN columns, lanes = tile rows)
-/// then, per stage, 4 SFA columns and 4 per 128 N of SFB (tcgen05.md
-/// section 6).
+/// then, per stage, 4 SFA columns and 4 per 128 N of SFB (CUTLASS
+/// tmem_sf_frg, cute/atom/mma_traits_sm100_frag.hpp).
 struct TmemMap {
   int64_t tileN, stages;
   int64_t sfCols() const { return 4 + 4 * (tileN > 128 ? 2 : 1); }

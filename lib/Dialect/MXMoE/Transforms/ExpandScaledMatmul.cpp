@@ -2,7 +2,7 @@
 //
 // Model level -> MX level for the routed experts' grouped GEMM: forward,
 // input gradient and weight gradient, each GEMM quantized along its own
-// contraction axis (shared/reference/training-recipe.md section 2; TorchAO
+// contraction axis (TorchAO _compute_{fwd,dgrad,wgrad}_sm100 in
 // torchao/prototype/moe_training/mxfp8_grouped_mm.py).
 //
 //===----------------------------------------------------------------------===//

@@ -1,9 +1,9 @@
 //===- PackScales.cpp - mxmoe-pack-scales ---------------------------------===//
 //
 // Folds quantize -> swizzle_scales into one quantize that writes blocked
-// scales (shared/reference/scale-layout.md section 2d: the fused quantizer
-// writes the grouped layouts directly, so no group needs padding by the
-// user).
+// scales (unlike torchao's mxfp8_quantize_2d_1x32_cutedsl, whose global
+// layout needs groups of 128 rows, the fused quantizer writes the grouped
+// layouts directly, so no group needs padding by the user).
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,9 +1,10 @@
 //===- PrecisionPolicy.cpp - mxmoe-precision-policy -----------------------===//
 //
 // Chooses MX or bf16 per linear / grouped GEMM. Rules and defaults follow the
-// TorchAO / TorchTitan MXFP8 MoE recipe (shared/reference/training-recipe.md
-// section 6): the output projection, the router gate and attention wk/wv
-// stay bf16; a GEMM must contract over multiples of 32 to be quantized.
+// TorchAO / TorchTitan MXFP8 MoE recipe (PyTorch blog "MXFP8 training for
+// MoEs", Llama4 Scout on GB200; TorchTitan components/quantization/utils.py
+// module_filter_fn): the output projection, the router gate and attention
+// wk/wv stay bf16; a GEMM must contract over multiples of 32 to be quantized.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,8 +1,9 @@
 //===- TileMLP.cpp - mxmoe-tile-mlp ---------------------------------------===//
 //
 // mxmoe.tiled_mlp -> scf.for over balanced token shards (forward).
-// Semantics and shard-count rules: shared/reference/tiled-mlp.md sections
-// 1, 3 and 7 (DeepSpeed TiledMLP, Axolotl's 32K-token MoE rule).
+// Semantics and shard-count rules: DeepSpeed TiledMLP
+// (deepspeed/runtime/sequence_parallel/ulysses_sp.py) and Axolotl's
+// 32K-token MoE rule (Axolotl PR #3666).
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,8 +1,8 @@
 //===- MXFormats.cpp - OCP MX element and scale formats -------------------===//
 //
 // Scalar reference of OCP MX v1.0 quantization. Formulas and special cases:
-// shared/reference/mx-formats.md sections 1-4 (OCP MX v1.0 spec section 5,
-// pytorch/ao torchao/prototype/mx_formats/mx_tensor.py).
+// OCP Microscaling Formats (MX) v1.0 specification, section 5; pytorch/ao
+// torchao/prototype/mx_formats/mx_tensor.py (to_mx) and custom_fp_utils.py.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,7 +1,8 @@
 //===- ScaleLayout.cpp - 128x4 blocked E8M0 scale layout ------------------===//
 //
-// Formulas: shared/reference/scale-layout.md sections 1 and 2 (torchao
-// to_blocked and its M-groups / K-groups variants).
+// Formulas: torchao torchao/prototype/mx_formats/utils.py (to_blocked) and
+// its M-groups / K-groups variants in
+// torchao/prototype/moe_training/kernels/mxfp8/quant.py.
 //
 //===----------------------------------------------------------------------===//
 

@@ -504,7 +504,8 @@ def MXMoE_SwizzleScalesOp : MXMoE_Op<"swizzle_scales", [Pure]> {
     source and result is blocked). Padding bytes of a blocked result are
     0x00; a row-major result drops them.
 
-    Variants (scale-layout.md section 2):
+    Variants (the rearrangements of torchao's
+    torchao/prototype/moe_training/kernels/mxfp8/quant.py):
     * 2-D, no offsets: `[R, C]` <-> `[roundUp(R, 128), roundUp(C, 4)]`;
     * 3-D per expert: `[E, R, C]` <-> `[E, roundUp(R, 128), roundUp(C, 4)]`,
       expert e at byte e*Rp*Cp;

@@ -49,9 +49,10 @@ struct LinearFunctions {
 /// accumulator; also db's) and, for a biased linear,
 /// `@"<name>.bias_grad"(dy) -> db` (f32 sum over tokens). Each GEMM's
 /// operands are quantized along its own contraction axis (OCP MX v1.0
-/// section 5; shared/reference/training-recipe.md section 2); the token
-/// count need not be a multiple of 32. Every function carries `mxmoe.fqn`
-/// (the op's fqn) and `mxmoe.pass`. `op` itself is left unchanged.
+/// section 5; TorchAO torchao/prototype/moe_training/mxfp8_grouped_mm.py);
+/// the token count need not be a multiple of 32. Every function carries
+/// `mxmoe.fqn` (the op's fqn) and `mxmoe.pass`. `op` itself is left
+/// unchanged.
 /// Errors (emitted on `op`): dynamic shapes; a name already taken.
 FailureOr<LinearFunctions>
 createLinearFunctions(LinearOp op, llvm::StringRef name, SymbolTable &symbols,

@@ -126,7 +126,7 @@ def MXMoEExpandScaledMatmul
     treated as MX with its recipe) this pass creates three public functions
     named after the op's fqn, each GEMM's operands quantized along that
     GEMM's own contraction axis (TorchAO `_MXFP8GroupedMM`,
-    shared/reference/training-recipe.md section 2):
+    torchao/prototype/moe_training/mxfp8_grouped_mm.py):
 
     * `@"<fqn>.forward"(x [M,K], w [G,N,K], offsets [G]) -> y [M,N]`:
       x along K (rowwise, M-grouped blocked scales), w along K (per-expert
@@ -213,7 +213,7 @@ def MXMoEPackScales : Pass<"mxmoe-pack-scales", "::mlir::ModuleOp"> {
     The fold applies when the swizzle is the only user of the scales; a
     quantize whose row-major scales are also used elsewhere is left alone.
     Blocked 128x4 is the layout the tcgen05 block-scaled MMA reads
-    (shared/reference/scale-layout.md section 3).
+    (CUTLASS `tmem_sf_frg`, cute/atom/mma_traits_sm100_frag.hpp).
   }];
 }
 

@@ -7,7 +7,7 @@
 // Source of the math: OCP Microscaling Formats (MX) v1.0 spec, section 5
 // (E8M0 scale, element formats) and section 6.3 (conversion); the RCEIL/EVEN
 // bit-level forms follow pytorch/ao torchao/prototype/mx_formats/mx_tensor.py
-// (see shared/reference/mx-formats.md, sections 1-3).
+// (to_mx; element maxima: torchao/prototype/mx_formats/constants.py).
 //
 //===----------------------------------------------------------------------===//
 
@@ -80,8 +80,8 @@ uint8_t f32ToE8M0RoundUp(float d);
 float e8m0ToFloat(uint8_t byte);
 
 /// The reciprocal scale 2^(127 - b) used to scale data before conversion,
-/// with the special cases of mx-formats.md section 3 (b = 254 -> 2^-127,
-/// b = 255 -> NaN).
+/// with the special cases of torchao mx_tensor.py's
+/// _e8m0_scale_to_reciprocal_fp32 (b = 254 -> 2^-127, b = 255 -> NaN).
 float e8m0Reciprocal(uint8_t byte);
 
 /// Round-to-nearest-even conversion of fp32 to an MX element format,

@@ -8,8 +8,9 @@
 //
 // Sources: pytorch/ao torchao/prototype/mx_formats/utils.py (to_blocked),
 // torchao/prototype/moe_training/kernels/mxfp8/quant.py (M-groups and
-// K-groups rearrangements), CUTLASS sm100_blockscaled_layout.hpp; collected
-// with worked examples in shared/reference/scale-layout.md.
+// K-groups rearrangements), CUTLASS sm100_blockscaled_layout.hpp and
+// media/docs/cpp/blackwell_functionality.md ("Scale Factor Layouts"); worked
+// examples in test/unittests/ScaleLayoutTest.cpp.
 //
 // Terms: a scale matrix S has R rows (M for the A operand, N for B) and
 // C = K/32 columns (one E8M0 byte per 32-element block along the contraction
@@ -52,7 +53,7 @@ struct BlockedDims {
 BlockedDims getBlockedDims(int64_t rows, int64_t cols);
 
 /// Byte offset of logical scale (r, c) in the blocked layout of a matrix with
-/// `paddedCols` (= Cp, a multiple of 4) columns (scale-layout.md section 1):
+/// `paddedCols` (= Cp, a multiple of 4) columns (torchao to_blocked):
 ///   ((r/128)*(Cp/4) + c/4)*512 + (r%32)*16 + ((r%128)/32)*4 + c%4.
 int64_t getBlockedOffset(int64_t r, int64_t c, int64_t paddedCols);
 
@@ -92,17 +93,17 @@ std::vector<int64_t> getPaddedGroupStarts(const int32_t *offsets,
 
 /// Byte offset of scale (rowInGroup, col) of the M-group whose rows start at
 /// padded row `paddedGroupStart` (a multiple of 128) in M-grouped blocked
-/// scales with `paddedCols` columns (scale-layout.md section 2a). M-grouped
-/// blocked scales are the plain blocked layout of the matrix whose group g
-/// occupies rows [P_g, P_g + m_g).
+/// scales with `paddedCols` columns (torchao torch_to_blocked_2d_M_groups).
+/// M-grouped blocked scales are the plain blocked layout of the matrix whose
+/// group g occupies rows [P_g, P_g + m_g).
 int64_t getMGroupedBlockedOffset(int64_t rowInGroup, int64_t col,
                                  int64_t paddedGroupStart, int64_t paddedCols);
 
 /// Byte offset of scale (row, colInGroup) of the K-group g in K-grouped
-/// blocked scales (scale-layout.md section 2b): each group is an independent
-/// blocked buffer of paddedRows x roundUp(groupCols, 4) bytes starting at
-/// byte groupColStart * paddedRows, where groupColStart (Q_g) is the padded
-/// (multiple of 4) start column of the group.
+/// blocked scales (torchao torch_to_blocked_2d_K_groups, ao PR #3603): each
+/// group is an independent blocked buffer of paddedRows x roundUp(groupCols,
+/// 4) bytes starting at byte groupColStart * paddedRows, where groupColStart
+/// (Q_g) is the padded (multiple of 4) start column of the group.
 int64_t getKGroupedBlockedOffset(int64_t row, int64_t colInGroup,
                                  int64_t groupColStart, int64_t groupCols,
                                  int64_t paddedRows);
