@@ -58,7 +58,8 @@ llvm::json::Object tensorInfo(Type t) {
 /// zero-byte buffers, the zeros of a GEMM with contraction extent 0 a
 /// zero-filled buffer): a value of the program, no step.
 bool isComputeFree(Operation &op) {
-  return op.hasAttr("mxmoe.empty_result") || op.hasAttr("mxmoe.zero_result");
+  return op.hasAttr(MXMoEDialect::EmptyResultAttrHelper::getNameStr()) ||
+         op.hasAttr(MXMoEDialect::ZeroResultAttrHelper::getNameStr());
 }
 
 /// Whether `fn` has a launch program: a straight line of kernel ops, ops
@@ -68,7 +69,8 @@ bool isComputeFree(Operation &op) {
 /// only, are listed in `withoutProgram` with the reason.
 bool hasProgram(func::FuncOp fn, llvm::json::Array &withoutProgram) {
   auto kernelOrFree = [](Operation &op) {
-    return op.hasAttr("mxmoe.kernel_args") || isComputeFree(op);
+    return op.hasAttr(MXMoEDialect::KernelArgsAttrHelper::getNameStr()) ||
+           isComputeFree(op);
   };
   auto replayable = [&](Operation &op) {
     if (isa<func::ReturnOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
@@ -95,7 +97,8 @@ bool hasProgram(func::FuncOp fn, llvm::json::Array &withoutProgram) {
                        .str()}});
     return false;
   }
-  auto pass = fn->getAttrOfType<StringAttr>("mxmoe.pass");
+  auto pass =
+      fn->getAttrOfType<StringAttr>(MXMoEDialect::PassAttrHelper::getNameStr());
   if (blocker && pass && pass.getValue() != "backward") {
     // An expanded function without MX kernels (a linear's bias_grad: an
     // f32 reduction over the tokens).
@@ -114,7 +117,8 @@ bool hasProgram(func::FuncOp fn, llvm::json::Array &withoutProgram) {
 llvm::json::Array
 stepBindings(Operation &op, llvm::DenseMap<Value, llvm::json::Object> &where) {
   llvm::json::Array bind;
-  for (Attribute a : op.getAttrOfType<ArrayAttr>("mxmoe.kernel_args")) {
+  for (Attribute a : op.getAttrOfType<ArrayAttr>(
+           MXMoEDialect::KernelArgsAttrHelper::getNameStr())) {
     StringRef s = cast<StringAttr>(a).getValue();
     bool tmap = s.consume_front("tensor_map:");
     llvm::json::Object b;
@@ -154,15 +158,18 @@ llvm::json::Array mlir::mxmoe::target::describeKernels(ModuleOp module,
   // after mxmoe-dedupe-kernels one kernel can serve several ops.
   llvm::StringMap<llvm::json::Array> origin;
   module.walk([&](Operation *op) {
-    auto ref = op->getAttrOfType<SymbolRefAttr>("mxmoe.kernel");
+    auto ref = op->getAttrOfType<SymbolRefAttr>(
+        MXMoEDialect::KernelAttrHelper::getNameStr());
     if (!ref)
       return;
     llvm::json::Object o{{"op", op->getName().getStringRef()}};
     if (auto fn = op->getParentOfType<FunctionOpInterface>()) {
       o["function"] = fn.getName();
-      if (auto fqn = fn->getAttrOfType<StringAttr>("mxmoe.fqn"))
+      if (auto fqn = fn->getAttrOfType<StringAttr>(
+              MXMoEDialect::FqnAttrHelper::getNameStr()))
         o["fqn"] = fqn.getValue();
-      if (auto pass = fn->getAttrOfType<StringAttr>("mxmoe.pass"))
+      if (auto pass = fn->getAttrOfType<StringAttr>(
+              MXMoEDialect::PassAttrHelper::getNameStr()))
         o["pass"] = pass.getValue();
     }
     if (auto axis = op->getAttrOfType<IntegerAttr>("axis"))
@@ -182,7 +189,8 @@ llvm::json::Array mlir::mxmoe::target::describeKernels(ModuleOp module,
     row["kernel_hash"] = llvm::utohexstr(llvm::xxh3_64bits(text), true, 16);
     // Grouped GEMMs: the MMA strategy (wgmma_fp8_promote,
     // wgmma_fp8_promote_k128, wgmma_bf16_upcast or tcgen05_mxf8f6f4).
-    if (auto mma = fn->getAttrOfType<StringAttr>("mxmoe.mma"))
+    if (auto mma = fn->getAttrOfType<StringAttr>(
+            MXMoEDialect::MmaAttrHelper::getNameStr()))
       row["mma"] = mma.getValue();
     // The first op it serves at top level, every op under "uses".
     auto it = origin.find(fn.getName());
@@ -245,8 +253,10 @@ llvm::json::Array mlir::mxmoe::target::describeKernels(ModuleOp module,
                                         8)}});
     }
     row["params"] = std::move(params);
-    auto grid = fn->getAttrOfType<DenseI64ArrayAttr>("mxmoe.grid");
-    auto block = fn->getAttrOfType<DenseI64ArrayAttr>("mxmoe.block");
+    auto grid = fn->getAttrOfType<DenseI64ArrayAttr>(
+        MXMoEDialect::GridAttrHelper::getNameStr());
+    auto block = fn->getAttrOfType<DenseI64ArrayAttr>(
+        MXMoEDialect::BlockAttrHelper::getNameStr());
     if (block)
       row["block"] = llvm::json::Array{block[0], block[1], block[2]};
     // Kernels with run-time sizes have no fixed grid: each program step
@@ -255,7 +265,8 @@ llvm::json::Array mlir::mxmoe::target::describeKernels(ModuleOp module,
       row["grid"] = llvm::json::Array{grid[0], grid[1], grid[2]};
     else
       row["grid"] = "per program step";
-    auto smem = fn->getAttrOfType<IntegerAttr>("mxmoe.dynamic_smem");
+    auto smem = fn->getAttrOfType<IntegerAttr>(
+        MXMoEDialect::DynamicSmemAttrHelper::getNameStr());
     row["dynamic_shared_memory"] = smem ? smem.getInt() : 0;
     row["alignment"] = "16-byte aligned buffers; parameters must not alias";
     rows.push_back(std::move(row));
@@ -308,7 +319,7 @@ mlir::mxmoe::target::describePrograms(ModuleOp module,
       for (Value r : op.getResults()) {
         llvm::json::Object info = tensorInfo(r.getType());
         info["id"] = static_cast<int64_t>(buffers.size());
-        if (op.hasAttr("mxmoe.zero_result"))
+        if (op.hasAttr(MXMoEDialect::ZeroResultAttrHelper::getNameStr()))
           info["zero"] = true; // the runtime zero-fills it
         where[r] = llvm::json::Object{
             {"buffer", static_cast<int64_t>(buffers.size())}};
@@ -318,12 +329,15 @@ mlir::mxmoe::target::describePrograms(ModuleOp module,
         continue; // no step
       llvm::json::Object step{
           {"op", op.getName().getStringRef()},
-          {"kernel", cast<SymbolRefAttr>(op.getAttr("mxmoe.kernel"))
-                         .getLeafReference()
-                         .getValue()},
+          {"kernel",
+           cast<SymbolRefAttr>(
+               op.getAttr(MXMoEDialect::KernelAttrHelper::getNameStr()))
+               .getLeafReference()
+               .getValue()},
           {"bindings", stepBindings(op, where)}};
       // The launch grid of a kernel with run-time sizes.
-      if (auto grid = op.getAttrOfType<DenseI64ArrayAttr>("mxmoe.grid"))
+      if (auto grid = op.getAttrOfType<DenseI64ArrayAttr>(
+              MXMoEDialect::GridAttrHelper::getNameStr()))
         step["grid"] = llvm::json::Array{grid[0], grid[1], grid[2]};
       steps.push_back(std::move(step));
     }
@@ -331,9 +345,11 @@ mlir::mxmoe::target::describePrograms(ModuleOp module,
         {"function", fn.getName()},      {"args", std::move(args)},
         {"buffers", std::move(buffers)}, {"constants", std::move(constants)},
         {"steps", std::move(steps)},     {"returns", std::move(returns)}};
-    if (auto fqn = fn->getAttrOfType<StringAttr>("mxmoe.fqn"))
+    if (auto fqn = fn->getAttrOfType<StringAttr>(
+            MXMoEDialect::FqnAttrHelper::getNameStr()))
       prog["fqn"] = fqn.getValue();
-    if (auto pass = fn->getAttrOfType<StringAttr>("mxmoe.pass"))
+    if (auto pass = fn->getAttrOfType<StringAttr>(
+            MXMoEDialect::PassAttrHelper::getNameStr()))
       prog["pass"] = pass.getValue();
     programs.push_back(std::move(prog));
   });
@@ -346,8 +362,10 @@ llvm::json::Array mlir::mxmoe::target::describeTiledMLPs(ModuleOp module) {
   // nested modules, and an op may have none).
   llvm::MapVector<int64_t, llvm::json::Object> byId;
   module.walk([&](scf::ForOp loop) {
-    Attribute tag = loop->getAttr("mxmoe.tiled_mlp");
-    auto id = loop->getAttrOfType<IntegerAttr>("mxmoe.tiled_mlp_id");
+    Attribute tag =
+        loop->getAttr(MXMoEDialect::TiledMlpAttrHelper::getNameStr());
+    auto id = loop->getAttrOfType<IntegerAttr>(
+        MXMoEDialect::TiledMlpIdAttrHelper::getNameStr());
     if (!tag || !id)
       return;
     auto fqn = dyn_cast<StringAttr>(tag);
@@ -360,10 +378,12 @@ llvm::json::Array mlir::mxmoe::target::describeTiledMLPs(ModuleOp module) {
           {"shards", int64_t{0}},
           {"tokens", int64_t{0}},
           {"loops", llvm::json::Array()}};
-      if (auto n = loop->getAttrOfType<IntegerAttr>("mxmoe.num_shards"))
+      if (auto n = loop->getAttrOfType<IntegerAttr>(
+              MXMoEDialect::NumShardsAttrHelper::getNameStr()))
         e["num_shards"] = n.getInt();
     }
-    auto size = loop->getAttrOfType<IntegerAttr>("mxmoe.shard_tokens");
+    auto size = loop->getAttrOfType<IntegerAttr>(
+        MXMoEDialect::ShardTokensAttrHelper::getNameStr());
     std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
     std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
     if (!size || !lb || !ub) {
@@ -416,12 +436,15 @@ llvm::json::Array mlir::mxmoe::target::describeUncompiled(ModuleOp module) {
     StringRef tiled, dynamicWhy;
     bool staticLoop = false;
     if (auto loop = op->getParentOfType<scf::ForOp>())
-      for (StringRef key : {"mxmoe.tiled_mlp", "mxmoe.tiled_mlp_backward"})
+      for (StringRef key :
+           {MXMoEDialect::TiledMlpAttrHelper::getNameStr(),
+            MXMoEDialect::TiledMlpBackwardAttrHelper::getNameStr()})
         if (auto name = loop->getAttrOfType<StringAttr>(key)) {
           tiled = name.getValue();
-          staticLoop = loop->hasAttr("mxmoe.shard_tokens");
-          if (auto why =
-                  loop->getAttrOfType<StringAttr>("mxmoe.dynamic_shards"))
+          staticLoop =
+              loop->hasAttr(MXMoEDialect::ShardTokensAttrHelper::getNameStr());
+          if (auto why = loop->getAttrOfType<StringAttr>(
+                  MXMoEDialect::DynamicShardsAttrHelper::getNameStr()))
             dynamicWhy = why.getValue();
         }
     std::string where =

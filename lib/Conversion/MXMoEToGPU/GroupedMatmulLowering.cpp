@@ -138,7 +138,7 @@ LogicalResult KernelGen::genGroupedMatmul(GroupedMatmulOp op) {
   kernel = sm100 ? buildGroupedMatmulSm100(module, kernelName, p, cfg)
                  : buildGroupedMatmulSm90(module, kernelName, p, cfg);
   kernel->setAttr(
-      "mxmoe.mma",
+      MXMoEDialect::MmaAttrHelper::getNameStr(),
       StringAttr::get(op.getContext(), sm100       ? "tcgen05_mxf8f6f4"
                                        : useUpcast ? "wgmma_bf16_upcast"
                                        : p.mx128   ? "wgmma_fp8_promote_k128"

@@ -23,13 +23,14 @@ using namespace mlir::mxmoe::kernels;
 
 void KernelGen::annotate(Operation *op, gpu::GPUFuncOp kernel,
                          ArrayRef<std::string> bindings) {
-  op->setAttr("mxmoe.kernel",
+  op->setAttr(MXMoEDialect::KernelAttrHelper::getNameStr(),
               SymbolRefAttr::get(module.getNameAttr(),
                                  {FlatSymbolRefAttr::get(kernel)}));
   SmallVector<Attribute> b;
   for (const std::string &s : bindings)
     b.push_back(StringAttr::get(op->getContext(), s));
-  op->setAttr("mxmoe.kernel_args", ArrayAttr::get(op->getContext(), b));
+  op->setAttr(MXMoEDialect::KernelArgsAttrHelper::getNameStr(),
+              ArrayAttr::get(op->getContext(), b));
 }
 
 void KernelGen::annotateGemm(Operation *op, gpu::GPUFuncOp kernel,
@@ -63,7 +64,7 @@ void KernelGen::finish(Operation *op, gpu::GPUFuncOp kernel,
   if (work)
     gridX = std::max<int64_t>(1, ::mxmoe::ceilDiv(*work, blockSize));
   if (gridX)
-    op->setAttr("mxmoe.grid",
+    op->setAttr(MXMoEDialect::GridAttrHelper::getNameStr(),
                 DenseI64ArrayAttr::get(op->getContext(), {*gridX, 1, 1}));
   if (!hostLaunch) {
     SmallVector<std::string> bindings;
@@ -139,8 +140,10 @@ void KernelGen::finish(Operation *op, gpu::GPUFuncOp kernel,
   for (int64_t v : scalars)
     operands.push_back(arith::ConstantIntOp::create(b, b.getI64Type(), v));
   auto grid = gridX ? DenseI64ArrayAttr::get(op->getContext(), {*gridX, 1, 1})
-                    : cast<DenseI64ArrayAttr>(kernel->getAttr("mxmoe.grid"));
-  auto block = cast<DenseI64ArrayAttr>(kernel->getAttr("mxmoe.block"));
+                    : cast<DenseI64ArrayAttr>(kernel->getAttr(
+                          MXMoEDialect::GridAttrHelper::getNameStr()));
+  auto block = cast<DenseI64ArrayAttr>(
+      kernel->getAttr(MXMoEDialect::BlockAttrHelper::getNameStr()));
   gpu::KernelDim3 g{b.idx(grid[0]), b.idx(grid[1]), b.idx(grid[2])};
   gpu::KernelDim3 t{b.idx(block[0]), b.idx(block[1]), b.idx(block[2])};
   gpu::LaunchFuncOp::create(b, kernel, g, t, Value(), operands);

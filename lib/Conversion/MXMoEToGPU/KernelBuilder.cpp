@@ -2,6 +2,7 @@
 
 #include "KernelBuilder.h"
 
+#include "mxmoe/Dialect/MXMoE/IR/MXMoEDialect.h"
 #include "mxmoe/Dialect/MXMoE/Utils/MXFormats.h"
 #include "mxmoe/Dialect/MXMoE/Utils/ScaleLayout.h"
 
@@ -438,7 +439,8 @@ gpu::GPUFuncOp declareKernel(gpu::GPUModuleOp module, OpBuilder &ob,
   fn->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), ob.getUnitAttr());
   fn.setKnownBlockSizeAttr(
       ob.getDenseI32ArrayAttr({static_cast<int32_t>(blockSize), 1, 1}));
-  fn->setAttr("mxmoe.block", ob.getDenseI64ArrayAttr({blockSize, 1, 1}));
+  fn->setAttr(MXMoEDialect::BlockAttrHelper::getNameStr(),
+              ob.getDenseI64ArrayAttr({blockSize, 1, 1}));
   SymbolTable(module).insert(fn);
   return fn;
 }
@@ -452,7 +454,8 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::createKernel(
   ob.setInsertionPointToEnd(&module.getBodyRegion().front());
   gpu::GPUFuncOp fn = declareKernel(module, ob, name, args, blockSize);
   int64_t grid = std::max<int64_t>(1, ::mxmoe::ceilDiv(work, blockSize));
-  fn->setAttr("mxmoe.grid", ob.getDenseI64ArrayAttr({grid, 1, 1}));
+  fn->setAttr(MXMoEDialect::GridAttrHelper::getNameStr(),
+              ob.getDenseI64ArrayAttr({grid, 1, 1}));
   // Distinct buffers: every pointer parameter is noalias (lets LLVM use the
   // read-only data path for the inputs).
   for (unsigned i = 0; i < fn.getNumArguments(); ++i)

@@ -198,8 +198,10 @@ struct ConvertMXMoEToGPUPass
       if (precision == Precision::bf16)
         return;
       if (auto loop = op->getParentOfType<scf::ForOp>();
-          loop && (loop->hasAttr("mxmoe.tiled_mlp") ||
-                   loop->hasAttr("mxmoe.tiled_mlp_backward")))
+          loop &&
+          (loop->hasAttr(MXMoEDialect::TiledMlpAttrHelper::getNameStr()) ||
+           loop->hasAttr(
+               MXMoEDialect::TiledMlpBackwardAttrHelper::getNameStr())))
         return;
       first = first ? first : op;
       ++count;
@@ -233,7 +235,8 @@ struct ConvertMXMoEToGPUPass
         auto tt = cast<RankedTensorType>(t);
         auto e = tensor::EmptyOp::create(b, op->getLoc(), tt.getShape(),
                                          tt.getElementType(), tt.getEncoding());
-        e->setAttr("mxmoe.empty_result", b.getUnitAttr());
+        e->setAttr(MXMoEDialect::EmptyResultAttrHelper::getNameStr(),
+                   b.getUnitAttr());
         values.push_back(e);
       }
       return values;
@@ -244,7 +247,8 @@ struct ConvertMXMoEToGPUPass
     auto tt = cast<RankedTensorType>(mm.getResult().getType());
     auto zeros = DenseElementsAttr::get(tt, b.getZeroAttr(tt.getElementType()));
     auto c = arith::ConstantOp::create(b, op->getLoc(), zeros);
-    c->setAttr("mxmoe.zero_result", b.getUnitAttr());
+    c->setAttr(MXMoEDialect::ZeroResultAttrHelper::getNameStr(),
+               b.getUnitAttr());
     values.push_back(c);
     return values;
   }
@@ -311,7 +315,7 @@ struct ConvertMXMoEToGPUPass
     // as its two quantizations.
     SmallVector<QuantizeWeightOp> split;
     module.walk([&](QuantizeWeightOp q) {
-      if (!q->hasAttr("mxmoe.kernel") &&
+      if (!q->hasAttr(MXMoEDialect::KernelAttrHelper::getNameStr()) &&
           !KernelGen::canFuseQuantizeWeight(q, blockSize))
         split.push_back(q);
     });
@@ -321,7 +325,7 @@ struct ConvertMXMoEToGPUPass
     module.walk([&](Operation *op) {
       if (isa<QuantizeOp, QuantizeWeightOp, DequantizeOp, RequantizeOp,
               SwizzleScalesOp, GroupedMatmulOp>(op) &&
-          !op->hasAttr("mxmoe.kernel"))
+          !op->hasAttr(MXMoEDialect::KernelAttrHelper::getNameStr()))
         found.push_back(op);
     });
     dropComputeFreeOps(found, ops);

@@ -9,6 +9,7 @@
 #include "Common.h"
 
 #include "mxmoe/Conversion/MMADescriptors.h"
+#include "mxmoe/Dialect/MXMoE/IR/MXMoEDialect.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -340,9 +341,12 @@ KernelFrame createGemmKernel(gpu::GPUModuleOp module, StringRef name,
   // registers and made them spill.
   fn->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
               ob.getI32IntegerAttr(1));
-  fn->setAttr("mxmoe.block", ob.getDenseI64ArrayAttr({threads, 1, 1}));
-  fn->setAttr("mxmoe.grid", ob.getDenseI64ArrayAttr({cfg.numCTAs, 1, 1}));
-  fn->setAttr("mxmoe.dynamic_smem", ob.getI64IntegerAttr(smemBytes));
+  fn->setAttr(MXMoEDialect::BlockAttrHelper::getNameStr(),
+              ob.getDenseI64ArrayAttr({threads, 1, 1}));
+  fn->setAttr(MXMoEDialect::GridAttrHelper::getNameStr(),
+              ob.getDenseI64ArrayAttr({cfg.numCTAs, 1, 1}));
+  fn->setAttr(MXMoEDialect::DynamicSmemAttrHelper::getNameStr(),
+              ob.getI64IntegerAttr(smemBytes));
   SymbolTable(module).insert(fn);
   // Pointers: noalias, with the element type a launcher must bind.
   Type e8m0 = Float8E8M0FNUType::get(ctx);

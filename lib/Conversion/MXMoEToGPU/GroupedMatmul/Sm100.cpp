@@ -12,6 +12,7 @@
 #include "Common.h"
 
 #include "mxmoe/Conversion/MMADescriptors.h"
+#include "mxmoe/Dialect/MXMoE/IR/MXMoEDialect.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
@@ -389,7 +390,7 @@ mlir::mxmoe::kernels::buildGroupedMatmulSm100(gpu::GPUModuleOp module,
   TmemMap tmem{cfg.tileN, cfg.stages};
   KernelFrame f =
       createGemmKernel(module, name, p, cfg, kThreads100, map.total());
-  f.fn->setAttr("mxmoe.tmem_columns",
+  f.fn->setAttr(MXMoEDialect::TmemColumnsAttrHelper::getNameStr(),
                 f.ob->getI64IntegerAttr(tmem.allocated()));
   Sm100Kernel(f, p, cfg, map, tmem).build();
   return f.fn;

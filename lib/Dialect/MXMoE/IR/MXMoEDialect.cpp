@@ -4,6 +4,8 @@
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEAttrs.h"
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEOps.h"
 
+#include "llvm/ADT/StringSwitch.h"
+
 using namespace mlir;
 using namespace mlir::mxmoe;
 
@@ -15,4 +17,90 @@ void MXMoEDialect::initialize() {
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEOps.cpp.inc"
       >();
   registerAttributes();
+}
+
+namespace {
+
+/// `mxmoe.kernel_args` entry `s` of `op`: "status", "value:<i64>", or
+/// ["tensor_map:"] ("operand" | "result") ":" <index of one of op's>.
+LogicalResult verifyBinding(Operation *op, StringRef s) {
+  if (s == "status")
+    return success();
+  int64_t value = 0;
+  if (s.consume_front("value:"))
+    return success(!s.getAsInteger(10, value));
+  s.consume_front("tensor_map:");
+  auto [kind, idx] = s.split(':');
+  unsigned i = 0;
+  if (idx.getAsInteger(10, i))
+    return failure();
+  if (kind == "operand")
+    return success(i < op->getNumOperands());
+  return success(kind == "result" && i < op->getNumResults());
+}
+
+/// The value constraints beyond the declared types.
+LogicalResult verifyValue(Operation *op, NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  auto error = [&](const Twine &what) {
+    return op->emitError() << "'" << name << "' " << what << ", got "
+                           << attr.getValue();
+  };
+  if (auto dims = dyn_cast<DenseI64ArrayAttr>(attr.getValue())) {
+    if (dims.size() != 3 ||
+        llvm::any_of(dims.asArrayRef(), [](int64_t d) { return d < 1; }))
+      return error("must be three extents [x, y, z], each >= 1");
+    return success();
+  }
+  if (auto i = dyn_cast<IntegerAttr>(attr.getValue());
+      i && i.getValue().isNegative())
+    return error("must be >= 0");
+  if (auto args = dyn_cast<ArrayAttr>(attr.getValue()))
+    for (Attribute a : args) {
+      auto s = dyn_cast<StringAttr>(a);
+      if (!s || failed(verifyBinding(op, s.getValue())))
+        return error("entries must be \"status\", \"value:<i64>\" or "
+                     "[\"tensor_map:\"](\"operand\"|\"result\"):<index of "
+                     "this op's operands or results>");
+    }
+  return success();
+}
+
+template <typename... T> bool isOf(Attribute a) { return isa<T...>(a); }
+
+} // namespace
+
+LogicalResult MXMoEDialect::verifyOperationAttribute(Operation *op,
+                                                     NamedAttribute attr) {
+  using TypeCheck = bool (*)(Attribute);
+  StringRef name = attr.getName().getValue();
+  // The declared type of each attribute (MXMoEDialect.td).
+  TypeCheck typeOk =
+      llvm::StringSwitch<TypeCheck>(name)
+          .Cases(GridAttrHelper::getNameStr(), BlockAttrHelper::getNameStr(),
+                 isOf<DenseI64ArrayAttr>)
+          .Cases(DynamicSmemAttrHelper::getNameStr(),
+                 TmemColumnsAttrHelper::getNameStr(),
+                 TiledMlpIdAttrHelper::getNameStr(),
+                 NumShardsAttrHelper::getNameStr(),
+                 ShardTokensAttrHelper::getNameStr(), isOf<IntegerAttr>)
+          .Cases(MmaAttrHelper::getNameStr(), FqnAttrHelper::getNameStr(),
+                 PassAttrHelper::getNameStr(),
+                 DynamicShardsAttrHelper::getNameStr(), isOf<StringAttr>)
+          .Case(KernelAttrHelper::getNameStr(), isOf<SymbolRefAttr>)
+          .Case(KernelArgsAttrHelper::getNameStr(), isOf<ArrayAttr>)
+          .Cases(EmptyResultAttrHelper::getNameStr(),
+                 ZeroResultAttrHelper::getNameStr(), isOf<UnitAttr>)
+          .Cases(TiledMlpAttrHelper::getNameStr(),
+                 TiledMlpBackwardAttrHelper::getNameStr(),
+                 isOf<StringAttr, UnitAttr>)
+          .Case(GradAccumulatorAttrHelper::getNameStr(), isOf<TypeAttr>)
+          .Default(nullptr);
+  if (!typeOk)
+    return op->emitError() << "unknown mxmoe attribute '" << name
+                           << "' (MXMoEDialect.td lists the known ones)";
+  if (!typeOk(attr.getValue()))
+    return op->emitError() << "'" << name
+                           << "' has the wrong type: " << attr.getValue();
+  return verifyValue(op, attr);
 }

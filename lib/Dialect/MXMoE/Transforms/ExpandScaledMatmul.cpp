@@ -205,8 +205,9 @@ func::FuncOp makeFunc(Operation *op, StringAttr fqn, StringRef name,
   MLIRContext *ctx = op->getContext();
   auto fn = func::FuncOp::create(op->getLoc(), (name + "." + kind).str(),
                                  FunctionType::get(ctx, ins, out));
-  fn->setAttr("mxmoe.fqn", fqn);
-  fn->setAttr("mxmoe.pass", StringAttr::get(ctx, kind));
+  fn->setAttr(MXMoEDialect::FqnAttrHelper::getNameStr(), fqn);
+  fn->setAttr(MXMoEDialect::PassAttrHelper::getNameStr(),
+              StringAttr::get(ctx, kind));
   symbols.insert(fn);
   fn.addEntryBlock();
   return fn;

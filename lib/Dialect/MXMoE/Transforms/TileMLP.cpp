@@ -219,12 +219,13 @@ struct TileMLPPass
   void tagLoop(TiledMLPOp op, scf::ForOp loop) {
     // Which tiled MLP a loop belongs to (its forward and backward loops
     // share the id; unique in the module): drivers group loops by it.
-    loop->setAttr("mxmoe.tiled_mlp_id",
+    loop->setAttr(MXMoEDialect::TiledMlpIdAttrHelper::getNameStr(),
                   IntegerAttr::get(IntegerType::get(op.getContext(), 64),
                                    tiledId.lookup(op.getOperation())));
     auto it = dynamicReason.find(op.getOperation());
-    if (it != dynamicReason.end() && !loop->hasAttr("mxmoe.shard_tokens"))
-      loop->setAttr("mxmoe.dynamic_shards",
+    if (it != dynamicReason.end() &&
+        !loop->hasAttr(MXMoEDialect::ShardTokensAttrHelper::getNameStr()))
+      loop->setAttr(MXMoEDialect::DynamicShardsAttrHelper::getNameStr(),
                     StringAttr::get(op.getContext(), it->second));
   }
 
@@ -249,7 +250,8 @@ struct TileMLPPass
       auto loop = scf::ForOp::create(b, loc, lb, ub, cst(1), state);
       tag(loop);
       if (run)
-        loop->setAttr("mxmoe.shard_tokens", b.getI64IntegerAttr(run->size));
+        loop->setAttr(MXMoEDialect::ShardTokensAttrHelper::getNameStr(),
+                      b.getI64IntegerAttr(run->size));
       {
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPointToStart(loop.getBody());
@@ -378,9 +380,10 @@ struct TileMLPPass
       fn = func::FuncOp::create(loc, name, type);
       symbols.insert(fn);
     }
-    fn->setAttr("mxmoe.pass", StringAttr::get(ctx, "backward"));
+    fn->setAttr(MXMoEDialect::PassAttrHelper::getNameStr(),
+                StringAttr::get(ctx, "backward"));
     if (op.getFqnAttr())
-      fn->setAttr("mxmoe.fqn", op.getFqnAttr());
+      fn->setAttr(MXMoEDialect::FqnAttrHelper::getNameStr(), op.getFqnAttr());
     Block *entry = fn.addEntryBlock();
     OpBuilder b = OpBuilder::atBlockBegin(entry);
     unsigned numParams = op.getParams().size();
@@ -415,7 +418,7 @@ struct TileMLPPass
       inits.push_back(zerosLike(b, loc, paramArgs[idx], acc));
     }
     auto tag = [&](scf::ForOp loop) {
-      loop->setAttr("mxmoe.tiled_mlp_backward",
+      loop->setAttr(MXMoEDialect::TiledMlpBackwardAttrHelper::getNameStr(),
                     op.getFqnAttr() ? Attribute(op.getFqnAttr())
                                     : Attribute(b.getUnitAttr()));
       tagLoop(op, loop);
@@ -517,13 +520,15 @@ struct TileMLPPass
           tensor::EmptyOp::create(b, loc, shape, rt.getElementType(), dyn));
     }
     auto tag = [&](scf::ForOp loop) {
-      loop->setAttr("mxmoe.tiled_mlp", op.getFqnAttr()
-                                           ? Attribute(op.getFqnAttr())
-                                           : Attribute(b.getUnitAttr()));
+      loop->setAttr(MXMoEDialect::TiledMlpAttrHelper::getNameStr(),
+                    op.getFqnAttr() ? Attribute(op.getFqnAttr())
+                                    : Attribute(b.getUnitAttr()));
       if (std::optional<int64_t> n = op.getNumShards())
-        loop->setAttr("mxmoe.num_shards", b.getI64IntegerAttr(*n));
+        loop->setAttr(MXMoEDialect::NumShardsAttrHelper::getNameStr(),
+                      b.getI64IntegerAttr(*n));
       if (std::optional<Type> acc = op.getGradAccumulator())
-        loop->setAttr("mxmoe.grad_accumulator", TypeAttr::get(*acc));
+        loop->setAttr(MXMoEDialect::GradAccumulatorAttrHelper::getNameStr(),
+                      TypeAttr::get(*acc));
       tagLoop(op, loop);
     };
     auto shardBody = [&](OpBuilder &b, Value offset, OpFoldResult size,

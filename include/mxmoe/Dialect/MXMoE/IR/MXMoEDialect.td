@@ -41,6 +41,38 @@ def MXMoE_Dialect : Dialect {
   }];
   let useDefaultAttributePrinterParser = 1;
   let dependentDialects = ["::mlir::tensor::TensorDialect"];
+
+  // The attributes the passes attach to ops of other dialects (the kernel
+  // ABI between kernel generation, the manifest and the runtime; the
+  // tiled-MLP loop tags): named here once, each with its type, checked by
+  // verifyOperationAttribute (a wrong type or value is a verifier error;
+  // an `mxmoe.` attribute not listed is one too). Field meanings:
+  // docs/mxmoe-compile.md (manifest) and docs/passes-and-lowering.md.
+  let discardableAttrs = (ins
+    // Kernel (gpu.func) attributes: launch shape, shared memory, MMA.
+    "::mlir::DenseI64ArrayAttr":$grid,        // [x, y, z], each >= 1
+    "::mlir::DenseI64ArrayAttr":$block,       // [x, y, z], each >= 1
+    "::mlir::IntegerAttr":$dynamic_smem,      // bytes, >= 0
+    "::mlir::IntegerAttr":$tmem_columns,      // TMEM columns, >= 0
+    "::mlir::StringAttr":$mma,                // the MMA strategy
+    // An op implemented by a generated kernel (host-launch=false).
+    "::mlir::SymbolRefAttr":$kernel,          // @module::@kernel
+    "::mlir::ArrayAttr":$kernel_args,         // one binding string per parameter
+    "::mlir::UnitAttr":$empty_result,         // results with no elements
+    "::mlir::UnitAttr":$zero_result,          // results that are zeros
+    // Expanded functions.
+    "::mlir::StringAttr":$fqn,
+    "::mlir::StringAttr":$pass,
+    // Tiled-MLP shard loops (scf.for).
+    "::mlir::Attribute":$tiled_mlp,           // the fqn, or unit
+    "::mlir::Attribute":$tiled_mlp_backward,  // the fqn, or unit
+    "::mlir::IntegerAttr":$tiled_mlp_id,
+    "::mlir::IntegerAttr":$num_shards,
+    "::mlir::IntegerAttr":$shard_tokens,
+    "::mlir::StringAttr":$dynamic_shards,     // why the loop is not static
+    "::mlir::TypeAttr":$grad_accumulator
+  );
+  let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
     void registerAttributes();
   }];
