@@ -39,49 +39,31 @@ CONFIG = dict(vocab_size=151936, hidden_size=H, intermediate_size=6144,
               norm_topk_prob=True, decoder_sparse_step=1, mlp_only_layers=[],
               router_aux_loss_coef=0.0, output_router_logits=False,
               tie_word_embeddings=False)
-OPTIONS = {"recipe": "auto", "rounding": "rceil", "toolkit": "/usr/local/cuda"}
+# What mxmoe.torch binds kernels with (recipe: the policy's, from "auto").
+OPTIONS = {"rounding": "rceil", "toolkit": "/usr/local/cuda"}
 
 
 def arg(name: str, default: int) -> int:
     return int(sys.argv[sys.argv.index(name) + 1]) if name in sys.argv else default
 
 
-class _P:  # a parameter's shape (the build machine has no torch)
-    def __init__(self, *shape):
-        self.shape = shape
-
-    def dim(self):
-        return len(self.shape)
-
-
-class _Tree:  # named_modules() of the model, as far as convert reads it
-    def __init__(self, modules):
-        self.modules = modules
-
-    def named_modules(self):
-        return iter(self.modules.items())
-
-
-def stub_model(layers: int) -> _Tree:
+def stand_in(layers: int):
     """Qwen3-MoE's experts and routers under their transformers 5 names."""
-    mods = {"": None}
+    from mxmoe.hf import ShapeOnly as S, stand_in as tree
+    mods = {}
     for i in range(layers):
         p = f"model.layers.{i}.mlp."
-        mods[p + "gate"] = type("Qwen3MoeTopKRouter", (), {"weight": _P(E, H)})()
-        mods[p + "experts"] = type("Qwen3MoeExperts", (), {
-            "gate_up_proj": _P(E, 2 * I, H), "down_proj": _P(E, H, I), "act_fn": None})()
-    return _Tree(mods)
+        mods[p + "gate"] = ("Qwen3MoeTopKRouter", {"weight": S(E, H)})
+        mods[p + "experts"] = ("Qwen3MoeExperts", {"gate_up_proj": S(E, 2 * I, H),
+                                                   "down_proj": S(E, H, I), "act_fn": None})
+    return tree(mods)
 
 
 def fill(root: str, layers: int, rows: int) -> None:
     from mxmoe import hf, kernel_cache
     cache = kernel_cache.KernelCache(root)
-    report = hf.precision_report(stub_model(layers), recipe=OPTIONS["recipe"], chip="sm_90a",
-                                 cache=cache)
-    for d in report["decisions"]:
-        if d["precision"] == "mxfp8":
-            cache.grouped_mm(m=rows, k=d["K"], n=d["N"], experts=d["groups"], chip="sm_90a",
-                             options=dict(OPTIONS, recipe=d["recipe"]))
+    hf.fill_kernel_cache(stand_in(layers), rows, "sm_90a", cache,
+                         options=OPTIONS)
     print(json.dumps(cache.stats))
 
 

@@ -35,6 +35,17 @@ std::string typeString(Type t) {
   return s;
 }
 
+/// The `fqn` and `pass` of an expanded function (mxmoe.fqn, mxmoe.pass),
+/// where it has them.
+void addFunctionTags(Operation *fn, llvm::json::Object &o) {
+  if (auto fqn = fn->getAttrOfType<StringAttr>(
+          MXMoEDialect::FqnAttrHelper::getNameStr()))
+    o["fqn"] = fqn.getValue();
+  if (auto pass = fn->getAttrOfType<StringAttr>(
+          MXMoEDialect::PassAttrHelper::getNameStr()))
+    o["pass"] = pass.getValue();
+}
+
 /// Shape, element type, bytes and scale layout of a tensor type.
 llvm::json::Object tensorInfo(Type t) {
   auto tt = cast<RankedTensorType>(t);
@@ -165,12 +176,7 @@ llvm::json::Array mlir::mxmoe::target::describeKernels(ModuleOp module,
     llvm::json::Object o{{"op", op->getName().getStringRef()}};
     if (auto fn = op->getParentOfType<FunctionOpInterface>()) {
       o["function"] = fn.getName();
-      if (auto fqn = fn->getAttrOfType<StringAttr>(
-              MXMoEDialect::FqnAttrHelper::getNameStr()))
-        o["fqn"] = fqn.getValue();
-      if (auto pass = fn->getAttrOfType<StringAttr>(
-              MXMoEDialect::PassAttrHelper::getNameStr()))
-        o["pass"] = pass.getValue();
+      addFunctionTags(fn, o);
     }
     if (auto axis = op->getAttrOfType<IntegerAttr>("axis"))
       o["axis"] = axis.getInt();
@@ -345,12 +351,7 @@ mlir::mxmoe::target::describePrograms(ModuleOp module,
         {"function", fn.getName()},      {"args", std::move(args)},
         {"buffers", std::move(buffers)}, {"constants", std::move(constants)},
         {"steps", std::move(steps)},     {"returns", std::move(returns)}};
-    if (auto fqn = fn->getAttrOfType<StringAttr>(
-            MXMoEDialect::FqnAttrHelper::getNameStr()))
-      prog["fqn"] = fqn.getValue();
-    if (auto pass = fn->getAttrOfType<StringAttr>(
-            MXMoEDialect::PassAttrHelper::getNameStr()))
-      prog["pass"] = pass.getValue();
+    addFunctionTags(fn, prog);
     programs.push_back(std::move(prog));
   });
   return programs;

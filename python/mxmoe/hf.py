@@ -233,9 +233,12 @@ def _chip_of_device() -> str:
     return _chip(torch.device("cuda", torch.cuda.current_device()))
 
 
-def _policy(candidates, modules, recipe: str, chip: Optional[str], cache) -> dict:
+def _check_recipe(recipe: str) -> None:
     if recipe not in RECIPES:
         raise ValueError(f"convert: recipe must be one of {RECIPES}, got {recipe!r}")
+
+
+def _policy(candidates, modules, recipe: str, chip: Optional[str], cache) -> dict:
     if cache is None:
         from .kernel_cache import KernelCache
         from . import torch as mt
@@ -245,8 +248,8 @@ def _policy(candidates, modules, recipe: str, chip: Optional[str], cache) -> dic
 
 
 def _recipes(candidates, report: dict) -> Dict[str, tuple]:
-    """{module fqn: (gate_up recipe, down recipe)}, each "mx32" / "mx128" or
-    None (bf16), from the policy report's decisions."""
+    """{module fqn: ((gate_up fqn, recipe), (down fqn, recipe))}, each recipe
+    "mx32" / "mx128" or None (bf16), from the policy report's decisions."""
     decided = {d["fqn"]: d for d in report.get("decisions", [])}
     plan = {}
     for fqn, (mod, family) in candidates.items():
@@ -256,7 +259,7 @@ def _recipes(candidates, report: dict) -> Dict[str, tuple]:
             if d.get("precision") not in ("mxfp8", "bf16"):
                 raise ValueError(f"convert: the precision policy decided {d or 'nothing'} "
                                  f"for {name}; scaled_grouped_mm runs MXFP8 or bf16")
-            recipes.append(d.get("recipe") if d["precision"] == "mxfp8" else None)
+            recipes.append((name, d.get("recipe") if d["precision"] == "mxfp8" else None))
         plan[fqn] = tuple(recipes)
     return plan
 
@@ -268,6 +271,7 @@ def precision_report(model, recipe: str = "auto", filter_fqns: Optional[Iterable
     {"pass", "recipe", "decisions": [{fqn, op, M, N, K, groups, precision,
     recipe, rule, reason}]}. `chip` defaults to the current CUDA device's;
     `cache` (a KernelCache) to mxmoe.torch's."""
+    _check_recipe(recipe)
     candidates, _ = _candidates(model, list(filter_fqns or []))
     return _policy(candidates, dict(model.named_modules()), recipe, chip, cache)
 
@@ -283,8 +287,7 @@ def convert(model, recipe: str = "auto", filter_fqns: Optional[Iterable[str]] = 
     is a ValueError naming the MoE-looking modules found; a compile error
     of the policy IR (mxmoe.compiler.CompileError) or a missing compiler
     library with no cached report is raised before anything changes."""
-    if recipe not in RECIPES:
-        raise ValueError(f"convert: recipe must be one of {RECIPES}, got {recipe!r}")
+    _check_recipe(recipe)
     candidates, skipped = _candidates(model, list(filter_fqns or []))
     if not candidates and not filter_fqns:
         raise ValueError(f"convert: no routed-experts module found in {type(model).__name__} "
@@ -294,16 +297,63 @@ def convert(model, recipe: str = "auto", filter_fqns: Optional[Iterable[str]] = 
     plan = _recipes(candidates, report)  # every decision checked before any change
     converted = {}
     for fqn, (mod, family) in candidates.items():
-        mod.forward = _FORWARDS[family](mod, plan[fqn])
+        mod.forward = _FORWARDS[family](mod, tuple(r for _, r in plan[fqn]))
         mod._mxmoe_converted = family
         converted[fqn] = family
-    gemms = {name: r or "bf16" for fqn, (mod, family) in candidates.items()
-             for (name, *_), r in zip(_gemms(fqn, mod, family), plan[fqn])}
+    gemms = {name: r or "bf16" for pairs in plan.values() for name, r in pairs}
     if converted and not getattr(model, "_mxmoe_hook", None):
         model._mxmoe_hook = model.register_forward_pre_hook(_check_completed)
     return {"converted": converted, "skipped": skipped, "gemms": gemms,
             "bf16": "routers, attention, shared experts, embeddings and the output head",
             "policy": report}
+
+
+class ShapeOnly:
+    """A parameter's shape, for stand-in models (`stand_in`) on a machine
+    without torch."""
+
+    def __init__(self, *shape: int):
+        self.shape = shape
+
+    def dim(self) -> int:
+        return len(self.shape)
+
+
+class _StandIn:
+    def __init__(self, modules):
+        self._modules = modules
+
+    def named_modules(self):
+        return iter(self._modules.items())
+
+
+def stand_in(modules: Dict[str, Tuple[str, dict]]):
+    """A model as far as `precision_report` reads it, without torch:
+    {fqn: (class name, {attribute: ShapeOnly or stand-in})}, e.g. a Qwen3-MoE
+    layer's "model.layers.0.mlp.experts": ("Qwen3MoeExperts", {"gate_up_proj":
+    ShapeOnly(E, 2I, H), "down_proj": ShapeOnly(E, H, I), "act_fn": None}).
+    The fqns must be the real model's: they are the policy's input."""
+    tree = {"": None}
+    for fqn, (cls, attrs) in modules.items():
+        tree[fqn] = type(cls, (), dict(attrs))()
+    return _StandIn(tree)
+
+
+def fill_kernel_cache(model, rows: int, chip: str, cache, options: Optional[dict] = None,
+                      recipe: str = "auto") -> dict:
+    """Fills `cache` (a KernelCache) with what `convert(model)` and its
+    training steps need at `rows` routed rows per GEMM on `chip`: the
+    policy report and, for every expert GEMM it puts in MX, its kernels
+    with the recipe it chose. `model` may be a `stand_in`: a machine with
+    the compiler fills a cache that GPU machines with only the runtime
+    read. `options`: further KernelCache.grouped_mm options (rounding,
+    toolkit). Returns the report."""
+    report = precision_report(model, recipe=recipe, chip=chip, cache=cache)
+    for d in report["decisions"]:
+        if d["precision"] == "mxfp8" and d["op"] == "mxmoe.scaled_grouped_matmul":
+            cache.grouped_mm(m=rows, k=d["K"], n=d["N"], experts=d["groups"], chip=chip,
+                             options=dict(options or {}, recipe=d["recipe"]))
+    return report
 
 
 def _check_completed(module, args):

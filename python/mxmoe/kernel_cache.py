@@ -202,12 +202,13 @@ class KernelCache:
         try:
             out = self._compiler()(ir, chips=[chip], programs_only=True, **opts)
         except OSError as err:  # no compiler library here (a GPU-only machine)
-            _write_json(path[:-len(".json")] + ".pending.json", desc)
+            pending = os.path.join(self.root, "policy", key + ".pending.json")
+            _write_json(pending, desc)
             raise RuntimeError(
                 f"mxmoe: no precision-policy report cached at {path} and no compiler "
-                f"library to compute it ({err}); its input is in "
-                f"{path[:-len('.json')]}.pending.json: run `python3 -m mxmoe.kernel_cache "
-                f"--fill-pending {self.root}` where the compiler is installed") from err
+                f"library to compute it ({err}); its input is in {pending}: run "
+                f"`python3 -m mxmoe.kernel_cache --fill-pending {self.root}` where the "
+                f"compiler is installed") from err
         report = json.loads(out.policy_report)
         self.stats["policies"] += 1
         _write_json(path, report)

@@ -55,63 +55,41 @@ FAMILIES = {
         num_experts_per_tok=1, interleave_moe_layer_step=1, router_aux_loss_coef=0.0,
         output_router_logits=False)),
 }
-OPTIONS = {"recipe": "auto", "rounding": "rceil", "toolkit": "/usr/local/cuda"}
+# What mxmoe.torch binds kernels with (recipe: the policy's, from "auto").
+OPTIONS = {"rounding": "rceil", "toolkit": "/usr/local/cuda"}
 
 
-class _P:  # a parameter's shape (the build machine has no torch)
-    def __init__(self, *shape):
-        self.shape = shape
-
-    def dim(self):
-        return len(self.shape)
-
-
-class _Tree:  # named_modules() of a transformers model, as far as convert reads it
-    def __init__(self, modules):
-        self.modules = modules
-
-    def named_modules(self):
-        return iter(self.modules.items())
-
-
-def _stub(cls, **attrs):
-    return type(cls, (), attrs)()
-
-
-def stub_model(family: str) -> _Tree:
+def stand_in(family: str):
     """The experts and routers of FAMILIES[family]'s model under their
     transformers 5 names (model.layers.<i>.mlp.{experts,gate,router},
     model.layers.<i>.feed_forward.{router,experts}): what convert writes the
     precision-policy IR from, so the report can be cached here."""
-    mods = {"": None}
+    from mxmoe.hf import ShapeOnly as S, stand_in as tree
+    mods = {}
     for i in range(COMMON["num_hidden_layers"]):
         p = f"model.layers.{i}."
         if family == "llama4":
-            ex = _stub("Llama4TextExperts", gate_up_proj=_P(E, H, 2 * I), down_proj=_P(E, I, H))
-            mods[p + "feed_forward"] = _stub("Llama4TextMoe", experts=ex)
-            mods[p + "feed_forward.router"] = _stub("Llama4Router", weight=_P(E, H))
+            ex = type("Llama4TextExperts", (), {"gate_up_proj": S(E, H, 2 * I),
+                                                "down_proj": S(E, I, H)})()
+            mods[p + "feed_forward"] = ("Llama4TextMoe", {"experts": ex})
+            mods[p + "feed_forward.router"] = ("Llama4Router", {"weight": S(E, H)})
         elif family == "gpt_oss":
-            mods[p + "mlp.router"] = _stub("GptOssTopKRouter", weight=_P(E, H))
-            mods[p + "mlp.experts"] = _stub("GptOssExperts", gate_up_proj=_P(E, H, 2 * I),
-                                            down_proj=_P(E, I, H))
+            mods[p + "mlp.router"] = ("GptOssTopKRouter", {"weight": S(E, H)})
+            mods[p + "mlp.experts"] = ("GptOssExperts", {"gate_up_proj": S(E, H, 2 * I),
+                                                         "down_proj": S(E, I, H)})
         else:
-            mods[p + "mlp.gate"] = _stub("TopKRouter", weight=_P(E, H))
-            mods[p + "mlp.experts"] = _stub("Experts", gate_up_proj=_P(E, 2 * I, H),
-                                            down_proj=_P(E, H, I), act_fn=None)
-    return _Tree(mods)
+            mods[p + "mlp.gate"] = ("TopKRouter", {"weight": S(E, H)})
+            mods[p + "mlp.experts"] = ("Experts", {"gate_up_proj": S(E, 2 * I, H),
+                                                   "down_proj": S(E, H, I), "act_fn": None})
+    return tree(mods)
 
 
 def fill(root: str) -> None:
     from mxmoe import hf, kernel_cache
     cache = kernel_cache.KernelCache(root)
     for name, (_, _, k, _) in FAMILIES.items():
-        report = hf.precision_report(stub_model(name), recipe=OPTIONS["recipe"], chip="sm_90a",
-                                     cache=cache)
-        for d in report["decisions"]:  # each expert GEMM with the recipe the policy gave it
-            if d["precision"] == "mxfp8":
-                options = dict(OPTIONS, recipe=d["recipe"])
-                cache.grouped_mm(m=B * T * k, k=d["K"], n=d["N"], experts=d["groups"],
-                                 chip="sm_90a", options=options)
+        hf.fill_kernel_cache(stand_in(name), B * T * k, "sm_90a", cache,
+                             options=OPTIONS)
     print(json.dumps(cache.stats))
 
 

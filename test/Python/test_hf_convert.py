@@ -18,12 +18,7 @@ from mxmoe import hf  # noqa: E402
 from mxmoe import kernel_cache as kc  # noqa: E402
 
 
-class P:  # a parameter: shape and dim() are all the matching reads
-    def __init__(self, *shape):
-        self.shape = shape
-
-    def dim(self):
-        return len(self.shape)
+P = hf.ShapeOnly  # a parameter: shape and dim() are all the matching reads
 
 
 class Module:
@@ -167,6 +162,23 @@ class ConvertTest(unittest.TestCase):
             self.convert(model(qwen3_layer()), recipe="mx64")
         with self.assertRaisesRegex(ValueError, "no routed-experts module found"):
             self.convert(model(cls("DenseMLP")(w=P(4, 4))))
+
+    def test_fill_from_stand_in(self):
+        # What a machine with the compiler fills for GPU machines: the
+        # report and both expert GEMMs' kernels with the policy's recipe.
+        m = hf.stand_in({
+            "model.layers.0.mlp.gate": ("TopKRouter", {"weight": P(8, 256)}),
+            "model.layers.0.mlp.experts": ("Experts", {"gate_up_proj": P(8, 256, 256),
+                                                       "down_proj": P(8, 256, 128),
+                                                       "act_fn": None})})
+        report = hf.fill_kernel_cache(m, 512, "sm_90a", self.cache, options={"toolkit": None})
+        self.assertEqual(self.cache.stats["policies"], 1)
+        self.assertEqual(self.cache.stats["kernels"], 2)
+        self.assertEqual([d["precision"] for d in report["decisions"]], ["bf16", "mxfp8", "mxfp8"])
+        d = self.cache.grouped_mm(m=512, k=128, n=256, experts=8, chip="sm_90a",
+                                  options={"toolkit": None, "recipe": "mx128"})
+        self.assertTrue(os.path.isfile(os.path.join(d, "manifest.json")))
+        self.assertEqual(self.cache.stats["kernels"], 2)  # a hit
 
     def test_policy_ir_shapes(self):
         m = model(qwen3_layer(e=8, h=256, i=128))
