@@ -19,7 +19,11 @@ report says: MX32 or MX128 through scaled_grouped_mm, or bf16
 (`torch._grouped_mm`) where a rule keeps it in bf16 (an fqn exclude,
 `min-dim`, a contraction that is not a multiple of 32). The report is
 returned (`report["policy"]`) and available without converting
-(`precision_report(model)`).
+(`precision_report(model)`). A GPU machine without the compiler library
+reads both from a kernel cache filled elsewhere: `fill_kernel_cache(model,
+rows, chip, cache)` on a machine with the compiler, with the model itself
+or a torch-free `stand_in` of its experts and routers (`ShapeOnly`
+parameters under the model's fqns).
 
 Families (module class -> what is replaced):
   Qwen3MoeExperts, MixtralExperts, DeepseekV3Experts and any experts module
