@@ -1,12 +1,16 @@
 //===- MXMoEMXOps.cpp - verifiers of the MX-level mxmoe ops ---------------===//
 //
-// quantize, quantize_weight, requantize, dequantize, swizzle_scales,
+// quantize, fused_quantize, quantize_weight, requantize, dequantize,
+// swizzle_scales,
 // grouped_matmul (the ops convert-mxmoe-to-gpu lowers). The model-level
 // ops are in MXMoEOps.cpp, the shared rules in MXMoEVerifiers.cpp.
 //
 //===----------------------------------------------------------------------===//
 
 #include "MXMoEVerifiers.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -284,4 +288,123 @@ LogicalResult GroupedMatmulOp::verify() {
     return failure();
   return verifyScaleShape(*this, "rhs scales", rhsLogical, rhsScales,
                           kGrouped ? ScaleGroups::K : ScaleGroups::None);
+}
+
+//===----------------------------------------------------------------------===//
+// fused_quantize
+//===----------------------------------------------------------------------===//
+
+linalg::GenericOp FusedQuantizeOp::getProducer() {
+  for (Operation &op : getBody().front())
+    if (auto g = dyn_cast<linalg::GenericOp>(op))
+      return g;
+  return {};
+}
+
+/// The block argument and column offset of a producer input: the argument
+/// itself (offset 0) or a `tensor.extract_slice` of it at [0, c] over all
+/// rows with unit strides; {} for anything else.
+static std::pair<BlockArgument, int64_t> columnSliceOf(Value in, Block &body) {
+  int64_t col = 0;
+  if (auto slice = in.getDefiningOp<tensor::ExtractSliceOp>()) {
+    auto src = slice.getSourceType();
+    ArrayRef<int64_t> off = slice.getStaticOffsets(),
+                      sizes = slice.getStaticSizes(),
+                      strides = slice.getStaticStrides();
+    if (src.getRank() != 2 || off[0] != 0 || ShapedType::isDynamic(off[1]) ||
+        sizes[0] != src.getDimSize(0) || strides[0] != 1 || strides[1] != 1)
+      return {};
+    col = off[1];
+    in = slice.getSource();
+  }
+  auto arg = dyn_cast<BlockArgument>(in);
+  if (!arg || arg.getOwner() != &body)
+    return {};
+  return {arg, col};
+}
+
+std::pair<BlockArgument, int64_t>
+FusedQuantizeOp::getProducerInput(unsigned i) {
+  return columnSliceOf(getProducer().getDpsInputs()[i], getBody().front());
+}
+
+/// The producer's rules (mxmoe.fused_quantize's description).
+static LogicalResult verifyFusedProducer(FusedQuantizeOp op,
+                                         linalg::GenericOp g) {
+  Block &body = op.getBody().front();
+  auto fail = [&](const Twine &msg) { return g.emitOpError(msg); };
+  if (g.getNumLoops() != 2 || g.getNumParallelLoops() != 2)
+    return fail("in mxmoe.fused_quantize must have two parallel loops");
+  if (g.getNumDpsInits() != 1 ||
+      !g.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>())
+    return fail("in mxmoe.fused_quantize must have one init, a tensor.empty");
+  if (!llvm::all_of(g.getIndexingMapsArray(),
+                    [](AffineMap m) { return m.isIdentity(); }))
+    return fail("in mxmoe.fused_quantize must use identity indexing maps");
+  for (auto [i, in] : llvm::enumerate(g.getDpsInputs()))
+    if (!columnSliceOf(in, body).first)
+      return fail("input #" + Twine(i) +
+                  " must be a block argument of the enclosing "
+                  "mxmoe.fused_quantize or a tensor.extract_slice of one at "
+                  "[0, c] over all its rows with unit strides");
+  for (Operation &inner : g.getRegion().front().without_terminator()) {
+    StringRef ns = inner.getDialect() ? inner.getDialect()->getNamespace() : "";
+    if ((ns != "arith" && ns != "math") || inner.getNumRegions() != 0)
+      return inner.emitOpError(
+          "is not allowed in the producer of mxmoe.fused_quantize (only "
+          "arith and math ops on scalars)");
+  }
+  return success();
+}
+
+LogicalResult FusedQuantizeOp::verifyRegions() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError() << "body must take one argument per operand ("
+                         << getInputs().size() << "), got "
+                         << body.getNumArguments();
+  for (auto [i, in] : llvm::enumerate(getInputs()))
+    if (body.getArgument(i).getType() != in.getType())
+      return emitOpError() << "body argument #" << i << " must have type "
+                           << in.getType() << ", got "
+                           << body.getArgument(i).getType();
+  // Shape of the block: column slices, tensor.empty, linalg.generic,
+  // quantize+, yield.
+  SmallVector<Operation *> ops;
+  for (Operation &op : body)
+    if (!isa<tensor::ExtractSliceOp>(op) || !ops.empty())
+      ops.push_back(&op);
+  auto kinds = [&] {
+    return emitOpError("body must hold, in order, column slices of its "
+                       "arguments (tensor.extract_slice), one tensor.empty, "
+                       "one linalg.generic, one or more mxmoe.quantize of its "
+                       "result and mxmoe.yield");
+  };
+  if (ops.size() < 4 || !isa<tensor::EmptyOp>(ops[0]) ||
+      !isa<linalg::GenericOp>(ops[1]) || !isa<YieldOp>(ops.back()))
+    return kinds();
+  auto g = cast<linalg::GenericOp>(ops[1]);
+  if (failed(verifyFusedProducer(*this, g)))
+    return failure();
+  SmallVector<Value> quantized;
+  for (Operation *op : ArrayRef(ops).slice(2, ops.size() - 3)) {
+    auto q = dyn_cast<QuantizeOp>(op);
+    if (!q)
+      return kinds();
+    if (q.getInput() != g.getResult(0))
+      return q.emitOpError("in mxmoe.fused_quantize must quantize the "
+                           "producer's result");
+    if (Value o = q.getOffsets())
+      if (auto arg = dyn_cast<BlockArgument>(o); !arg || arg.getOwner() != &body)
+        return q.emitOpError("offsets in mxmoe.fused_quantize must be a "
+                             "block argument");
+    quantized.append({q.getData(), q.getScales()});
+  }
+  auto yield = cast<YieldOp>(ops.back());
+  if (ValueRange(yield.getValues()) != ValueRange(quantized))
+    return yield.emitOpError("in mxmoe.fused_quantize must yield the "
+                             "(data, scales) of every quantization, in order");
+  if (yield.getValues().getTypes() != getResultTypes())
+    return emitOpError("result types must be the yielded types");
+  return success();
 }

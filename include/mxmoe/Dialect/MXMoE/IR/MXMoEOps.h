@@ -24,6 +24,10 @@
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEAttrs.h"
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEDialect.h"
 
+namespace mlir::linalg {
+class GenericOp; // mxmoe.fused_quantize's producer
+} // namespace mlir::linalg
+
 #define GET_OP_CLASSES
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEOps.h.inc"
 

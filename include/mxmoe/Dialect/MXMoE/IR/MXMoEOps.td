@@ -229,11 +229,13 @@ def MXMoE_TiledMLPOp : MXMoE_Op<"tiled_mlp", [
 }
 
 def MXMoE_YieldOp : MXMoE_Op<"yield", [
-    Pure, Terminator, ReturnLike, HasParent<"TiledMLPOp">]> {
-  let summary = "terminator of mxmoe.tiled_mlp: the shard's results";
+    Pure, Terminator, ReturnLike,
+    ParentOneOf<["TiledMLPOp", "FusedQuantizeOp"]>]> {
+  let summary = "terminator of mxmoe.tiled_mlp and mxmoe.fused_quantize";
   let description = [{
     Returns the current shard's results from the body of `mxmoe.tiled_mlp`,
-    one value per result of the parent, each `tensor<?x...>`.
+    one value per result of the parent, each `tensor<?x...>`; in
+    `mxmoe.fused_quantize`, the results of its quantizations.
 
     Example: `mxmoe.yield %o : tensor<?x5120xbf16>`
   }];
@@ -340,6 +342,104 @@ def MXMoE_QuantizeOp : MXMoE_Op<"quantize", [Pure]> {
     type($input) `->` type($data) `,` type($scales)
   }];
   let hasVerifier = 1;
+}
+
+def MXMoE_FusedQuantizeOp : MXMoE_Op<"fused_quantize", [
+    IsolatedFromAbove, SingleBlock, RecursiveMemoryEffects]> {
+  let summary = "quantizations of an elementwise producer's result, computed "
+                "in one kernel each without writing the producer's result";
+  let description = [{
+    An elementwise computation (a `linalg.generic`) and the `mxmoe.quantize`
+    ops that consume its result, grouped so that each quantization becomes
+    one kernel that computes the producer's elements in registers from the
+    producer's inputs: the high-precision tensor between them is never
+    written to memory (e.g. the SwiGLU `silu(gate) * up` that feeds the
+    down projection's grouped GEMM, quantized where it is produced instead
+    of written as bf16 and read back). `mxmoe-fuse-quantize-producers`
+    forms it from an unfused producer and its quantizations.
+
+    Operands: the producer's inputs and the quantizations' group offsets,
+    in any order; the region is isolated from above and its block takes one
+    argument per operand, of the operand's type.
+
+    Region (one block, in this order):
+    * column slices of block arguments: `tensor.extract_slice` at offsets
+      `[0, c]` (static c) over all rows, unit strides (e.g. the gate and up
+      halves of a fused gate/up GEMM's result `h`, at c = 0 and c = I);
+    * one `tensor.empty` (the producer's init; never read);
+    * one `linalg.generic` of rank 2: all loops parallel, identity indexing
+      maps, one output (the `tensor.empty`), every input a block argument
+      or one of the slices; its body only arith and math ops on scalars;
+    * one or more `mxmoe.quantize` ops of the generic's result (their
+      offsets, if any, block arguments);
+    * `mxmoe.yield` of every quantization's (data, scales), in order.
+
+    Results: the yielded values' types.
+
+    Semantics: exactly the region's ops executed in order (the producer's
+    scalar body per element, with the roundings its ops state, then each
+    quantization as `mxmoe.quantize` defines it, OCP MX v1.0 section 6.3).
+    The GPU lowering (convert-mxmoe-to-gpu) generates each quantization's
+    kernel with the producer's body evaluated at every element it loads;
+    math ops (e.g. `math.exp`) are lowered by MLIR's polynomial
+    approximations (`populateMathPolynomialApproximationPatterns`), so the
+    results do not depend on a CUDA math library. It lowers quantizations
+    along the contiguous axis (`axis = 1`: rowwise MX and `[1, c]` scale
+    tiles, row-major, compact or blocked scales, M-grouped with offsets);
+    `mxmoe-fuse-quantize-producers` forms the op only for those.
+
+    Example (SwiGLU of a gate/up result, quantized 1x128 for the next
+    GEMM):
+    ```mlir
+    %q, %s = mxmoe.fused_quantize (%h) : (tensor<4096x1536xbf16>)
+        -> (tensor<4096x768xf8E4M3FN>, tensor<4096x24xf8E8M0FNU>) {
+    ^bb0(%hh: tensor<4096x1536xbf16>):
+      %gate = tensor.extract_slice %hh[0, 0] [4096, 768] [1, 1]
+          : tensor<4096x1536xbf16> to tensor<4096x768xbf16>
+      %up = tensor.extract_slice %hh[0, 768] [4096, 768] [1, 1]
+          : tensor<4096x1536xbf16> to tensor<4096x768xbf16>
+      %init = tensor.empty() : tensor<4096x768xbf16>
+      %act = linalg.generic {
+          indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                           affine_map<(d0, d1) -> (d0, d1)>,
+                           affine_map<(d0, d1) -> (d0, d1)>],
+          iterator_types = ["parallel", "parallel"]}
+          ins(%gate, %up : tensor<4096x768xbf16>, tensor<4096x768xbf16>)
+          outs(%init : tensor<4096x768xbf16>) {
+      ^bb0(%g: bf16, %u: bf16, %o: bf16):
+        ...
+        linalg.yield %v : bf16
+      } -> tensor<4096x768xbf16>
+      %q, %s = mxmoe.quantize %act {axis = 1 : i64, scale_tile = array<i64: 1, 128>}
+          : tensor<4096x768xbf16> -> tensor<4096x768xf8E4M3FN>, tensor<4096x24xf8E8M0FNU>
+      mxmoe.yield %q, %s : tensor<4096x768xf8E4M3FN>, tensor<4096x24xf8E8M0FNU>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `(` $inputs `)` attr-dict `:` functional-type($inputs, $results) $body
+  }];
+  let extraClassDeclaration = [{
+    /// The producer (the region's linalg.generic).
+    ::mlir::linalg::GenericOp getProducer();
+    /// The quantizations of the producer's result, in order (a template
+    /// only because QuantizeOp is declared after this class).
+    template <typename QuantizeOpT = QuantizeOp>
+    ::llvm::SmallVector<QuantizeOpT> getQuantizations() {
+      ::llvm::SmallVector<QuantizeOpT> qs;
+      for (::mlir::Operation &op : getBody().front())
+        if (auto q = ::llvm::dyn_cast<QuantizeOpT>(op))
+          qs.push_back(q);
+      return qs;
+    }
+    /// The block argument the producer's input `i` reads and the column
+    /// where it starts (0, or c of a `tensor.extract_slice` at [0, c]).
+    std::pair<::mlir::BlockArgument, int64_t> getProducerInput(unsigned i);
+  }];
+  let hasRegionVerifier = 1;
 }
 
 def MXMoE_QuantizeWeightOp : MXMoE_Op<"quantize_weight", [Pure]> {

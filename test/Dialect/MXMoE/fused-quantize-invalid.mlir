@@ -1,0 +1,151 @@
+// RUN: mxmoe-opt %s -split-input-file -verify-diagnostics
+
+// Region rules of mxmoe.fused_quantize (MXMoEMXOps.cpp:
+// FusedQuantizeOp::verifyRegions).
+
+func.func @producer_not_elementwise(%a: tensor<64x256xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>) {
+  %q, %s = mxmoe.fused_quantize (%a) : (tensor<64x256xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>) {
+  ^bb0(%x: tensor<64x256xbf16>):
+    %init = tensor.empty() : tensor<64x256xbf16>
+    // expected-error @+1 {{'linalg.generic' op in mxmoe.fused_quantize must use identity indexing maps}}
+    %p = linalg.generic {
+        indexing_maps = [affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, d1)>],
+        iterator_types = ["parallel", "parallel"]}
+        ins(%x : tensor<64x256xbf16>) outs(%init : tensor<64x256xbf16>) {
+    ^bb0(%u: bf16, %out: bf16):
+      linalg.yield %u : bf16
+    } -> tensor<64x256xbf16>
+    %q0, %s0 = mxmoe.quantize %p {axis = 1 : i64}
+        : tensor<64x256xbf16> -> tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
+    mxmoe.yield %q0, %s0 : tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
+  }
+  return %q, %s : tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
+}
+
+// -----
+
+func.func @slice_not_full_rows(%a: tensor<64x512xbf16>) -> (tensor<32x256xf8E4M3FN>, tensor<32x8xf8E8M0FNU>) {
+  %q, %s = mxmoe.fused_quantize (%a) : (tensor<64x512xbf16>) -> (tensor<32x256xf8E4M3FN>, tensor<32x8xf8E8M0FNU>) {
+  ^bb0(%x: tensor<64x512xbf16>):
+    %half = tensor.extract_slice %x[0, 256] [32, 256] [1, 1] : tensor<64x512xbf16> to tensor<32x256xbf16>
+    %init = tensor.empty() : tensor<32x256xbf16>
+    // expected-error @+1 {{'linalg.generic' op input #0 must be a block argument of the enclosing mxmoe.fused_quantize or a tensor.extract_slice of one at [0, c] over all its rows with unit strides}}
+    %p = linalg.generic {
+        indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+        iterator_types = ["parallel", "parallel"]}
+        ins(%half : tensor<32x256xbf16>) outs(%init : tensor<32x256xbf16>) {
+    ^bb0(%u: bf16, %out: bf16):
+      linalg.yield %u : bf16
+    } -> tensor<32x256xbf16>
+    %q0, %s0 = mxmoe.quantize %p {axis = 1 : i64}
+        : tensor<32x256xbf16> -> tensor<32x256xf8E4M3FN>, tensor<32x8xf8E8M0FNU>
+    mxmoe.yield %q0, %s0 : tensor<32x256xf8E4M3FN>, tensor<32x8xf8E8M0FNU>
+  }
+  return %q, %s : tensor<32x256xf8E4M3FN>, tensor<32x8xf8E8M0FNU>
+}
+
+// -----
+
+func.func @producer_with_memory_op(%a: tensor<64x256xbf16>, %m: memref<4xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>) {
+  %q, %s = mxmoe.fused_quantize (%a) : (tensor<64x256xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>) {
+  ^bb0(%x: tensor<64x256xbf16>):
+    %init = tensor.empty() : tensor<64x256xbf16>
+    %p = linalg.generic {
+        indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+        iterator_types = ["parallel", "parallel"]}
+        ins(%x : tensor<64x256xbf16>) outs(%init : tensor<64x256xbf16>) {
+    ^bb0(%u: bf16, %out: bf16):
+      // expected-error @+1 {{'linalg.index' op is not allowed in the producer of mxmoe.fused_quantize (only arith and math ops on scalars)}}
+      %i = linalg.index 0 : index
+      %c = arith.index_cast %i : index to i32
+      %f = arith.sitofp %c : i32 to bf16
+      linalg.yield %f : bf16
+    } -> tensor<64x256xbf16>
+    %q0, %s0 = mxmoe.quantize %p {axis = 1 : i64}
+        : tensor<64x256xbf16> -> tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
+    mxmoe.yield %q0, %s0 : tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
+  }
+  return %q, %s : tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
+}
+
+// -----
+
+func.func @quantize_other_value(%a: tensor<64x256xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>) {
+  %q, %s = mxmoe.fused_quantize (%a) : (tensor<64x256xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>) {
+  ^bb0(%x: tensor<64x256xbf16>):
+    %init = tensor.empty() : tensor<64x256xbf16>
+    %p = linalg.generic {
+        indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+        iterator_types = ["parallel", "parallel"]}
+        ins(%x : tensor<64x256xbf16>) outs(%init : tensor<64x256xbf16>) {
+    ^bb0(%u: bf16, %out: bf16):
+      linalg.yield %u : bf16
+    } -> tensor<64x256xbf16>
+    // expected-error @+1 {{'mxmoe.quantize' op in mxmoe.fused_quantize must quantize the producer's result}}
+    %q0, %s0 = mxmoe.quantize %x {axis = 1 : i64}
+        : tensor<64x256xbf16> -> tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
+    mxmoe.yield %q0, %s0 : tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
+  }
+  return %q, %s : tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
+}
+
+// -----
+
+func.func @yield_partial(%a: tensor<64x256xbf16>) -> tensor<64x256xf8E4M3FN> {
+  %q = mxmoe.fused_quantize (%a) : (tensor<64x256xbf16>) -> (tensor<64x256xf8E4M3FN>) {
+  ^bb0(%x: tensor<64x256xbf16>):
+    %init = tensor.empty() : tensor<64x256xbf16>
+    %p = linalg.generic {
+        indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+        iterator_types = ["parallel", "parallel"]}
+        ins(%x : tensor<64x256xbf16>) outs(%init : tensor<64x256xbf16>) {
+    ^bb0(%u: bf16, %out: bf16):
+      linalg.yield %u : bf16
+    } -> tensor<64x256xbf16>
+    %q0, %s0 = mxmoe.quantize %p {axis = 1 : i64}
+        : tensor<64x256xbf16> -> tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
+    // expected-error @+1 {{'mxmoe.yield' op in mxmoe.fused_quantize must yield the (data, scales) of every quantization, in order}}
+    mxmoe.yield %q0 : tensor<64x256xf8E4M3FN>
+  }
+  return %q : tensor<64x256xf8E4M3FN>
+}
+
+// -----
+
+func.func @no_quantization(%a: tensor<64x256xbf16>) -> tensor<64x256xbf16> {
+  // expected-error @+1 {{'mxmoe.fused_quantize' op body must hold, in order, column slices of its arguments (tensor.extract_slice), one tensor.empty, one linalg.generic, one or more mxmoe.quantize of its result and mxmoe.yield}}
+  %r = mxmoe.fused_quantize (%a) : (tensor<64x256xbf16>) -> (tensor<64x256xbf16>) {
+  ^bb0(%x: tensor<64x256xbf16>):
+    %init = tensor.empty() : tensor<64x256xbf16>
+    %p = linalg.generic {
+        indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+        iterator_types = ["parallel", "parallel"]}
+        ins(%x : tensor<64x256xbf16>) outs(%init : tensor<64x256xbf16>) {
+    ^bb0(%u: bf16, %out: bf16):
+      linalg.yield %u : bf16
+    } -> tensor<64x256xbf16>
+    mxmoe.yield %p : tensor<64x256xbf16>
+  }
+  return %r : tensor<64x256xbf16>
+}
+
+// -----
+
+func.func @arg_type(%a: tensor<64x256xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>) {
+  // expected-error @+1 {{'mxmoe.fused_quantize' op body argument #0 must have type 'tensor<64x256xbf16>', got 'tensor<64x256xf32>'}}
+  %q, %s = mxmoe.fused_quantize (%a) : (tensor<64x256xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>) {
+  ^bb0(%x: tensor<64x256xf32>):
+    %init = tensor.empty() : tensor<64x256xf32>
+    %p = linalg.generic {
+        indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+        iterator_types = ["parallel", "parallel"]}
+        ins(%x : tensor<64x256xf32>) outs(%init : tensor<64x256xf32>) {
+    ^bb0(%u: f32, %out: f32):
+      linalg.yield %u : f32
+    } -> tensor<64x256xf32>
+    %q0, %s0 = mxmoe.quantize %p {axis = 1 : i64}
+        : tensor<64x256xf32> -> tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
+    mxmoe.yield %q0, %s0 : tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
+  }
+  return %q, %s : tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
+}
