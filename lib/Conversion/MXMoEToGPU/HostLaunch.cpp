@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FusedQuantize.h"
 #include "KernelGen.h"
 
 #include "mxmoe/Dialect/MXMoE/Utils/ScaleLayout.h"
@@ -60,6 +61,17 @@ std::string KernelGen::bindingOf(Operation *op, const HostArg &arg) {
 void KernelGen::finish(Operation *op, gpu::GPUFuncOp kernel,
                        ArrayRef<HostArg> args, ArrayRef<int64_t> scalars,
                        std::optional<int64_t> work) {
+  // The kernel of a fused quantization replaces the fused op, with its
+  // arguments (FusedQuantize.h).
+  SmallVector<HostArg> fusedArgs;
+  if (FusedSource *src = activeFusedSource; src && op == src->quantize) {
+    if (!src->anchor)
+      return; // not a kernel that takes a producer: genFusedQuantize says so
+    src->kernel = kernel;
+    fusedArgs = src->hostArgs(args);
+    args = fusedArgs;
+    op = src->op;
+  }
   std::optional<int64_t> gridX;
   if (work)
     gridX = std::max<int64_t>(1, ::mxmoe::ceilDiv(*work, blockSize));

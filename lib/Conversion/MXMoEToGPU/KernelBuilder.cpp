@@ -1,6 +1,7 @@
 //===- KernelBuilder.cpp - building blocks of the SIMT MX kernels ---------===//
 
 #include "KernelBuilder.h"
+#include "FusedQuantize.h"
 
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEDialect.h"
 #include "mxmoe/Dialect/MXMoE/Utils/MXFormats.h"
@@ -471,7 +472,7 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::createKernel(
 }
 
 gpu::GPUFuncOp mlir::mxmoe::kernels::createKernel(
-    gpu::GPUModuleOp module, StringRef name, const RuntimeShapeSpec &spec,
+    gpu::GPUModuleOp module, StringRef name, const RuntimeShapeSpec &specIn,
     function_ref<Value(KB &, ValueRange)> workOf, int64_t blockSize,
     const GroupSpec *groups,
     function_ref<void(KB &, ValueRange, ValueRange, Value, GroupTable &)>
@@ -480,6 +481,14 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::createKernel(
   OpBuilder ob(module.getBodyRegion());
   ob.setInsertionPointToEnd(&module.getBodyRegion().front());
   Type ptr = LLVM::LLVMPointerType::get(ctx);
+  // A fused quantization's kernel reads the producer's inputs
+  // (FusedQuantize.h).
+  RuntimeShapeSpec fusedSpec;
+  if (activeFusedSource) {
+    fusedSpec = specIn;
+    activeFusedSource->bind(fusedSpec.views);
+  }
+  const RuntimeShapeSpec &spec = activeFusedSource ? fusedSpec : specIn;
   SmallVector<Type> args(spec.views.size(), ptr);
   args.append(spec.scalars.size(), ob.getI64Type());
   gpu::GPUFuncOp fn = declareKernel(module, ob, name, args, blockSize);
@@ -519,6 +528,8 @@ gpu::GPUFuncOp mlir::mxmoe::kernels::createKernel(
   for (unsigned i = 0; i < spec.scalars.size(); ++i)
     scalars.push_back(arith::IndexCastOp::create(
         b, b.getIndexType(), fn.getArgument(spec.views.size() + i)));
+  if (activeFusedSource)
+    activeFusedSource->bindViews(views);
   buildKernelBody(fn, b, workOf(b, scalars), blockSize, groups, views, scalars,
                   [&](KB &b, Value t, GroupTable &table) {
                     body(b, views, scalars, t, table);

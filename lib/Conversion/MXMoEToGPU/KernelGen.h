@@ -136,6 +136,12 @@ struct KernelGen {
   // The op lowerings (one file each).
 
   LogicalResult genQuantize(QuantizeOp op);
+  // FusedQuantize.cpp: mxmoe.fused_quantize, one quantization per op
+  // (splitFusedQuantize first gives each quantization an op of its own).
+  static void splitFusedQuantize(FusedQuantizeOp op);
+  LogicalResult genFusedQuantize(FusedQuantizeOp op);
+  static LogicalResult lowerMathToIntrinsics(FusedQuantizeOp op,
+                                             gpu::GPUFuncOp kernel);
   void genQuantizeGeneral(QuantizeOp op, const MXGeometry &geo,
                           ::mxmoe::MXElementKind kind);
   void genQuantizeColwiseTiled(QuantizeOp op, const MXGeometry &geo,

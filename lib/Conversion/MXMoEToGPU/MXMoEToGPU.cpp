@@ -297,6 +297,7 @@ struct ConvertMXMoEToGPUPass
         return op->emitOpError("GPU lowering needs static shapes, got ") << t;
     return llvm::TypeSwitch<Operation *, LogicalResult>(op)
         .Case<QuantizeOp>([&](auto q) { return gen.genQuantize(q); })
+        .Case<FusedQuantizeOp>([&](auto q) { return gen.genFusedQuantize(q); })
         .Case<QuantizeWeightOp>(
             [&](auto q) { return gen.genQuantizeWeight(q); })
         .Case<DequantizeOp>([&](auto d) { return gen.genDequantize(d); })
@@ -321,12 +322,21 @@ struct ConvertMXMoEToGPUPass
     });
     for (QuantizeWeightOp q : split)
       KernelGen::splitQuantizeWeight(q);
+    // One fused op per quantization (each is one kernel).
+    SmallVector<FusedQuantizeOp> fused;
+    module.walk([&](FusedQuantizeOp q) { fused.push_back(q); });
+    for (FusedQuantizeOp q : fused)
+      KernelGen::splitFusedQuantize(q);
     SmallVector<Operation *> found, ops;
     module.walk([&](Operation *op) {
-      if (isa<QuantizeOp, QuantizeWeightOp, DequantizeOp, RequantizeOp,
-              SwizzleScalesOp, GroupedMatmulOp>(op) &&
+      if (isa<QuantizeOp, FusedQuantizeOp, QuantizeWeightOp, DequantizeOp,
+              RequantizeOp, SwizzleScalesOp, GroupedMatmulOp>(op) &&
+          !op->getParentOfType<FusedQuantizeOp>() &&
           !op->hasAttr(MXMoEDialect::KernelAttrHelper::getNameStr()))
         found.push_back(op);
+      // A fused op's body is its kernel's, not host IR.
+      return isa<FusedQuantizeOp>(op) ? WalkResult::skip()
+                                      : WalkResult::advance();
     });
     dropComputeFreeOps(found, ops);
     if (ops.empty())
@@ -348,8 +358,10 @@ struct ConvertMXMoEToGPUPass
     for (Operation *op : ops) {
       // (StringMap values stay where they are while others are added.)
       unsigned &names = gen.counters[KernelGen::functionPart(op)];
-      if (const KernelReuse::Entry *e =
-              reuseKernels ? reuse.find(op) : nullptr) {
+      // (Fused ops differ by their bodies, which the reuse key does not
+      // see: mxmoe-dedupe-kernels merges their equal kernels.)
+      bool reusable = reuseKernels && !isa<FusedQuantizeOp>(op);
+      if (const KernelReuse::Entry *e = reusable ? reuse.find(op) : nullptr) {
         for (NamedAttribute a : e->annotation)
           op->setAttr(a.getName(), a.getValue());
         names += e->names;
@@ -362,7 +374,7 @@ struct ConvertMXMoEToGPUPass
       unsigned namesBefore = names;
       if (failed(lower(gen, op)))
         return signalPassFailure();
-      if (reuseKernels)
+      if (reusable)
         reuse.record(op, before, names - namesBefore);
     }
   }

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Quantize.h"
+#include "FusedQuantize.h"
 
 #include "mxmoe/Dialect/MXMoE/Utils/ScaleLayout.h"
 
@@ -38,6 +39,9 @@ void mlir::mxmoe::kernels::decomposeV(KB &b, Value t, bool rowwise, Value rs,
 /// loads (rowwise: the quantized axis is contiguous).
 SmallVector<Value> mlir::mxmoe::kernels::loadHPBlock(KB &b, Value mem,
                                                      Type elem, Value base) {
+  // A fused quantization: the producer's results (FusedQuantize.cpp).
+  if (activeFusedSource && activeFusedSource->isAnchor(mem))
+    return activeFusedSource->load(b, base);
   SmallVector<Value> xs;
   Type f32 = b.getF32Type();
   int64_t vecLen = 16 / (elem.getIntOrFloatBitWidth() / 8);

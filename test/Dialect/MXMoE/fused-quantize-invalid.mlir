@@ -113,7 +113,7 @@ func.func @yield_partial(%a: tensor<64x256xbf16>) -> tensor<64x256xf8E4M3FN> {
 // -----
 
 func.func @no_quantization(%a: tensor<64x256xbf16>) -> tensor<64x256xbf16> {
-  // expected-error @+1 {{'mxmoe.fused_quantize' op body must hold, in order, column slices of its arguments (tensor.extract_slice), one tensor.empty, one linalg.generic, one or more mxmoe.quantize of its result and mxmoe.yield}}
+  // expected-error @+1 {{'mxmoe.fused_quantize' op body must hold, in order, column slices of its arguments (tensor.extract_slice) and scalar constants, one tensor.empty, one linalg.generic, one or more mxmoe.quantize of its result and mxmoe.yield}}
   %r = mxmoe.fused_quantize (%a) : (tensor<64x256xbf16>) -> (tensor<64x256xbf16>) {
   ^bb0(%x: tensor<64x256xbf16>):
     %init = tensor.empty() : tensor<64x256xbf16>

@@ -101,6 +101,6 @@ func.func @yield_second_value(%x: tensor<64x32xbf16>) -> (tensor<64x32xbf16>, te
 // -----
 
 func.func @yield_outside_tiled_mlp(%x: tensor<64x32xbf16>) {
-  // expected-error @+1 {{'mxmoe.yield' op expects parent op 'mxmoe.tiled_mlp'}}
+  // expected-error @+1 {{'mxmoe.yield' op expects parent op to be one of 'mxmoe.tiled_mlp, mxmoe.fused_quantize'}}
   mxmoe.yield %x : tensor<64x32xbf16>
 }

@@ -9,6 +9,7 @@
 
 #include "MXMoEVerifiers.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -368,15 +369,22 @@ LogicalResult FusedQuantizeOp::verifyRegions() {
       return emitOpError() << "body argument #" << i << " must have type "
                            << in.getType() << ", got "
                            << body.getArgument(i).getType();
-  // Shape of the block: column slices, tensor.empty, linalg.generic,
-  // quantize+, yield.
+  // Shape of the block: column slices and scalar constants (which the
+  // producer's body may use), tensor.empty, linalg.generic, quantize+,
+  // yield.
+  auto leading = [](Operation &op) {
+    if (auto c = dyn_cast<arith::ConstantOp>(op))
+      return c.getType().isIntOrIndexOrFloat();
+    return isa<tensor::ExtractSliceOp>(op);
+  };
   SmallVector<Operation *> ops;
   for (Operation &op : body)
-    if (!isa<tensor::ExtractSliceOp>(op) || !ops.empty())
+    if (!leading(op) || !ops.empty())
       ops.push_back(&op);
   auto kinds = [&] {
     return emitOpError("body must hold, in order, column slices of its "
-                       "arguments (tensor.extract_slice), one tensor.empty, "
+                       "arguments (tensor.extract_slice) and scalar "
+                       "constants, one tensor.empty, "
                        "one linalg.generic, one or more mxmoe.quantize of its "
                        "result and mxmoe.yield");
   };
@@ -395,7 +403,8 @@ LogicalResult FusedQuantizeOp::verifyRegions() {
       return q.emitOpError("in mxmoe.fused_quantize must quantize the "
                            "producer's result");
     if (Value o = q.getOffsets())
-      if (auto arg = dyn_cast<BlockArgument>(o); !arg || arg.getOwner() != &body)
+      if (auto arg = dyn_cast<BlockArgument>(o);
+          !arg || arg.getOwner() != &body)
         return q.emitOpError("offsets in mxmoe.fused_quantize must be a "
                              "block argument");
     quantized.append({q.getData(), q.getScales()});
@@ -407,4 +416,35 @@ LogicalResult FusedQuantizeOp::verifyRegions() {
   if (yield.getValues().getTypes() != getResultTypes())
     return emitOpError("result types must be the yielded types");
   return success();
+}
+
+std::string FusedQuantizeOp::whyNotLowered(QuantizeOp q,
+                                           linalg::GenericOp producer) {
+  RankedTensorType in = q.getInput().getType();
+  if (in.getRank() != 2 || q.getAxis() != 1)
+    return "only quantizations along the contiguous axis of a 2-D tensor "
+           "(axis = 1) are generated with a fused producer";
+  if (q.getScaleTileOrDefault()[0] != 1)
+    return "scale tiles of more than one row are not generated with a fused "
+           "producer";
+  if (!producer.getRegionOutputArgs()[0].use_empty())
+    return "the producer reads its init";
+  for (Value v : producer.getDpsInputs()) {
+    int64_t col = 0;
+    if (auto slice = v.getDefiningOp<tensor::ExtractSliceOp>()) {
+      col = slice.getStaticOffsets()[1];
+      v = slice.getSource();
+    }
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || t.getRank() != 2 || !t.hasStaticShape())
+      return "a producer input is not a static 2-D tensor";
+    Type e = t.getElementType();
+    if (!e.isBF16() && !e.isF16() && !e.isF32())
+      return "a producer input is not bf16, f16 or f32";
+    int64_t bytes = e.getIntOrFloatBitWidth() / 8;
+    if ((t.getDimSize(1) * bytes) % 16 != 0 || (col * bytes) % 16 != 0)
+      return "a producer input's rows or column offset are not a multiple of "
+             "16 bytes";
+  }
+  return "";
 }

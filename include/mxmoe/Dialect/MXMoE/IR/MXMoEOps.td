@@ -365,7 +365,8 @@ def MXMoE_FusedQuantizeOp : MXMoE_Op<"fused_quantize", [
     Region (one block, in this order):
     * column slices of block arguments: `tensor.extract_slice` at offsets
       `[0, c]` (static c) over all rows, unit strides (e.g. the gate and up
-      halves of a fused gate/up GEMM's result `h`, at c = 0 and c = I);
+      halves of a fused gate/up GEMM's result `h`, at c = 0 and c = I),
+      and scalar `arith.constant`s the producer's body may use;
     * one `tensor.empty` (the producer's init; never read);
     * one `linalg.generic` of rank 2: all loops parallel, identity indexing
       maps, one output (the `tensor.empty`), every input a block argument
@@ -438,6 +439,16 @@ def MXMoE_FusedQuantizeOp : MXMoE_Op<"fused_quantize", [
     /// The block argument the producer's input `i` reads and the column
     /// where it starts (0, or c of a `tensor.extract_slice` at [0, c]).
     std::pair<::mlir::BlockArgument, int64_t> getProducerInput(unsigned i);
+    /// Why convert-mxmoe-to-gpu cannot generate the kernel of quantization
+    /// `q` with `producer` computed at its loads ("" when it can): `q`
+    /// along the contiguous axis of a 2-D tensor (axis 1) with one-row
+    /// scale tiles; each producer input a bf16/f16/f32 tensor (or a column
+    /// slice of one, `tensor.extract_slice` at [0, c]) whose rows and
+    /// column offset c are multiples of 16 bytes (the kernels' vector
+    /// loads); the producer's init never read. mxmoe-fuse-quantize-producers
+    /// forms only ops that pass.
+    static std::string whyNotLowered(QuantizeOp q,
+                                     ::mlir::linalg::GenericOp producer);
   }];
   let hasRegionVerifier = 1;
 }

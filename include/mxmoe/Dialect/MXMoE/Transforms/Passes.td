@@ -217,6 +217,35 @@ def MXMoEPackScales : Pass<"mxmoe-pack-scales", "::mlir::ModuleOp"> {
   }];
 }
 
+def MXMoEFuseQuantizeProducers
+    : Pass<"mxmoe-fuse-quantize-producers", "::mlir::ModuleOp"> {
+  let summary = "Fuse elementwise producers into the quantizations of their "
+                "results (mxmoe.fused_quantize)";
+  let description = [{
+    A `linalg.generic` that computes a tensor elementwise (rank 2, all loops
+    parallel, identity maps, a `tensor.empty` init) and whose every user is
+    an `mxmoe.quantize` becomes, with those quantizations, one
+    `mxmoe.fused_quantize`: each quantization's kernel computes the
+    producer's elements from its inputs in registers, so the producer's
+    result is neither written nor read back (TransformerEngine's
+    activation + cast kernels do this by hand; here it is any elementwise
+    body). Inputs that are `tensor.extract_slice`s of a tensor at [0, c]
+    over all rows (the gate and up halves of a gate/up GEMM's result)
+    move into the fused op, which then reads the whole tensor.
+
+    Fused only when convert-mxmoe-to-gpu generates the result
+    (`FusedQuantizeOp::whyNotLowered`: quantizations along the contiguous
+    axis with one-row scale tiles, 16-byte aligned input rows and
+    column offsets); a remark says why a producer was left alone.
+    Elementwise `arith` / `math` ops on tensors are turned into one
+    `linalg.generic` by MLIR's `convert-elementwise-to-linalg` and
+    `linalg-fuse-elementwise-ops`, run first (see
+    test/Dialect/MXMoE/fuse-quantize-producers.mlir).
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def MXMoETileMLP : Pass<"mxmoe-tile-mlp", "::mlir::ModuleOp"> {
   let summary = "Lower mxmoe.tiled_mlp to loops over token shards (forward "
                 "and recomputing backward)";

@@ -1,0 +1,65 @@
+//===- FusedQuantize.h - the producer of a fused quantize kernel -*- C++
+//-*-===//
+//
+// Internal to convert-mxmoe-to-gpu: while the kernel of an
+// mxmoe.fused_quantize is generated (FusedQuantize.cpp), the quantize
+// generators' input loads (loadHPBlock), parameter list (createKernel with
+// a RuntimeShapeSpec) and host arguments (KernelGen::finish) consult the
+// active FusedSource: the producer's inputs replace the quantize input and
+// its scalar body is evaluated at every loaded element.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MXMOE_LIB_CONVERSION_MXMOETOGPU_FUSEDQUANTIZE_H
+#define MXMOE_LIB_CONVERSION_MXMOETOGPU_FUSEDQUANTIZE_H
+
+#include "KernelGen.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+namespace mlir::mxmoe::kernels {
+
+struct FusedSource {
+  /// One producer input: the block argument it reads, its first column
+  /// and row width (elements), its element type and, inside the kernel,
+  /// its view.
+  struct Input {
+    BlockArgument arg;
+    int64_t col, rowWidth;
+    Type elem;
+    Value mem;
+  };
+
+  explicit FusedSource(FusedQuantizeOp op);
+
+  /// Parameter views: producer input 0's element type replaces the
+  /// quantize input's (views[0]); the other inputs are appended.
+  void bind(SmallVectorImpl<Type> &views);
+  /// Inside the kernel: records the views of the producer inputs.
+  void bindViews(ValueRange views);
+  /// Whether `mem` is the view standing for the quantize input.
+  bool isAnchor(Value mem) const { return anchor && mem == anchor; }
+  /// The 32 contiguous producer results at flat index `base` of the
+  /// quantize input, as f32.
+  SmallVector<Value> load(KB &b, Value base) const;
+  /// The fused op's host arguments for the inner quantize kernel's `inner`.
+  SmallVector<HostArg> hostArgs(ArrayRef<HostArg> inner) const;
+
+  // (Op handles are mutable: their accessors are not const.)
+  mutable FusedQuantizeOp op;
+  mutable QuantizeOp quantize;
+  mutable linalg::GenericOp producer;
+  int64_t width; ///< row length of the producer's result
+  SmallVector<Input> inputs;
+  unsigned firstExtraView = 0;
+  Value anchor;
+  gpu::GPUFuncOp kernel; ///< set by KernelGen::finish
+};
+
+/// The fused quantization being generated on this thread (null outside
+/// KernelGen::genFusedQuantize).
+extern thread_local FusedSource *activeFusedSource;
+
+} // namespace mlir::mxmoe::kernels
+
+#endif // MXMOE_LIB_CONVERSION_MXMOETOGPU_FUSEDQUANTIZE_H

@@ -1,0 +1,66 @@
+// Fused quantize kernels against the unfused quantizations
+// (test/Integration/fused_quantize_gpu.py): run through
+// mxmoe-opt --convert-elementwise-to-linalg --linalg-fuse-elementwise-ops
+// --mxmoe-fuse-quantize-producers before mxmoe-compile.
+
+// SwiGLU of h = [gate | up] (F.silu(gate) * up), MX128 1x128 M-grouped.
+func.func @swiglu_mx128(%h: tensor<512x1536xbf16>, %offs: tensor<4xi32>) -> (tensor<512x768xf8E4M3FN>, tensor<896x24xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128]>>) {
+  %gate = tensor.extract_slice %h[0, 0] [512, 768] [1, 1] : tensor<512x1536xbf16> to tensor<512x768xbf16>
+  %up = tensor.extract_slice %h[0, 768] [512, 768] [1, 1] : tensor<512x1536xbf16> to tensor<512x768xbf16>
+  %g = arith.extf %gate : tensor<512x768xbf16> to tensor<512x768xf32>
+  %one = arith.constant dense<1.0> : tensor<512x768xf32>
+  %ng = arith.negf %g : tensor<512x768xf32>
+  %e = math.exp %ng : tensor<512x768xf32>
+  %den = arith.addf %one, %e : tensor<512x768xf32>
+  %silu = arith.divf %g, %den : tensor<512x768xf32>
+  %sb = arith.truncf %silu : tensor<512x768xf32> to tensor<512x768xbf16>
+  %sf = arith.extf %sb : tensor<512x768xbf16> to tensor<512x768xf32>
+  %uf = arith.extf %up : tensor<512x768xbf16> to tensor<512x768xf32>
+  %p = arith.mulf %sf, %uf : tensor<512x768xf32>
+  %act = arith.truncf %p : tensor<512x768xf32> to tensor<512x768xbf16>
+  %q, %s = mxmoe.quantize %act offsets(%offs : tensor<4xi32>) {axis = 1 : i64, scale_tile = array<i64: 1, 128>} : tensor<512x768xbf16> -> tensor<512x768xf8E4M3FN>, tensor<896x24xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128]>>
+  return %q, %s : tensor<512x768xf8E4M3FN>, tensor<896x24xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128]>>
+}
+func.func @swiglu_mx128_unfused(%act: tensor<512x768xbf16>, %offs: tensor<4xi32>) -> (tensor<512x768xf8E4M3FN>, tensor<896x24xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128]>>) {
+  %q, %s = mxmoe.quantize %act offsets(%offs : tensor<4xi32>) {axis = 1 : i64, scale_tile = array<i64: 1, 128>} : tensor<512x768xbf16> -> tensor<512x768xf8E4M3FN>, tensor<896x24xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128]>>
+  return %q, %s : tensor<512x768xf8E4M3FN>, tensor<896x24xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128]>>
+}
+// The same SwiGLU, MX (1x32) with blocked scales.
+func.func @swiglu_mx32(%h: tensor<512x1536xbf16>) -> (tensor<512x768xf8E4M3FN>, tensor<512x24xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>) {
+  %gate = tensor.extract_slice %h[0, 0] [512, 768] [1, 1] : tensor<512x1536xbf16> to tensor<512x768xbf16>
+  %up = tensor.extract_slice %h[0, 768] [512, 768] [1, 1] : tensor<512x1536xbf16> to tensor<512x768xbf16>
+  %g = arith.extf %gate : tensor<512x768xbf16> to tensor<512x768xf32>
+  %one = arith.constant dense<1.0> : tensor<512x768xf32>
+  %ng = arith.negf %g : tensor<512x768xf32>
+  %e = math.exp %ng : tensor<512x768xf32>
+  %den = arith.addf %one, %e : tensor<512x768xf32>
+  %silu = arith.divf %g, %den : tensor<512x768xf32>
+  %sb = arith.truncf %silu : tensor<512x768xf32> to tensor<512x768xbf16>
+  %sf = arith.extf %sb : tensor<512x768xbf16> to tensor<512x768xf32>
+  %uf = arith.extf %up : tensor<512x768xbf16> to tensor<512x768xf32>
+  %p = arith.mulf %sf, %uf : tensor<512x768xf32>
+  %act = arith.truncf %p : tensor<512x768xf32> to tensor<512x768xbf16>
+  %q, %s = mxmoe.quantize %act {axis = 1 : i64} : tensor<512x768xbf16> -> tensor<512x768xf8E4M3FN>, tensor<512x24xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>
+  return %q, %s : tensor<512x768xf8E4M3FN>, tensor<512x24xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>
+}
+func.func @swiglu_mx32_unfused(%act: tensor<512x768xbf16>) -> (tensor<512x768xf8E4M3FN>, tensor<512x24xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>) {
+  %q, %s = mxmoe.quantize %act {axis = 1 : i64} : tensor<512x768xbf16> -> tensor<512x768xf8E4M3FN>, tensor<512x24xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>
+  return %q, %s : tensor<512x768xf8E4M3FN>, tensor<512x24xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>
+}
+// An exact producer (bf16 x f32 products are exact in f32): two
+// quantizations with row-major scales (MX e4m3 rceil; MX128 e5m2 floor,
+// K = 2880: a 64-wide last tile).
+func.func @product(%a: tensor<200x2880xbf16>, %b: tensor<200x2880xf32>)
+    -> (tensor<200x2880xf8E4M3FN>, tensor<200x90xf8E8M0FNU>, tensor<200x2880xf8E5M2>, tensor<200x90xf8E8M0FNU>) {
+  %af = arith.extf %a : tensor<200x2880xbf16> to tensor<200x2880xf32>
+  %p = arith.mulf %af, %b : tensor<200x2880xf32>
+  %q0, %s0 = mxmoe.quantize %p {axis = 1 : i64} : tensor<200x2880xf32> -> tensor<200x2880xf8E4M3FN>, tensor<200x90xf8E8M0FNU>
+  %q1, %s1 = mxmoe.quantize %p {axis = 1 : i64, rounding = #mxmoe.rounding<floor>, scale_tile = array<i64: 1, 128>} : tensor<200x2880xf32> -> tensor<200x2880xf8E5M2>, tensor<200x90xf8E8M0FNU>
+  return %q0, %s0, %q1, %s1 : tensor<200x2880xf8E4M3FN>, tensor<200x90xf8E8M0FNU>, tensor<200x2880xf8E5M2>, tensor<200x90xf8E8M0FNU>
+}
+func.func @product_unfused(%p: tensor<200x2880xf32>)
+    -> (tensor<200x2880xf8E4M3FN>, tensor<200x90xf8E8M0FNU>, tensor<200x2880xf8E5M2>, tensor<200x90xf8E8M0FNU>) {
+  %q0, %s0 = mxmoe.quantize %p {axis = 1 : i64} : tensor<200x2880xf32> -> tensor<200x2880xf8E4M3FN>, tensor<200x90xf8E8M0FNU>
+  %q1, %s1 = mxmoe.quantize %p {axis = 1 : i64, rounding = #mxmoe.rounding<floor>, scale_tile = array<i64: 1, 128>} : tensor<200x2880xf32> -> tensor<200x2880xf8E5M2>, tensor<200x90xf8E8M0FNU>
+  return %q0, %s0, %q1, %s1 : tensor<200x2880xf8E4M3FN>, tensor<200x90xf8E8M0FNU>, tensor<200x2880xf8E5M2>, tensor<200x90xf8E8M0FNU>
+}
