@@ -56,47 +56,39 @@ void FusedSource::bindViews(ValueRange views) {
 
 /// The 32 elements at `base` of a rowwise block: element (r, c + i) of the
 /// producer's result, r = base / width, c = base % width.
-SmallVector<Value> FusedSource::load(KB &b, Value base) const {
+SmallVector<Value> FusedSource::load(KB &b, Value base) {
   auto [r, c] = b.divRem(base, b.idx(width));
   SmallVector<SmallVector<Value>> elems;
   for (const Input &in : inputs) {
     Value rowStart = b.mul(r, b.idx(in.rowWidth));
     Value colStart = b.idx(in.col);
     Value idx = b.add(b.add(rowStart, colStart), c);
-    int64_t vecLen = 16 / (in.elem.getIntOrFloatBitWidth() / 8);
-    auto vt = VectorType::get({vecLen}, in.elem);
-    SmallVector<Value> xs;
-    for (int64_t i = 0; i < kMXBlockSize; i += vecLen) {
-      Value v = vector::LoadOp::create(b, vt, in.mem,
-                                       ValueRange{b.add(idx, b.idx(i))}, false,
-                                       llvm::MaybeAlign(16));
-      for (int64_t k = 0; k < vecLen; ++k)
-        xs.push_back(vector::ExtractOp::create(b, v, k));
-    }
-    elems.push_back(std::move(xs));
+    elems.push_back(
+        loadBlockElements(b, in.mem, in.elem, idx, [](Value x) { return x; }));
   }
   Block &body = producer.getRegion().front();
+  // The scalar constants of the fused op's block that the body uses, once.
+  IRMapping constants;
+  for (Operation &op : body.without_terminator())
+    for (Value v : op.getOperands())
+      if (auto k = v.getDefiningOp<arith::ConstantOp>();
+          k && k->getBlock() != &body && !constants.contains(v))
+        b.clone(*k, constants);
   Type f32 = b.getF32Type();
   SmallVector<Value> out;
   for (int64_t i = 0; i < kMXBlockSize; ++i) {
-    IRMapping map;
+    IRMapping map = constants;
     for (unsigned j = 0; j < inputs.size(); ++j)
       map.map(body.getArgument(j), elems[j][i]);
-    for (Operation &op : body.without_terminator()) {
-      // Scalar constants of the fused op's block the body uses.
-      for (Value v : op.getOperands())
-        if (auto c = v.getDefiningOp<arith::ConstantOp>();
-            c && c->getBlock() != &body && !map.contains(v))
-          b.clone(*c, map);
+    for (Operation &op : body.without_terminator())
       b.clone(op, map);
-    }
     Value v = map.lookup(body.getTerminator()->getOperand(0));
     out.push_back(v.getType() == f32 ? v : arith::ExtFOp::create(b, f32, v));
   }
   return out;
 }
 
-SmallVector<HostArg> FusedSource::hostArgs(ArrayRef<HostArg> inner) const {
+SmallVector<HostArg> FusedSource::hostArgs(ArrayRef<HostArg> inner) {
   auto outer = [&](Value v) -> Value {
     if (auto arg = dyn_cast<BlockArgument>(v))
       return op.getOperand(arg.getArgNumber());
@@ -146,33 +138,6 @@ void KernelGen::splitFusedQuantize(FusedQuantizeOp op) {
   op.erase();
 }
 
-LogicalResult KernelGen::genFusedQuantize(FusedQuantizeOp op) {
-  QuantizeOp q = op.getQuantizations().front();
-  std::string why = FusedQuantizeOp::whyNotLowered(q, op.getProducer());
-  if (!why.empty())
-    return op.emitOpError("convert-mxmoe-to-gpu: ") << why;
-  FusedSource src(op);
-  src.quantize = q;
-  activeFusedSource = &src;
-  LogicalResult r = genQuantize(q);
-  activeFusedSource = nullptr;
-  if (failed(r))
-    return failure();
-  if (!src.kernel)
-    return op.emitOpError("convert-mxmoe-to-gpu: the quantize kernel chosen "
-                          "for this quantization does not take a fused "
-                          "producer");
-  // Math ops of the producer (math.exp, ...) as MLIR's polynomial
-  // approximations: no CUDA math library is linked.
-  RewritePatternSet patterns(op.getContext());
-  populateMathPolynomialApproximationPatterns(patterns);
-  populateMathF32ExpansionPatterns(patterns, [](StringRef) { return true; });
-  if (failed(applyPatternsGreedily(src.kernel, std::move(patterns))))
-    return op.emitOpError("convert-mxmoe-to-gpu: the producer's math ops "
-                          "did not expand");
-  return lowerMathToIntrinsics(op, src.kernel);
-}
-
 /// The NVPTX intrinsic of an f32 math op (convert-gpu-to-nvvm marks the
 /// generic LLVM intrinsics of these illegal: it would call libdevice).
 static StringRef nvptxIntrinsicOf(Operation *o) {
@@ -192,8 +157,8 @@ static StringRef nvptxIntrinsicOf(Operation *o) {
 /// them, which mxmoe does not link. fma -> fma.rn.f32, floor ->
 /// cvt.rmi.f32.f32, absf -> abs.f32, sqrt -> sqrt.rn.f32; any other math
 /// op is an error.
-LogicalResult KernelGen::lowerMathToIntrinsics(FusedQuantizeOp op,
-                                               gpu::GPUFuncOp kernel) {
+static LogicalResult lowerMathToIntrinsics(FusedQuantizeOp op,
+                                           gpu::GPUFuncOp kernel) {
   SmallVector<Operation *> math;
   kernel.walk([&](Operation *o) {
     if (isa<math::MathDialect>(o->getDialect()))
@@ -219,4 +184,31 @@ LogicalResult KernelGen::lowerMathToIntrinsics(FusedQuantizeOp op,
     o->erase();
   }
   return success();
+}
+
+LogicalResult KernelGen::genFusedQuantize(FusedQuantizeOp op) {
+  QuantizeOp q = op.getQuantizations().front();
+  std::string why = FusedQuantizeOp::whyNotLowered(q, op.getProducer());
+  if (!why.empty())
+    return op.emitOpError("convert-mxmoe-to-gpu: ") << why;
+  FusedSource src(op);
+  src.quantize = q;
+  activeFusedSource = &src;
+  LogicalResult r = genQuantize(q);
+  activeFusedSource = nullptr;
+  if (failed(r))
+    return failure();
+  if (!src.kernel)
+    return op.emitOpError("convert-mxmoe-to-gpu: the quantize kernel chosen "
+                          "for this quantization does not take a fused "
+                          "producer");
+  // Math ops of the producer (math.exp, ...) as MLIR's polynomial
+  // approximations: no CUDA math library is linked.
+  RewritePatternSet patterns(op.getContext());
+  populateMathPolynomialApproximationPatterns(patterns);
+  populateMathF32ExpansionPatterns(patterns, [](StringRef) { return true; });
+  if (failed(applyPatternsGreedily(src.kernel, std::move(patterns))))
+    return op.emitOpError("convert-mxmoe-to-gpu: the producer's math ops "
+                          "did not expand");
+  return lowerMathToIntrinsics(op, src.kernel);
 }

@@ -1,5 +1,4 @@
-//===- FusedQuantize.h - the producer of a fused quantize kernel -*- C++
-//-*-===//
+//===- FusedQuantize.h - producer of a fused quantize kernel -*- C++ -*-===//
 //
 // Internal to convert-mxmoe-to-gpu: while the kernel of an
 // mxmoe.fused_quantize is generated (FusedQuantize.cpp), the quantize
@@ -41,14 +40,13 @@ struct FusedSource {
   bool isAnchor(Value mem) const { return anchor && mem == anchor; }
   /// The 32 contiguous producer results at flat index `base` of the
   /// quantize input, as f32.
-  SmallVector<Value> load(KB &b, Value base) const;
+  SmallVector<Value> load(KB &b, Value base);
   /// The fused op's host arguments for the inner quantize kernel's `inner`.
-  SmallVector<HostArg> hostArgs(ArrayRef<HostArg> inner) const;
+  SmallVector<HostArg> hostArgs(ArrayRef<HostArg> inner);
 
-  // (Op handles are mutable: their accessors are not const.)
-  mutable FusedQuantizeOp op;
-  mutable QuantizeOp quantize;
-  mutable linalg::GenericOp producer;
+  FusedQuantizeOp op;
+  QuantizeOp quantize;
+  linalg::GenericOp producer;
   int64_t width; ///< row length of the producer's result
   SmallVector<Input> inputs;
   unsigned firstExtraView = 0;

@@ -140,8 +140,6 @@ struct KernelGen {
   // (splitFusedQuantize first gives each quantization an op of its own).
   static void splitFusedQuantize(FusedQuantizeOp op);
   LogicalResult genFusedQuantize(FusedQuantizeOp op);
-  static LogicalResult lowerMathToIntrinsics(FusedQuantizeOp op,
-                                             gpu::GPUFuncOp kernel);
   void genQuantizeGeneral(QuantizeOp op, const MXGeometry &geo,
                           ::mxmoe::MXElementKind kind);
   void genQuantizeColwiseTiled(QuantizeOp op, const MXGeometry &geo,

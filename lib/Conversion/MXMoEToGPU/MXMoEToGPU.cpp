@@ -329,14 +329,13 @@ struct ConvertMXMoEToGPUPass
       KernelGen::splitFusedQuantize(q);
     SmallVector<Operation *> found, ops;
     module.walk([&](Operation *op) {
+      // (The quantizations inside a fused op are its kernel's, not ops of
+      // their own.)
       if (isa<QuantizeOp, FusedQuantizeOp, QuantizeWeightOp, DequantizeOp,
               RequantizeOp, SwizzleScalesOp, GroupedMatmulOp>(op) &&
           !op->getParentOfType<FusedQuantizeOp>() &&
           !op->hasAttr(MXMoEDialect::KernelAttrHelper::getNameStr()))
         found.push_back(op);
-      // A fused op's body is its kernel's, not host IR.
-      return isa<FusedQuantizeOp>(op) ? WalkResult::skip()
-                                      : WalkResult::advance();
     });
     dropComputeFreeOps(found, ops);
     if (ops.empty())

@@ -42,18 +42,24 @@ SmallVector<Value> mlir::mxmoe::kernels::loadHPBlock(KB &b, Value mem,
   // A fused quantization: the producer's results (FusedQuantize.cpp).
   if (activeFusedSource && activeFusedSource->isAnchor(mem))
     return activeFusedSource->load(b, base);
-  SmallVector<Value> xs;
   Type f32 = b.getF32Type();
+  return loadBlockElements(b, mem, elem, base, [&](Value x) -> Value {
+    return elem == f32 ? x : arith::ExtFOp::create(b, f32, x);
+  });
+}
+
+SmallVector<Value>
+mlir::mxmoe::kernels::loadBlockElements(KB &b, Value mem, Type elem, Value base,
+                                        function_ref<Value(Value)> each) {
+  SmallVector<Value> xs;
   int64_t vecLen = 16 / (elem.getIntOrFloatBitWidth() / 8);
   auto vt = VectorType::get({vecLen}, elem);
   for (int64_t i = 0; i < kMXBlockSize; i += vecLen) {
     Value v =
         vector::LoadOp::create(b, vt, mem, ValueRange{b.add(base, b.idx(i))},
                                false, llvm::MaybeAlign(16));
-    for (int64_t j = 0; j < vecLen; ++j) {
-      Value x = vector::ExtractOp::create(b, v, j);
-      xs.push_back(elem == f32 ? x : arith::ExtFOp::create(b, f32, x));
-    }
+    for (int64_t j = 0; j < vecLen; ++j)
+      xs.push_back(each(vector::ExtractOp::create(b, v, j)));
   }
   return xs;
 }

@@ -91,3 +91,37 @@ func.func @misaligned_slice(%h: tensor<64x264xbf16>) -> (tensor<64x256xf8E4M3FN>
   %q, %s = mxmoe.quantize %p {axis = 1 : i64} : tensor<64x256xbf16> -> tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
   return %q, %s : tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
 }
+
+// -----
+
+// One slice read twice (x * x): the fused op takes its source once, and
+// the slice is erased once.
+
+// CHECK-LABEL: func.func @square_of_slice(
+// CHECK-SAME:    %[[H:[a-z0-9]+]]: tensor<64x512xbf16>
+// CHECK-NOT:     tensor.extract_slice
+// CHECK:         mxmoe.fused_quantize(%[[H]])
+func.func @square_of_slice(%h: tensor<64x512xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>) {
+  %x = tensor.extract_slice %h[0, 256] [64, 256] [1, 1] : tensor<64x512xbf16> to tensor<64x256xbf16>
+  %p = arith.mulf %x, %x : tensor<64x256xbf16>
+  %q, %s = mxmoe.quantize %p {axis = 1 : i64} : tensor<64x256xbf16> -> tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
+  return %q, %s : tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
+}
+
+// -----
+
+// The second quantization's offsets are computed after the first
+// quantization: the fused op (at the first) could not use them.
+
+// CHECK-LABEL: func.func @late_offsets(
+// CHECK-NOT:     mxmoe.fused_quantize
+func.func @late_offsets(%a: tensor<256x256xbf16>, %b: tensor<256x256xbf16>, %o: tensor<2xi32>)
+    -> (tensor<256x256xf8E4M3FN>, tensor<256x8xf8E8M0FNU>, tensor<256x256xf8E4M3FN>, tensor<512x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>) {
+  // expected-remark @+1 {{mxmoe-fuse-quantize-producers: not fused: a quantization is in another block or takes offsets defined after the first quantization}}
+  %p = arith.mulf %a, %b : tensor<256x256xbf16>
+  %q0, %s0 = mxmoe.quantize %p {axis = 1 : i64} : tensor<256x256xbf16> -> tensor<256x256xf8E4M3FN>, tensor<256x8xf8E8M0FNU>
+  %offs = arith.addi %o, %o : tensor<2xi32>
+  %q1, %s1 = mxmoe.quantize %p offsets(%offs : tensor<2xi32>) {axis = 1 : i64}
+      : tensor<256x256xbf16> -> tensor<256x256xf8E4M3FN>, tensor<512x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>
+  return %q0, %s0, %q1, %s1 : tensor<256x256xf8E4M3FN>, tensor<256x8xf8E8M0FNU>, tensor<256x256xf8E4M3FN>, tensor<512x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>
+}

@@ -4,6 +4,10 @@
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEAttrs.h"
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
 #include "llvm/ADT/StringSwitch.h"
 
 using namespace mlir;

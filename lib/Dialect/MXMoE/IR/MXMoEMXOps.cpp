@@ -302,60 +302,71 @@ linalg::GenericOp FusedQuantizeOp::getProducer() {
   return {};
 }
 
-/// The block argument and column offset of a producer input: the argument
-/// itself (offset 0) or a `tensor.extract_slice` of it at [0, c] over all
-/// rows with unit strides; {} for anything else.
-static std::pair<BlockArgument, int64_t> columnSliceOf(Value in, Block &body) {
-  int64_t col = 0;
-  if (auto slice = in.getDefiningOp<tensor::ExtractSliceOp>()) {
-    auto src = slice.getSourceType();
-    ArrayRef<int64_t> off = slice.getStaticOffsets(),
-                      sizes = slice.getStaticSizes(),
-                      strides = slice.getStaticStrides();
-    if (src.getRank() != 2 || off[0] != 0 || ShapedType::isDynamic(off[1]) ||
-        sizes[0] != src.getDimSize(0) || strides[0] != 1 || strides[1] != 1)
-      return {};
-    col = off[1];
-    in = slice.getSource();
-  }
-  auto arg = dyn_cast<BlockArgument>(in);
-  if (!arg || arg.getOwner() != &body)
+std::pair<Value, int64_t> FusedQuantizeOp::getColumnSlice(Value in) {
+  auto slice = in.getDefiningOp<tensor::ExtractSliceOp>();
+  if (!slice)
+    return {in, 0};
+  RankedTensorType src = slice.getSourceType();
+  ArrayRef<int64_t> off = slice.getStaticOffsets(),
+                    sizes = slice.getStaticSizes(),
+                    strides = slice.getStaticStrides();
+  if (src.getRank() != 2 || !src.hasStaticShape() || off[0] != 0 ||
+      ShapedType::isDynamic(off[1]) || sizes[0] != src.getDimSize(0) ||
+      strides[0] != 1 || strides[1] != 1)
     return {};
-  return {arg, col};
+  return {slice.getSource(), off[1]};
 }
 
 std::pair<BlockArgument, int64_t>
 FusedQuantizeOp::getProducerInput(unsigned i) {
-  return columnSliceOf(getProducer().getDpsInputs()[i], getBody().front());
+  auto [src, col] = getColumnSlice(getProducer().getDpsInputs()[i]);
+  return {cast<BlockArgument>(src), col};
 }
 
-/// The producer's rules (mxmoe.fused_quantize's description).
-static LogicalResult verifyFusedProducer(FusedQuantizeOp op,
-                                         linalg::GenericOp g) {
-  Block &body = op.getBody().front();
-  auto fail = [&](const Twine &msg) { return g.emitOpError(msg); };
+FusedQuantizeOp::ProducerError
+FusedQuantizeOp::whyNotProducer(linalg::GenericOp g) {
+  auto at = [&](std::string why) { return ProducerError{why, g}; };
   if (g.getNumLoops() != 2 || g.getNumParallelLoops() != 2)
-    return fail("in mxmoe.fused_quantize must have two parallel loops");
+    return at("in mxmoe.fused_quantize must have two parallel loops");
   if (g.getNumDpsInits() != 1 ||
       !g.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>())
-    return fail("in mxmoe.fused_quantize must have one init, a tensor.empty");
+    return at("in mxmoe.fused_quantize must have one init, a tensor.empty");
   if (!llvm::all_of(g.getIndexingMapsArray(),
                     [](AffineMap m) { return m.isIdentity(); }))
-    return fail("in mxmoe.fused_quantize must use identity indexing maps");
+    return at("in mxmoe.fused_quantize must use identity indexing maps");
   for (auto [i, in] : llvm::enumerate(g.getDpsInputs()))
-    if (!columnSliceOf(in, body).first)
-      return fail("input #" + Twine(i) +
-                  " must be a block argument of the enclosing "
-                  "mxmoe.fused_quantize or a tensor.extract_slice of one at "
-                  "[0, c] over all its rows with unit strides");
+    if (!getColumnSlice(in).first)
+      return at(("input #" + Twine(i) +
+                 " is a tensor.extract_slice other than [0, c] over all "
+                 "rows of a static 2-D tensor with unit strides")
+                    .str());
   for (Operation &inner : g.getRegion().front().without_terminator()) {
     StringRef ns = inner.getDialect() ? inner.getDialect()->getNamespace() : "";
     if ((ns != "arith" && ns != "math") || inner.getNumRegions() != 0)
-      return inner.emitOpError(
-          "is not allowed in the producer of mxmoe.fused_quantize (only "
-          "arith and math ops on scalars)");
+      return {"is not allowed in the producer of mxmoe.fused_quantize (only "
+              "arith and math ops on scalars)",
+              &inner};
   }
-  return success();
+  return {};
+}
+
+/// The producer's rules: its inputs read block arguments (directly or by
+/// a column slice), then whyNotProducer.
+static LogicalResult verifyFusedProducer(FusedQuantizeOp op,
+                                         linalg::GenericOp g) {
+  Block &body = op.getBody().front();
+  for (auto [i, in] : llvm::enumerate(g.getDpsInputs())) {
+    auto arg = dyn_cast_or_null<BlockArgument>(
+        FusedQuantizeOp::getColumnSlice(in).first);
+    if (!arg || arg.getOwner() != &body)
+      return g.emitOpError("input #")
+             << i
+             << " must be a block argument of the enclosing "
+                "mxmoe.fused_quantize or a tensor.extract_slice of one at "
+                "[0, c] over all its rows with unit strides";
+  }
+  FusedQuantizeOp::ProducerError e = FusedQuantizeOp::whyNotProducer(g);
+  return e.why.empty() ? success() : e.at->emitOpError(e.why);
 }
 
 LogicalResult FusedQuantizeOp::verifyRegions() {
@@ -429,12 +440,8 @@ std::string FusedQuantizeOp::whyNotLowered(QuantizeOp q,
            "producer";
   if (!producer.getRegionOutputArgs()[0].use_empty())
     return "the producer reads its init";
-  for (Value v : producer.getDpsInputs()) {
-    int64_t col = 0;
-    if (auto slice = v.getDefiningOp<tensor::ExtractSliceOp>()) {
-      col = slice.getStaticOffsets()[1];
-      v = slice.getSource();
-    }
+  for (Value in : producer.getDpsInputs()) {
+    auto [v, col] = getColumnSlice(in);
     auto t = dyn_cast<RankedTensorType>(v.getType());
     if (!t || t.getRank() != 2 || !t.hasStaticShape())
       return "a producer input is not a static 2-D tensor";

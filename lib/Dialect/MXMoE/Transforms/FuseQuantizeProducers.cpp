@@ -13,6 +13,8 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
 
+#include "llvm/ADT/SetVector.h"
+
 namespace mlir::mxmoe {
 #define GEN_PASS_DEF_MXMOEFUSEQUANTIZEPRODUCERS
 #include "mxmoe/Dialect/MXMoE/Transforms/Passes.h.inc"
@@ -23,25 +25,15 @@ using namespace mlir::mxmoe;
 
 namespace {
 
-/// Why `g` is not an elementwise producer the fused op can hold ("" if it
-/// is): rank 2, parallel, identity maps, a tensor.empty init, inputs that
-/// are values from outside or column slices of them.
+/// Why `g` cannot be moved into a fused op ("" when it can): the op's
+/// producer rules (FusedQuantizeOp::whyNotProducer), and no value from
+/// outside the body but constants (the fused op is isolated).
 std::string whyNotProducer(linalg::GenericOp g) {
-  if (g.getNumLoops() != 2 || g.getNumParallelLoops() != 2 ||
-      g.getNumDpsInits() != 1 || g->getNumResults() != 1)
-    return "not a rank-2 elementwise linalg.generic with one result";
-  if (!llvm::all_of(g.getIndexingMapsArray(),
-                    [](AffineMap m) { return m.isIdentity(); }))
-    return "its indexing maps are not all the identity";
-  if (!g.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>())
-    return "its init is not a tensor.empty";
-  for (Operation &op : g.getRegion().front().without_terminator()) {
-    StringRef ns = op.getDialect() ? op.getDialect()->getNamespace() : "";
-    if ((ns != "arith" && ns != "math") || op.getNumRegions() != 0)
-      return ("its body has '" + op.getName().getStringRef() +
-              "' (only arith and math ops are fused)")
-          .str();
-  }
+  FusedQuantizeOp::ProducerError e = FusedQuantizeOp::whyNotProducer(g);
+  if (!e.why.empty())
+    return e.at == g.getOperation()
+               ? e.why
+               : ("'" + e.at->getName().getStringRef() + "' " + e.why).str();
   bool captures = false;
   g.getRegion().walk([&](Operation *op) {
     for (Value v : op->getOperands())
@@ -49,19 +41,8 @@ std::string whyNotProducer(linalg::GenericOp g) {
           !v.getDefiningOp<arith::ConstantOp>())
         captures = true;
   });
-  if (captures)
-    return "its body uses a value from outside other than a constant";
-  for (Value in : g.getDpsInputs())
-    if (auto slice = in.getDefiningOp<tensor::ExtractSliceOp>()) {
-      ArrayRef<int64_t> off = slice.getStaticOffsets(),
-                        strides = slice.getStaticStrides();
-      if (slice.getSourceType().getRank() != 2 || off[0] != 0 ||
-          ShapedType::isDynamic(off[1]) || strides[0] != 1 || strides[1] != 1 ||
-          slice.getStaticSizes()[0] != slice.getSourceType().getDimSize(0))
-        return "an input is a slice other than all rows from a static "
-               "column";
-    }
-  return "";
+  return captures ? "its body uses a value from outside other than a constant"
+                  : "";
 }
 
 /// Builds the fused op of `g` and `qs` before the first quantization and
@@ -74,10 +55,8 @@ void fuse(linalg::GenericOp g, ArrayRef<QuantizeOp> qs) {
     if (!llvm::is_contained(operands, v))
       operands.push_back(v);
   };
-  for (Value in : g.getDpsInputs()) {
-    auto slice = in.getDefiningOp<tensor::ExtractSliceOp>();
-    operandOf(slice ? slice.getSource() : in);
-  }
+  for (Value in : g.getDpsInputs())
+    operandOf(FusedQuantizeOp::getColumnSlice(in).first);
   for (QuantizeOp q : qs)
     if (Value o = q.getOffsets())
       operandOf(o);
@@ -115,13 +94,15 @@ void fuse(linalg::GenericOp g, ArrayRef<QuantizeOp> qs) {
     q.getScales().replaceAllUsesWith(op.getResult(2 * i + 1));
     q.erase();
   }
-  SmallVector<Operation *> dead{g};
+  // The slices and the init the producer alone used (each once: two
+  // inputs may be one slice).
+  llvm::SetVector<Operation *> dead;
   for (Value in : g.getDpsInputs())
     if (Operation *def = in.getDefiningOp())
-      dead.push_back(def);
-  dead.push_back(g.getDpsInits()[0].getDefiningOp());
+      dead.insert(def);
+  dead.insert(g.getDpsInits()[0].getDefiningOp());
   g.erase();
-  for (Operation *d : llvm::drop_begin(dead))
+  for (Operation *d : dead)
     if (d->use_empty())
       d->erase();
 }
@@ -132,8 +113,14 @@ struct FuseQuantizeProducersPass
   void runOnOperation() override {
     SmallVector<linalg::GenericOp> producers;
     getOperation().walk([&](linalg::GenericOp g) {
+      // Candidates: generics whose result some quantization quantizes
+      // (not merely takes as its offsets).
+      auto quantizes = [&](Operation *user) {
+        auto q = dyn_cast<QuantizeOp>(user);
+        return q && g->getNumResults() == 1 && q.getInput() == g->getResult(0);
+      };
       if (!g->getParentOfType<FusedQuantizeOp>() &&
-          llvm::any_of(g->getUsers(), llvm::IsaPred<QuantizeOp>))
+          llvm::any_of(g->getUsers(), quantizes))
         producers.push_back(g);
     });
     for (linalg::GenericOp g : producers) {
@@ -157,11 +144,20 @@ struct FuseQuantizeProducersPass
       // Quantizations in block order: the fused op goes before the first.
       llvm::sort(
           qs, [](QuantizeOp a, QuantizeOp c) { return a->isBeforeInBlock(c); });
+      // The fused op replaces the first quantization: every operand must
+      // be defined before it.
+      auto before = [&](Value v) {
+        Operation *def = v.getDefiningOp();
+        return !def || def->getBlock() != g->getBlock() ||
+               def->isBeforeInBlock(qs.front());
+      };
       if (llvm::any_of(qs, [&](QuantizeOp q) {
-            return q->getBlock() != g->getBlock();
+            return q->getBlock() != g->getBlock() ||
+                   (q.getOffsets() && !before(q.getOffsets()));
           })) {
         g.emitRemark("mxmoe-fuse-quantize-producers: not fused: a "
-                     "quantization is in another block");
+                     "quantization is in another block or takes offsets "
+                     "defined after the first quantization");
         continue;
       }
       fuse(g, qs);

@@ -40,7 +40,11 @@ def MXMoE_Dialect : Dialect {
     `torchao/prototype/moe_training`).
   }];
   let useDefaultAttributePrinterParser = 1;
-  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+  // linalg, arith and math: the producer in mxmoe.fused_quantize's region.
+  let dependentDialects = ["::mlir::tensor::TensorDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
 
   // The attributes the passes attach to ops of other dialects (the kernel
   // ABI between kernel generation, the manifest and the runtime; the

@@ -439,6 +439,21 @@ def MXMoE_FusedQuantizeOp : MXMoE_Op<"fused_quantize", [
     /// The block argument the producer's input `i` reads and the column
     /// where it starts (0, or c of a `tensor.extract_slice` at [0, c]).
     std::pair<::mlir::BlockArgument, int64_t> getProducerInput(unsigned i);
+    /// The tensor a producer input reads and the column where it starts:
+    /// {in, 0}, or for a `tensor.extract_slice` of a static 2-D tensor at
+    /// [0, c] over all rows with unit strides {its source, c}; {} for any
+    /// other slice.
+    static std::pair<::mlir::Value, int64_t> getColumnSlice(::mlir::Value in);
+    /// Why `g` is not a producer this op can hold (`why` empty when it
+    /// is), and the op at fault (`g` or an op of its body): two parallel
+    /// loops, identity maps, one init (a tensor.empty), inputs that are
+    /// tensors or column slices (getColumnSlice), a body of arith and math
+    /// ops only. Where the inputs come from is the caller's to check.
+    struct ProducerError {
+      std::string why;
+      ::mlir::Operation *at = nullptr;
+    };
+    static ProducerError whyNotProducer(::mlir::linalg::GenericOp g);
     /// Why convert-mxmoe-to-gpu cannot generate the kernel of quantization
     /// `q` with `producer` computed at its loads ("" when it can): `q`
     /// along the contiguous axis of a 2-D tensor (axis 1) with one-row
