@@ -64,3 +64,43 @@ func.func @product_unfused(%p: tensor<200x2880xf32>)
   %q1, %s1 = mxmoe.quantize %p {axis = 1 : i64, rounding = #mxmoe.rounding<floor>, scale_tile = array<i64: 1, 128>} : tensor<200x2880xf32> -> tensor<200x2880xf8E5M2>, tensor<200x90xf8E8M0FNU>
   return %q0, %s0, %q1, %s1 : tensor<200x2880xf8E4M3FN>, tensor<200x90xf8E8M0FNU>, tensor<200x2880xf8E5M2>, tensor<200x90xf8E8M0FNU>
 }
+// The same SwiGLU along its token axis in the 4 token groups (the w2
+// weight gradient's operand: 1x128 windows, per-K-group blocked scales).
+func.func @swiglu_mx128_jagged(%h: tensor<512x1536xbf16>, %offs: tensor<4xi32>) -> (tensor<768x608xf8E4M3FN>, tensor<768x32xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128], per_k_group>>) {
+  %gate = tensor.extract_slice %h[0, 0] [512, 768] [1, 1] : tensor<512x1536xbf16> to tensor<512x768xbf16>
+  %up = tensor.extract_slice %h[0, 768] [512, 768] [1, 1] : tensor<512x1536xbf16> to tensor<512x768xbf16>
+  %g = arith.extf %gate : tensor<512x768xbf16> to tensor<512x768xf32>
+  %one = arith.constant dense<1.0> : tensor<512x768xf32>
+  %ng = arith.negf %g : tensor<512x768xf32>
+  %e = math.exp %ng : tensor<512x768xf32>
+  %den = arith.addf %one, %e : tensor<512x768xf32>
+  %silu = arith.divf %g, %den : tensor<512x768xf32>
+  %sb = arith.truncf %silu : tensor<512x768xf32> to tensor<512x768xbf16>
+  %sf = arith.extf %sb : tensor<512x768xbf16> to tensor<512x768xf32>
+  %uf = arith.extf %up : tensor<512x768xbf16> to tensor<512x768xf32>
+  %p = arith.mulf %sf, %uf : tensor<512x768xf32>
+  %act = arith.truncf %p : tensor<512x768xf32> to tensor<512x768xbf16>
+  %q, %s = mxmoe.quantize %act offsets(%offs : tensor<4xi32>) {axis = 0 : i64, scale_tile = array<i64: 1, 128>} : tensor<512x768xbf16> -> tensor<768x608xf8E4M3FN>, tensor<768x32xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128], per_k_group>>
+  return %q, %s : tensor<768x608xf8E4M3FN>, tensor<768x32xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128], per_k_group>>
+}
+func.func @swiglu_mx128_jagged_unfused(%act: tensor<512x768xbf16>, %offs: tensor<4xi32>) -> (tensor<768x608xf8E4M3FN>, tensor<768x32xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128], per_k_group>>) {
+  %q, %s = mxmoe.quantize %act offsets(%offs : tensor<4xi32>) {axis = 0 : i64, scale_tile = array<i64: 1, 128>} : tensor<512x768xbf16> -> tensor<768x608xf8E4M3FN>, tensor<768x32xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128], per_k_group>>
+  return %q, %s : tensor<768x608xf8E4M3FN>, tensor<768x32xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128], per_k_group>>
+}
+// The exact product along its token axis in 3 token groups: MX e4m3 with
+// row-major scales and MX128 1x128 windows with compact scales (an f32
+// quantize input: 4-element staging runs of the bf16 input).
+func.func @product_jagged(%a: tensor<200x2880xbf16>, %b: tensor<200x2880xf32>, %offs: tensor<3xi32>)
+    -> (tensor<2880x320xf8E4M3FN>, tensor<2880x10xf8E8M0FNU>, tensor<2880x320xf8E4M3FN>, tensor<2880x10xf8E8M0FNU, #mxmoe.scale_layout<row_major, tile = [1, 128]>>) {
+  %af = arith.extf %a : tensor<200x2880xbf16> to tensor<200x2880xf32>
+  %p = arith.mulf %af, %b : tensor<200x2880xf32>
+  %q0, %s0 = mxmoe.quantize %p offsets(%offs : tensor<3xi32>) {axis = 0 : i64} : tensor<200x2880xf32> -> tensor<2880x320xf8E4M3FN>, tensor<2880x10xf8E8M0FNU>
+  %q1, %s1 = mxmoe.quantize %p offsets(%offs : tensor<3xi32>) {axis = 0 : i64, scale_tile = array<i64: 1, 128>} : tensor<200x2880xf32> -> tensor<2880x320xf8E4M3FN>, tensor<2880x10xf8E8M0FNU, #mxmoe.scale_layout<row_major, tile = [1, 128]>>
+  return %q0, %s0, %q1, %s1 : tensor<2880x320xf8E4M3FN>, tensor<2880x10xf8E8M0FNU>, tensor<2880x320xf8E4M3FN>, tensor<2880x10xf8E8M0FNU, #mxmoe.scale_layout<row_major, tile = [1, 128]>>
+}
+func.func @product_jagged_unfused(%p: tensor<200x2880xf32>, %offs: tensor<3xi32>)
+    -> (tensor<2880x320xf8E4M3FN>, tensor<2880x10xf8E8M0FNU>, tensor<2880x320xf8E4M3FN>, tensor<2880x10xf8E8M0FNU, #mxmoe.scale_layout<row_major, tile = [1, 128]>>) {
+  %q0, %s0 = mxmoe.quantize %p offsets(%offs : tensor<3xi32>) {axis = 0 : i64} : tensor<200x2880xf32> -> tensor<2880x320xf8E4M3FN>, tensor<2880x10xf8E8M0FNU>
+  %q1, %s1 = mxmoe.quantize %p offsets(%offs : tensor<3xi32>) {axis = 0 : i64, scale_tile = array<i64: 1, 128>} : tensor<200x2880xf32> -> tensor<2880x320xf8E4M3FN>, tensor<2880x10xf8E8M0FNU, #mxmoe.scale_layout<row_major, tile = [1, 128]>>
+  return %q0, %s0, %q1, %s1 : tensor<2880x320xf8E4M3FN>, tensor<2880x10xf8E8M0FNU>, tensor<2880x320xf8E4M3FN>, tensor<2880x10xf8E8M0FNU, #mxmoe.scale_layout<row_major, tile = [1, 128]>>
+}

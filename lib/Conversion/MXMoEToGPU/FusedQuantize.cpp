@@ -54,17 +54,19 @@ void FusedSource::bindViews(ValueRange views) {
     inputs[j].mem = views[firstExtraView + j - 1];
 }
 
-/// The 32 elements at `base` of a rowwise block: element (r, c + i) of the
-/// producer's result, r = base / width, c = base % width.
-SmallVector<Value> FusedSource::load(KB &b, Value base) {
+/// The `count` elements at `base` of a run along the producer's rows:
+/// element (r, c + i) of its result, r = base / width, c = base % width,
+/// in the result's element type.
+SmallVector<Value> FusedSource::loadRun(KB &b, Value base, int64_t count) {
+  used = true;
   auto [r, c] = b.divRem(base, b.idx(width));
   SmallVector<SmallVector<Value>> elems;
   for (const Input &in : inputs) {
     Value rowStart = b.mul(r, b.idx(in.rowWidth));
     Value colStart = b.idx(in.col);
     Value idx = b.add(b.add(rowStart, colStart), c);
-    elems.push_back(
-        loadBlockElements(b, in.mem, in.elem, idx, [](Value x) { return x; }));
+    elems.push_back(loadBlockElements(
+        b, in.mem, in.elem, idx, [](Value x) { return x; }, count));
   }
   Block &body = producer.getRegion().front();
   // The scalar constants of the fused op's block that the body uses, once.
@@ -74,18 +76,31 @@ SmallVector<Value> FusedSource::load(KB &b, Value base) {
       if (auto k = v.getDefiningOp<arith::ConstantOp>();
           k && k->getBlock() != &body && !constants.contains(v))
         b.clone(*k, constants);
-  Type f32 = b.getF32Type();
   SmallVector<Value> out;
-  for (int64_t i = 0; i < kMXBlockSize; ++i) {
+  for (int64_t i = 0; i < count; ++i) {
     IRMapping map = constants;
     for (unsigned j = 0; j < inputs.size(); ++j)
       map.map(body.getArgument(j), elems[j][i]);
     for (Operation &op : body.without_terminator())
       b.clone(op, map);
-    Value v = map.lookup(body.getTerminator()->getOperand(0));
-    out.push_back(v.getType() == f32 ? v : arith::ExtFOp::create(b, f32, v));
+    out.push_back(map.lookup(body.getTerminator()->getOperand(0)));
   }
   return out;
+}
+
+SmallVector<Value> FusedSource::load(KB &b, Value base) {
+  Type f32 = b.getF32Type();
+  SmallVector<Value> out = loadRun(b, base, kMXBlockSize);
+  for (Value &v : out)
+    if (v.getType() != f32)
+      v = arith::ExtFOp::create(b, f32, v);
+  return out;
+}
+
+Value FusedSource::loadVector(KB &b, Value base, int64_t count) {
+  SmallVector<Value> xs = loadRun(b, base, count);
+  auto vt = VectorType::get({count}, xs.front().getType());
+  return vector::FromElementsOp::create(b, vt, xs);
 }
 
 SmallVector<HostArg> FusedSource::hostArgs(ArrayRef<HostArg> inner) {
@@ -198,7 +213,9 @@ LogicalResult KernelGen::genFusedQuantize(FusedQuantizeOp op) {
   activeFusedSource = nullptr;
   if (failed(r))
     return failure();
-  if (!src.kernel)
+  // A generator that took the producer's views but loaded its input some
+  // other way would read the producer's inputs as the quantize input.
+  if (!src.kernel || !src.used)
     return op.emitOpError("convert-mxmoe-to-gpu: the quantize kernel chosen "
                           "for this quantization does not take a fused "
                           "producer");

@@ -38,9 +38,15 @@ struct FusedSource {
   void bindViews(ValueRange views);
   /// Whether `mem` is the view standing for the quantize input.
   bool isAnchor(Value mem) const { return anchor && mem == anchor; }
-  /// The 32 contiguous producer results at flat index `base` of the
-  /// quantize input, as f32.
+  /// The `count` contiguous producer results at flat index `base` of the
+  /// quantize input (a run within one row), in the producer's result
+  /// element type (the quantize input's).
+  SmallVector<Value> loadRun(KB &b, Value base, int64_t count);
+  /// loadRun of one MX block (32 elements), as f32 (loadHPBlock).
   SmallVector<Value> load(KB &b, Value base);
+  /// loadRun as one vector<count x element> (the jagged kernel's 16-byte
+  /// staging loads, QuantizeJagged.cpp).
+  Value loadVector(KB &b, Value base, int64_t count);
   /// The fused op's host arguments for the inner quantize kernel's `inner`.
   SmallVector<HostArg> hostArgs(ArrayRef<HostArg> inner);
 
@@ -51,6 +57,7 @@ struct FusedSource {
   SmallVector<Input> inputs;
   unsigned firstExtraView = 0;
   Value anchor;
+  bool used = false;     ///< a load went through loadRun
   gpu::GPUFuncOp kernel; ///< set by KernelGen::finish
 };
 

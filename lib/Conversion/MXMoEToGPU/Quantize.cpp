@@ -50,14 +50,18 @@ SmallVector<Value> mlir::mxmoe::kernels::loadHPBlock(KB &b, Value mem,
 
 SmallVector<Value>
 mlir::mxmoe::kernels::loadBlockElements(KB &b, Value mem, Type elem, Value base,
-                                        function_ref<Value(Value)> each) {
+                                        function_ref<Value(Value)> each,
+                                        int64_t count) {
   SmallVector<Value> xs;
-  int64_t vecLen = 16 / (elem.getIntOrFloatBitWidth() / 8);
+  // 16-byte loads, or one smaller load for a shorter run (a jagged f32
+  // quantize input's 4-element run of a bf16 producer input: 8 bytes).
+  int64_t bytes = elem.getIntOrFloatBitWidth() / 8;
+  int64_t vecLen = std::min<int64_t>(16 / bytes, count);
   auto vt = VectorType::get({vecLen}, elem);
-  for (int64_t i = 0; i < kMXBlockSize; i += vecLen) {
+  for (int64_t i = 0; i < count; i += vecLen) {
     Value v =
         vector::LoadOp::create(b, vt, mem, ValueRange{b.add(base, b.idx(i))},
-                               false, llvm::MaybeAlign(16));
+                               false, llvm::MaybeAlign(vecLen * bytes));
     for (int64_t j = 0; j < vecLen; ++j)
       xs.push_back(each(vector::ExtractOp::create(b, v, j)));
   }

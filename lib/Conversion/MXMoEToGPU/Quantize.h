@@ -49,10 +49,12 @@ void decomposeV(KB &b, Value t, bool rowwise, Value rs, Value cs, Value &bi,
 /// Loads the 32 contiguous elements at `base` as f32, with 16-byte vector
 /// loads (rowwise: the quantized axis is contiguous).
 SmallVector<Value> loadHPBlock(KB &b, Value mem, Type elem, Value base);
-/// loadHPBlock's loads: the 32 elements at `base`, each passed through
-/// `each` as it is extracted (loadHPBlock: to f32).
+/// loadHPBlock's loads: the `count` (32 = one MX block; a power of two)
+/// elements at `base`, aligned to min(16 bytes, the run), each passed
+/// through `each` as it is extracted (loadHPBlock: to f32).
 SmallVector<Value> loadBlockElements(KB &b, Value mem, Type elem, Value base,
-                                     function_ref<Value(Value)> each);
+                                     function_ref<Value(Value)> each,
+                                     int64_t count = 32);
 
 /// Loads the 32 elements base + i*stride (a run-time stride) as f32.
 /// `validCount`, when set, replaces element i by 0 unless i < validCount

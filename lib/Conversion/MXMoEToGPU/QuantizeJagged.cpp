@@ -25,6 +25,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FusedQuantize.h"
 #include "Quantize.h"
 
 #include "mxmoe/Dialect/MXMoE/Utils/ScaleLayout.h"
@@ -148,8 +149,12 @@ void JaggedThread::loadTile(const Chunk &ch, Value k0, Value tid) {
         [&] {
           Value tok = b.add(ch.tok0, row);
           Value idx = b.add(b.mul(tok, K), k);
-          Value v = vector::LoadOp::create(b, vt, a[aIn], ValueRange{idx},
-                                           false, llvm::MaybeAlign(16));
+          // A fused quantization: the producer's results (FusedQuantize.h).
+          FusedSource *fused = activeFusedSource;
+          Value v = fused && fused->isAnchor(a[aIn])
+                        ? fused->loadVector(b, idx, perLoad)
+                        : vector::LoadOp::create(b, vt, a[aIn], ValueRange{idx},
+                                                 false, llvm::MaybeAlign(16));
           vector::StoreOp::create(b, v, smem, ValueRange{at}, false,
                                   llvm::MaybeAlign(16));
         },

@@ -55,13 +55,33 @@ func.func @two_quantizations(%a: tensor<64x256xbf16>, %b: tensor<64x256xbf16>)
 
 // -----
 
-// Left alone, with a remark: a columnwise quantization (not generated
-// with a fused producer), a result also used by other ops.
+// The weight gradient's operands: the same product quantized rowwise and
+// along its token axis in token groups (the jagged kernel): one fused op
+// with both (convert-mxmoe-to-gpu splits it into one kernel each).
+
+// CHECK-LABEL: func.func @rowwise_and_jagged(
+// CHECK:         mxmoe.fused_quantize(%arg0, %arg1, %arg2)
+// CHECK:           mxmoe.quantize %{{.*}} {axis = 1 : i64}
+// CHECK:           mxmoe.quantize %{{.*}} offsets(%{{.*}} : tensor<2xi32>) {axis = 0 : i64}
+// CHECK-NOT:     linalg.generic
+func.func @rowwise_and_jagged(%a: tensor<64x256xbf16>, %b: tensor<64x256xbf16>, %offs: tensor<2xi32>)
+    -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<256x128xf8E4M3FN>, tensor<256x4xf8E8M0FNU>) {
+  %p = arith.mulf %a, %b : tensor<64x256xbf16>
+  %q0, %s0 = mxmoe.quantize %p {axis = 1 : i64} : tensor<64x256xbf16> -> tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
+  %q1, %s1 = mxmoe.quantize %p offsets(%offs : tensor<2xi32>) {axis = 0 : i64} : tensor<64x256xbf16> -> tensor<256x128xf8E4M3FN>, tensor<256x4xf8E8M0FNU>
+  return %q0, %s0, %q1, %s1 : tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<256x128xf8E4M3FN>, tensor<256x4xf8E8M0FNU>
+}
+
+// -----
+
+// Left alone, with a remark: a columnwise quantization without token
+// groups (not generated with a fused producer), a result also used by
+// other ops.
 
 // CHECK-LABEL: func.func @columnwise(
 // CHECK-NOT:     mxmoe.fused_quantize
 func.func @columnwise(%a: tensor<64x256xbf16>, %b: tensor<64x256xbf16>) -> (tensor<256x64xf8E4M3FN>, tensor<256x2xf8E8M0FNU>) {
-  // expected-remark @+1 {{mxmoe-fuse-quantize-producers: not fused: only quantizations along the contiguous axis of a 2-D tensor (axis = 1) are generated with a fused producer}}
+  // expected-remark @+1 {{mxmoe-fuse-quantize-producers: not fused: a quantization along axis 0 is generated with a fused producer only in token groups (with offsets: the weight gradient's operand)}}
   %p = arith.mulf %a, %b : tensor<64x256xbf16>
   %q, %s = mxmoe.quantize %p {axis = 0 : i64} : tensor<64x256xbf16> -> tensor<256x64xf8E4M3FN>, tensor<256x2xf8E8M0FNU>
   return %q, %s : tensor<256x64xf8E4M3FN>, tensor<256x2xf8E8M0FNU>

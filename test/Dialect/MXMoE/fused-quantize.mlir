@@ -83,3 +83,45 @@ func.func @product_two_quantizations(%a: tensor<64x256xbf16>, %b: tensor<64x256x
   }
   return %r#0, %r#1, %r#2, %r#3 : tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>, tensor<64x256xf8E5M2>, tensor<64x8xf8E8M0FNU>
 }
+
+// The SwiGLU quantized along its token axis in token groups (the weight
+// gradient's operand: 1x128 windows, data transposed, per-K-group blocked
+// scales).
+
+// CHECK-LABEL: func.func @swiglu_mx128_jagged(
+// CHECK:         mxmoe.fused_quantize(%{{.*}}, %{{.*}}) : (tensor<256x1536xbf16>, tensor<4xi32>) -> (tensor<768x384xf8E4M3FN>, tensor<768x24xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128], per_k_group>>)
+// CHECK:           mxmoe.quantize %{{.*}} offsets(%{{.*}} : tensor<4xi32>) {axis = 0 : i64
+func.func @swiglu_mx128_jagged(%h: tensor<256x1536xbf16>, %offs: tensor<4xi32>)
+    -> (tensor<768x384xf8E4M3FN>, tensor<768x24xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128], per_k_group>>) {
+  %q, %s = mxmoe.fused_quantize (%h, %offs) : (tensor<256x1536xbf16>, tensor<4xi32>)
+      -> (tensor<768x384xf8E4M3FN>, tensor<768x24xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128], per_k_group>>) {
+  ^bb0(%hh: tensor<256x1536xbf16>, %o: tensor<4xi32>):
+    %gate = tensor.extract_slice %hh[0, 0] [256, 768] [1, 1] : tensor<256x1536xbf16> to tensor<256x768xbf16>
+    %up = tensor.extract_slice %hh[0, 768] [256, 768] [1, 1] : tensor<256x1536xbf16> to tensor<256x768xbf16>
+    %init = tensor.empty() : tensor<256x768xbf16>
+    %act = linalg.generic {
+        indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>,
+                         affine_map<(d0, d1) -> (d0, d1)>],
+        iterator_types = ["parallel", "parallel"]}
+        ins(%gate, %up : tensor<256x768xbf16>, tensor<256x768xbf16>)
+        outs(%init : tensor<256x768xbf16>) {
+    ^bb0(%g: bf16, %u: bf16, %out: bf16):
+      %one = arith.constant 1.0 : f32
+      %gf = arith.extf %g : bf16 to f32
+      %ng = arith.negf %gf : f32
+      %e = math.exp %ng : f32
+      %den = arith.addf %one, %e : f32
+      %silu = arith.divf %gf, %den : f32
+      %sb = arith.truncf %silu : f32 to bf16
+      %sf = arith.extf %sb : bf16 to f32
+      %uf = arith.extf %u : bf16 to f32
+      %p = arith.mulf %sf, %uf : f32
+      %pb = arith.truncf %p : f32 to bf16
+      linalg.yield %pb : bf16
+    } -> tensor<256x768xbf16>
+    %q0, %s0 = mxmoe.quantize %act offsets(%o : tensor<4xi32>) {axis = 0 : i64, scale_tile = array<i64: 1, 128>}
+        : tensor<256x768xbf16> -> tensor<768x384xf8E4M3FN>, tensor<768x24xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128], per_k_group>>
+    mxmoe.yield %q0, %s0 : tensor<768x384xf8E4M3FN>, tensor<768x24xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128], per_k_group>>
+  }
+  return %q, %s : tensor<768x384xf8E4M3FN>, tensor<768x24xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128], per_k_group>>
+}

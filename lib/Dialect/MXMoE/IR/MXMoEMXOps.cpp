@@ -432,9 +432,15 @@ LogicalResult FusedQuantizeOp::verifyRegions() {
 std::string FusedQuantizeOp::whyNotLowered(QuantizeOp q,
                                            linalg::GenericOp producer) {
   RankedTensorType in = q.getInput().getType();
-  if (in.getRank() != 2 || q.getAxis() != 1)
-    return "only quantizations along the contiguous axis of a 2-D tensor "
-           "(axis = 1) are generated with a fused producer";
+  if (in.getRank() != 2)
+    return "only quantizations of a 2-D tensor are generated with a fused "
+           "producer";
+  // Along the token axis: the jagged kernel's staging loads take the
+  // producer (QuantizeJagged.cpp); a plain columnwise kernel does not.
+  if (q.getAxis() == 0 && !q.getOffsets())
+    return "a quantization along axis 0 is generated with a fused producer "
+           "only in token groups (with offsets: the weight gradient's "
+           "operand)";
   if (q.getScaleTileOrDefault()[0] != 1)
     return "scale tiles of more than one row are not generated with a fused "
            "producer";

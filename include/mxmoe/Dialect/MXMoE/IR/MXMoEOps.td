@@ -386,8 +386,11 @@ def MXMoE_FusedQuantizeOp : MXMoE_Op<"fused_quantize", [
     approximations (`populateMathPolynomialApproximationPatterns`), so the
     results do not depend on a CUDA math library. It lowers quantizations
     along the contiguous axis (`axis = 1`: rowwise MX and `[1, c]` scale
-    tiles, row-major, compact or blocked scales, M-grouped with offsets);
-    `mxmoe-fuse-quantize-producers` forms the op only for those.
+    tiles, row-major, compact or blocked scales, M-grouped with offsets)
+    and along the token axis in token groups (`axis = 0` with offsets: the
+    weight gradient's operand, 1x32 / 1x64 / 1x128 windows, data written
+    transposed); `mxmoe-fuse-quantize-producers` forms the op only for
+    those.
 
     Example (SwiGLU of a gate/up result, quantized 1x128 for the next
     GEMM):
@@ -456,8 +459,9 @@ def MXMoE_FusedQuantizeOp : MXMoE_Op<"fused_quantize", [
     static ProducerError whyNotProducer(::mlir::linalg::GenericOp g);
     /// Why convert-mxmoe-to-gpu cannot generate the kernel of quantization
     /// `q` with `producer` computed at its loads ("" when it can): `q`
-    /// along the contiguous axis of a 2-D tensor (axis 1) with one-row
-    /// scale tiles; each producer input a bf16/f16/f32 tensor (or a column
+    /// of a 2-D tensor with one-row scale tiles, along the contiguous axis
+    /// (axis 1) or along the token axis in token groups (axis 0 with
+    /// offsets); each producer input a bf16/f16/f32 tensor (or a column
     /// slice of one, `tensor.extract_slice` at [0, c]) whose rows and
     /// column offset c are multiples of 16 bytes (the kernels' vector
     /// loads); the producer's init never read. mxmoe-fuse-quantize-producers

@@ -234,9 +234,10 @@ def MXMoEFuseQuantizeProducers
     move into the fused op, which then reads the whole tensor.
 
     Fused only when convert-mxmoe-to-gpu generates the result
-    (`FusedQuantizeOp::whyNotLowered`: quantizations along the contiguous
-    axis with one-row scale tiles, 16-byte aligned input rows and
-    column offsets); a remark says why a producer was left alone.
+    (`FusedQuantizeOp::whyNotLowered`: quantizations with one-row scale
+    tiles along the contiguous axis, or along the token axis in token
+    groups (the weight gradient's jagged operands); 16-byte aligned input
+    rows and column offsets); a remark says why a producer was left alone.
     Elementwise `arith` / `math` ops on tensors are turned into one
     `linalg.generic` by MLIR's `convert-elementwise-to-linalg` and
     `linalg-fuse-elementwise-ops`, run first (see
