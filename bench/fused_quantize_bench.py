@@ -7,7 +7,12 @@ Llama 4 Scout routed rows for 16K tokens (device).
 
 GPU time per call from torch.profiler (kernel time only: the two paths'
 kernels, without host launch gaps), and the fused kernel's bytes (h read,
-codes and scales written) per second against a copy of h. Checks the two
+codes and scales written) per second against a copy of h. Then the same
+for the SwiGLU's backward: PyTorch's autograd of the SwiGLU (as the layer
+runs it) + mxmoe's rowwise and token-axis MX128 quantizations of dh,
+against the two fused kernels (bench/fused_quantize.mlir's
+@<shape>_dswiglu), with the count of output bytes that differ (the
+fused exp is MLIR's polynomial, PyTorch's is CUDA's expf). Checks the two
 paths' outputs equal (data and scales) on the timed data. Prints a table
 and one JSON row per (shape, path); with `--jsonl FILE` the rows are
 appended there.
@@ -44,6 +49,45 @@ def gpu_ms(step, iters=20):
     total = sum(e.device_time for e in prof.events()
                 if e.device_type == torch.autograd.DeviceType.CUDA)
     return total / 1e3 / iters
+
+
+def bench_dswiglu(d, dev, date):
+    """The SwiGLU's backward and dh's two MX128 quantizations (rowwise,
+    token axis): PyTorch autograd (chunk, silu, mul backward, as the layer
+    runs them) + mxmoe's two quantize kernels against the fused kernels."""
+    rows = []
+    print(f"{'shape':>10} {'rows x I':>12} | {'autograd + 2 quantize ms':>24} | {'fused ms':>8} | "
+          f"{'fused / unfused':>15} | codes differing")
+    for name, (M, I, G) in SHAPES.items():
+        torch.manual_seed(0)
+        h = (torch.randn(M, 2 * I, device="cuda") * 3).to(torch.bfloat16).requires_grad_()
+        da = torch.randn(M, I, device="cuda").to(torch.bfloat16)
+        offs = torch.tensor([(g + 1) * M // G - (7 if g < G - 1 else 0) for g in range(G)],
+                            dtype=torch.int32, device="cuda")
+        quantize = mp.Program(d, f"{name}_dswiglu_unfused")
+        fused = mp.Program(d, f"{name}_dswiglu")
+        g, u = h.chunk(2, -1)
+        act = F.silu(g) * u
+
+        def unfused_step():
+            (dh,) = torch.autograd.grad(act, h, da, retain_graph=True)
+            return quantize(dh, offs)
+
+        hd = h.detach()
+        a, b = unfused_step(), fused(da, hd, offs)
+        differ = sum(int((x.view(torch.uint8) != y.view(torch.uint8)).sum()) for x, y in zip(a, b))
+        total = sum(x.numel() for x in a)
+        t_unfused = gpu_ms(unfused_step)
+        t_fused = gpu_ms(lambda: fused(da, hd, offs))
+        print(f"{name:>10} {M:>7}x{I:<4} | {t_unfused:24.3f} | {t_fused:8.3f} | "
+              f"{t_unfused / t_fused:14.2f}x | {differ} of {total}")
+        for path, t in (("torch autograd + 2 mxmoe quantize", t_unfused), ("mxmoe fused_quantize", t_fused)):
+            rows.append(dict(what="dswiglu_mx128_quantize_rowwise_and_token_axis", shape=[M, 2 * I],
+                             groups=G, impl=path, metric="gpu_time", value=round(t * 1e3, 2), unit="us",
+                             bytes_differing=differ, bytes_compared=total, device=dev, date=date,
+                             command=COMMAND))
+        del h, da, act, g, u
+    return rows
 
 
 def main():
@@ -83,6 +127,7 @@ def main():
         rows.append(dict(what="swiglu_mx128_quantize", shape=[M, 2 * I], groups=G, impl="copy of h",
                          metric="gpu_time", value=round(t_copy * 1e3, 2), unit="us",
                          bandwidth_tbs=round(copy_bw, 3), device=dev, date=date, command=COMMAND))
+    rows += bench_dswiglu(d, dev, date)
     for r in rows:
         print(json.dumps(r))
     if jsonl:

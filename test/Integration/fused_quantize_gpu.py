@@ -25,7 +25,11 @@ Checks:
     gradient's operand): `product_jagged` (3 groups, one empty; MX
     row-major and MX128 compact scales; f32 quantize input) byte-equal to
     the unfused kernels, and `swiglu_mx128_jagged` (per-K-group blocked
-    scales) against PyTorch's SwiGLU as above.
+    scales) against PyTorch's SwiGLU as above;
+  * `dswiglu_mx128`: the SwiGLU's backward dh = [d gate | d up] (a
+    producer of two parts joined by a tensor.concat) quantized rowwise and
+    along the token axis, against PyTorch's autograd dh quantized by
+    mxmoe's kernels: scales equal, codes as above.
 Prints `N passed, N failed` last.
 
 Usage (device): fused_quantize_gpu.py DIR
@@ -102,6 +106,26 @@ def check_swiglu(c, d, name, grouped):
              step <= 1 and differ <= M * I // 1000, f"step {step}")
 
 
+def check_dswiglu(c, d):
+    """dh of the SwiGLU from the fused kernels against PyTorch's autograd
+    dh quantized by mxmoe's kernels (rowwise and along the token axis)."""
+    g = torch.Generator(device="cuda").manual_seed(14)
+    M, I = 512, 768
+    h = (torch.randn(M, 2 * I, device="cuda", generator=g) * 3).to(torch.bfloat16)
+    da = torch.randn(M, I, device="cuda", generator=g).to(torch.bfloat16)
+    offs = torch.tensor([200, 201, 201, 512], dtype=torch.int32, device="cuda")
+    hh = h.clone().requires_grad_()
+    (F.silu(hh[:, :I]) * hh[:, I:]).backward(da)
+    fused = mp.Program(d, "dswiglu_mx128")(da, h, offs)
+    ref = mp.Program(d, "dswiglu_mx128_unfused")(hh.grad.contiguous(), offs)
+    for i, what in ((0, "rowwise"), (2, "token axis")):
+        differ = (fused[i].view(torch.uint8) != ref[i].view(torch.uint8)).sum().item()
+        step = code_step(fused[i], ref[i]) if differ else 0
+        c.report(f"dswiglu_mx128 {what}: scales equal to unfused", same_bytes(fused[i + 1], ref[i + 1]))
+        c.report(f"dswiglu_mx128 {what}: codes (differ {differ} of {fused[i].numel()}, step <= 1)",
+                 step <= 1 and differ <= 2 * M * I // 1000, f"step {step}")
+
+
 def main():
     d = sys.argv[1]
     c = Checks()
@@ -110,6 +134,7 @@ def main():
     check_swiglu(c, d, "swiglu_mx32", grouped=False)
     check_product_jagged(c, d)
     check_swiglu(c, d, "swiglu_mx128_jagged", grouped=True)
+    check_dswiglu(c, d)
     return c.summary()
 
 

@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Approximation.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -32,12 +33,18 @@ using ::mxmoe::kMXBlockSize;
 thread_local FusedSource *mlir::mxmoe::kernels::activeFusedSource = nullptr;
 
 FusedSource::FusedSource(FusedQuantizeOp op) : op(op) {
-  producer = op.getProducer();
-  width = cast<RankedTensorType>(producer.getResultTypes()[0]).getDimSize(1);
-  for (unsigned i = 0; i < producer.getNumDpsInputs(); ++i) {
-    auto [arg, col] = op.getProducerInput(i);
-    auto t = cast<RankedTensorType>(arg.getType());
-    inputs.push_back({arg, col, t.getDimSize(1), t.getElementType(), Value()});
+  width = cast<RankedTensorType>(op.getProduced().getType()).getDimSize(1);
+  int64_t col0 = 0;
+  for (linalg::GenericOp g : op.getProducers()) {
+    auto w = cast<RankedTensorType>(g.getResultTypes()[0]).getDimSize(1);
+    parts.push_back({g, col0, static_cast<unsigned>(inputs.size())});
+    col0 += w;
+    for (unsigned i = 0; i < g.getNumDpsInputs(); ++i) {
+      auto [arg, col] = FusedQuantizeOp::getProducerInput(g, i);
+      auto t = cast<RankedTensorType>(arg.getType());
+      inputs.push_back(
+          {arg, col, t.getDimSize(1), t.getElementType(), Value()});
+    }
   }
 }
 
@@ -56,19 +63,47 @@ void FusedSource::bindViews(ValueRange views) {
 
 /// The `count` elements at `base` of a run along the producer's rows:
 /// element (r, c + i) of its result, r = base / width, c = base % width,
-/// in the result's element type.
+/// in the result's element type; the run lies in one part (each part is a
+/// multiple of 32 columns wide, whyNotLowered), chosen at run time.
 SmallVector<Value> FusedSource::loadRun(KB &b, Value base, int64_t count) {
   used = true;
   auto [r, c] = b.divRem(base, b.idx(width));
+  return loadFromPart(b, 0, r, c, count);
+}
+
+/// loadRun from part `p` or, when c lies past it, a later one.
+SmallVector<Value> FusedSource::loadFromPart(KB &b, unsigned p, Value r,
+                                             Value c, int64_t count) {
+  if (p + 1 == parts.size())
+    return evalPart(b, parts[p], r, b.sub(c, b.idx(parts[p].col0)), count);
+  Type elem =
+      cast<RankedTensorType>(op.getProduced().getType()).getElementType();
+  SmallVector<Type> types(count, elem);
+  auto branch = scf::IfOp::create(b, types, b.ult(c, b.idx(parts[p + 1].col0)),
+                                  /*withElseRegion=*/true);
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(branch.thenBlock());
+  scf::YieldOp::create(
+      b, evalPart(b, parts[p], r, b.sub(c, b.idx(parts[p].col0)), count));
+  b.setInsertionPointToStart(branch.elseBlock());
+  scf::YieldOp::create(b, loadFromPart(b, p + 1, r, c, count));
+  return SmallVector<Value>(branch.getResults());
+}
+
+/// Part `part`'s results (r, c + i), i < count, c relative to the part.
+SmallVector<Value> FusedSource::evalPart(KB &b, const Part &part, Value r,
+                                         Value c, int64_t count) {
+  linalg::GenericOp g = part.producer;
   SmallVector<SmallVector<Value>> elems;
-  for (const Input &in : inputs) {
+  for (unsigned j = 0; j < g.getNumDpsInputs(); ++j) {
+    const Input &in = inputs[part.firstInput + j];
     Value rowStart = b.mul(r, b.idx(in.rowWidth));
     Value colStart = b.idx(in.col);
     Value idx = b.add(b.add(rowStart, colStart), c);
     elems.push_back(loadBlockElements(
         b, in.mem, in.elem, idx, [](Value x) { return x; }, count));
   }
-  Block &body = producer.getRegion().front();
+  Block &body = g.getRegion().front();
   // The scalar constants of the fused op's block that the body uses, once.
   IRMapping constants;
   for (Operation &op : body.without_terminator())
@@ -79,7 +114,7 @@ SmallVector<Value> FusedSource::loadRun(KB &b, Value base, int64_t count) {
   SmallVector<Value> out;
   for (int64_t i = 0; i < count; ++i) {
     IRMapping map = constants;
-    for (unsigned j = 0; j < inputs.size(); ++j)
+    for (unsigned j = 0; j < elems.size(); ++j)
       map.map(body.getArgument(j), elems[j][i]);
     for (Operation &op : body.without_terminator())
       b.clone(op, map);
@@ -203,7 +238,7 @@ static LogicalResult lowerMathToIntrinsics(FusedQuantizeOp op,
 
 LogicalResult KernelGen::genFusedQuantize(FusedQuantizeOp op) {
   QuantizeOp q = op.getQuantizations().front();
-  std::string why = FusedQuantizeOp::whyNotLowered(q, op.getProducer());
+  std::string why = FusedQuantizeOp::whyNotLowered(q, op.getProducers());
   if (!why.empty())
     return op.emitOpError("convert-mxmoe-to-gpu: ") << why;
   FusedSource src(op);

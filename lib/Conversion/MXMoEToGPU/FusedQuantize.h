@@ -29,10 +29,19 @@ struct FusedSource {
     Value mem;
   };
 
+  /// One part of the producer: its generic, its first result column and
+  /// its first input in `inputs`.
+  struct Part {
+    linalg::GenericOp producer;
+    int64_t col0;
+    unsigned firstInput;
+  };
+
   explicit FusedSource(FusedQuantizeOp op);
 
-  /// Parameter views: producer input 0's element type replaces the
-  /// quantize input's (views[0]); the other inputs are appended.
+  /// Parameter views: the first input's element type replaces the
+  /// quantize input's (views[0]); the other inputs (every part's) are
+  /// appended.
   void bind(SmallVectorImpl<Type> &views);
   /// Inside the kernel: records the views of the producer inputs.
   void bindViews(ValueRange views);
@@ -44,6 +53,10 @@ struct FusedSource {
   SmallVector<Value> loadRun(KB &b, Value base, int64_t count);
   /// loadRun of one MX block (32 elements), as f32 (loadHPBlock).
   SmallVector<Value> load(KB &b, Value base);
+  SmallVector<Value> loadFromPart(KB &b, unsigned p, Value r, Value c,
+                                  int64_t count);
+  SmallVector<Value> evalPart(KB &b, const Part &part, Value r, Value c,
+                              int64_t count);
   /// loadRun as one vector<count x element> (the jagged kernel's 16-byte
   /// staging loads, QuantizeJagged.cpp).
   Value loadVector(KB &b, Value base, int64_t count);
@@ -52,9 +65,9 @@ struct FusedSource {
 
   FusedQuantizeOp op;
   QuantizeOp quantize;
-  linalg::GenericOp producer;
-  int64_t width; ///< row length of the producer's result
-  SmallVector<Input> inputs;
+  SmallVector<Part> parts;
+  int64_t width;             ///< row length of the producer's result
+  SmallVector<Input> inputs; ///< every part's, in order
   unsigned firstExtraView = 0;
   Value anchor;
   bool used = false;     ///< a load went through loadRun

@@ -10,7 +10,9 @@
 // (here the MX128 rowwise blocked one, M-grouped) with the producer's input
 // h in place of the quantize input and the producer evaluated at its
 // loads (also the jagged token-axis kernel, QuantizeJagged.cpp, at its
-// 16-byte staging loads); a fused op of two quantizations is split into one op (one kernel)
+// 16-byte staging loads; a producer of two parts joined by a concat picks
+// the part of each loaded run at run time, scf.if); a fused op of two
+// quantizations is split into one op (one kernel)
 // each. math.exp is a polynomial (no libdevice call in the PTX).
 
 // CHECK-LABEL: func.func @swiglu_mx128(
@@ -21,17 +23,28 @@
 // CHECK:         return %[[A]]#0, %[[A]]#1, %[[B]]#0, %[[B]]#1
 // CHECK-LABEL: func.func @swiglu_mx128_jagged(
 // CHECK:         mxmoe.fused_quantize(%{{.*}}, %{{.*}}) {mxmoe.grid = array<i64: 18, 1, 1>, mxmoe.kernel = @mxmoe_kernels::@swiglu_mx128_jagged__quantize_0, mxmoe.kernel_args = ["operand:0", "operand:1", "result:0", "result:1", "status", "operand:0", "value:1", "value:768", "value:384", "value:196608", "value:1", "value:768", "value:768", "value:24", "value:256"]}
+// CHECK-LABEL: func.func @dswiglu_mx128(
+// CHECK:         mxmoe.fused_quantize(%arg0, %arg1, %arg2) {{{.*}}@dswiglu_mx128__quantize_0, mxmoe.kernel_args = ["operand:0", "operand:2", "result:0", "result:1", "status", "operand:1", "operand:1", "operand:0", "operand:1",
+// CHECK:         mxmoe.fused_quantize(%arg0, %arg1, %arg2) {{{.*}}@dswiglu_mx128__quantize_1, mxmoe.kernel_args = ["operand:0", "operand:2", "result:0", "result:1", "status", "operand:1", "operand:1", "operand:0", "operand:1",
 // CHECK:       gpu.func @swiglu_mx128__quantize_0(%arg0: !llvm.ptr {llvm.noalias, mxmoe.element_type = bf16}, %arg1: !llvm.ptr {llvm.noalias, mxmoe.element_type = i32}, %arg2: !llvm.ptr {llvm.noalias, mxmoe.element_type = f8E4M3FN}, %arg3: !llvm.ptr {llvm.noalias, mxmoe.element_type = f8E8M0FNU}, %arg4: !llvm.ptr {llvm.noalias, mxmoe.element_type = i32}, %arg5: !llvm.ptr {llvm.noalias, mxmoe.element_type = bf16}
 // CHECK-NOT:     math.exp
 // CHECK:       gpu.func @product_two_quantizations__quantize_0({{.*}}%arg3: !llvm.ptr {llvm.noalias, mxmoe.element_type = f32}
 // CHECK:       gpu.func @swiglu_mx128_jagged__quantize_0({{.*}}%arg5: !llvm.ptr {llvm.noalias, mxmoe.element_type = bf16}
 // CHECK-NOT:     math.exp
 // CHECK:         vector.from_elements
+// CHECK:       gpu.func @dswiglu_mx128__quantize_0(
+// CHECK:         scf.if
+// CHECK:       gpu.func @dswiglu_mx128__quantize_1(
+// CHECK:         scf.if
 
 // PTX-LABEL: .entry swiglu_mx128__quantize_0
 // PTX-NOT:   call
 // PTX:       .entry product_two_quantizations__quantize_0
 // PTX:       .entry swiglu_mx128_jagged__quantize_0
+// PTX-NOT:   call
+// PTX:       .entry dswiglu_mx128__quantize_0
+// PTX-NOT:   call
+// PTX:       .entry dswiglu_mx128__quantize_1
 // PTX-NOT:   call
 // SPILLS-NOT: bytes spill stores, [1-9]
 // SPILLS:    0 bytes spill stores

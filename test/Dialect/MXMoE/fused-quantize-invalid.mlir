@@ -113,7 +113,7 @@ func.func @yield_partial(%a: tensor<64x256xbf16>) -> tensor<64x256xf8E4M3FN> {
 // -----
 
 func.func @no_quantization(%a: tensor<64x256xbf16>) -> tensor<64x256xbf16> {
-  // expected-error @+1 {{'mxmoe.fused_quantize' op body must hold, in order, column slices of its arguments (tensor.extract_slice) and scalar constants, one tensor.empty, one linalg.generic, one or more mxmoe.quantize of its result and mxmoe.yield}}
+  // expected-error @+1 {{'mxmoe.fused_quantize' op body must hold, in order, column slices of its arguments (tensor.extract_slice) and scalar constants, one or more pairs of tensor.empty and linalg.generic (with a tensor.concat of their results along dim 1 when more than one), one or more mxmoe.quantize of the result and mxmoe.yield}}
   %r = mxmoe.fused_quantize (%a) : (tensor<64x256xbf16>) -> (tensor<64x256xbf16>) {
   ^bb0(%x: tensor<64x256xbf16>):
     %init = tensor.empty() : tensor<64x256xbf16>
@@ -148,4 +148,92 @@ func.func @arg_type(%a: tensor<64x256xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor
     mxmoe.yield %q0, %s0 : tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
   }
   return %q, %s : tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
+}
+
+// -----
+
+// Two parts without the concat that joins them.
+
+func.func @parts_without_concat(%a: tensor<64x128xbf16>) -> (tensor<64x128xf8E4M3FN>, tensor<64x4xf8E8M0FNU>) {
+  // expected-error @+1 {{body must hold, in order}}
+  %q, %s = mxmoe.fused_quantize (%a) : (tensor<64x128xbf16>) -> (tensor<64x128xf8E4M3FN>, tensor<64x4xf8E8M0FNU>) {
+  ^bb0(%x: tensor<64x128xbf16>):
+    %init0 = tensor.empty() : tensor<64x128xbf16>
+    %p0 = linalg.generic {
+        indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+        iterator_types = ["parallel", "parallel"]}
+        ins(%x : tensor<64x128xbf16>) outs(%init0 : tensor<64x128xbf16>) {
+    ^bb0(%u: bf16, %out: bf16):
+      linalg.yield %u : bf16
+    } -> tensor<64x128xbf16>
+    %init1 = tensor.empty() : tensor<64x128xbf16>
+    %p1 = linalg.generic {
+        indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+        iterator_types = ["parallel", "parallel"]}
+        ins(%x : tensor<64x128xbf16>) outs(%init1 : tensor<64x128xbf16>) {
+    ^bb0(%u: bf16, %out: bf16):
+      linalg.yield %u : bf16
+    } -> tensor<64x128xbf16>
+    %q0, %s0 = mxmoe.quantize %p1 {axis = 1 : i64} : tensor<64x128xbf16> -> tensor<64x128xf8E4M3FN>, tensor<64x4xf8E8M0FNU>
+    mxmoe.yield %q0, %s0 : tensor<64x128xf8E4M3FN>, tensor<64x4xf8E8M0FNU>
+  }
+  return %q, %s : tensor<64x128xf8E4M3FN>, tensor<64x4xf8E8M0FNU>
+}
+
+// -----
+
+func.func @concat_out_of_order(%a: tensor<64x128xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>) {
+  %q, %s = mxmoe.fused_quantize (%a) : (tensor<64x128xbf16>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>) {
+  ^bb0(%x: tensor<64x128xbf16>):
+    %init0 = tensor.empty() : tensor<64x128xbf16>
+    %p0 = linalg.generic {
+        indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+        iterator_types = ["parallel", "parallel"]}
+        ins(%x : tensor<64x128xbf16>) outs(%init0 : tensor<64x128xbf16>) {
+    ^bb0(%u: bf16, %out: bf16):
+      linalg.yield %u : bf16
+    } -> tensor<64x128xbf16>
+    %init1 = tensor.empty() : tensor<64x128xbf16>
+    %p1 = linalg.generic {
+        indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+        iterator_types = ["parallel", "parallel"]}
+        ins(%x : tensor<64x128xbf16>) outs(%init1 : tensor<64x128xbf16>) {
+    ^bb0(%u: bf16, %out: bf16):
+      linalg.yield %u : bf16
+    } -> tensor<64x128xbf16>
+    // expected-error @+1 {{'tensor.concat' op in mxmoe.fused_quantize must concatenate the results of the linalg.generic ops before it, in order, each used by it alone}}
+    %c = tensor.concat dim(1) %p1, %p0 : (tensor<64x128xbf16>, tensor<64x128xbf16>) -> tensor<64x256xbf16>
+    %q0, %s0 = mxmoe.quantize %c {axis = 1 : i64} : tensor<64x256xbf16> -> tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
+    mxmoe.yield %q0, %s0 : tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
+  }
+  return %q, %s : tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
+}
+
+// -----
+
+func.func @concat_dim0(%a: tensor<64x128xbf16>) -> (tensor<128x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>) {
+  %q, %s = mxmoe.fused_quantize (%a) : (tensor<64x128xbf16>) -> (tensor<128x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>) {
+  ^bb0(%x: tensor<64x128xbf16>):
+    %init0 = tensor.empty() : tensor<64x128xbf16>
+    %p0 = linalg.generic {
+        indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+        iterator_types = ["parallel", "parallel"]}
+        ins(%x : tensor<64x128xbf16>) outs(%init0 : tensor<64x128xbf16>) {
+    ^bb0(%u: bf16, %out: bf16):
+      linalg.yield %u : bf16
+    } -> tensor<64x128xbf16>
+    %init1 = tensor.empty() : tensor<64x128xbf16>
+    %p1 = linalg.generic {
+        indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+        iterator_types = ["parallel", "parallel"]}
+        ins(%x : tensor<64x128xbf16>) outs(%init1 : tensor<64x128xbf16>) {
+    ^bb0(%u: bf16, %out: bf16):
+      linalg.yield %u : bf16
+    } -> tensor<64x128xbf16>
+    // expected-error @+1 {{'tensor.concat' op in mxmoe.fused_quantize must concatenate along dim 1}}
+    %c = tensor.concat dim(0) %p0, %p1 : (tensor<64x128xbf16>, tensor<64x128xbf16>) -> tensor<128x128xbf16>
+    %q0, %s0 = mxmoe.quantize %c {axis = 1 : i64} : tensor<128x128xbf16> -> tensor<128x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>
+    mxmoe.yield %q0, %s0 : tensor<128x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>
+  }
+  return %q, %s : tensor<128x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>
 }

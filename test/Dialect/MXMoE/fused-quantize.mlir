@@ -125,3 +125,63 @@ func.func @swiglu_mx128_jagged(%h: tensor<256x1536xbf16>, %offs: tensor<4xi32>)
   }
   return %q, %s : tensor<768x384xf8E4M3FN>, tensor<768x24xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128], per_k_group>>
 }
+
+// A producer of two parts: the SwiGLU's backward dh = [d gate | d up]
+// (test/Dialect/MXMoE/fuse-quantize-producers.mlir forms it), two
+// formulas joined by a tensor.concat along dim 1, quantized rowwise and
+// along the token axis.
+
+// CHECK-LABEL: func.func @dswiglu_mx128(
+// CHECK:         mxmoe.fused_quantize(%{{.*}}, %{{.*}}, %{{.*}})
+// CHECK-COUNT-2:   linalg.generic
+// CHECK:           tensor.concat dim(1)
+// CHECK-COUNT-2:   mxmoe.quantize %concat
+func.func @dswiglu_mx128(%arg0: tensor<256x768xbf16>, %arg1: tensor<256x1536xbf16>, %arg2: tensor<4xi32>) -> (tensor<256x1536xf8E4M3FN>, tensor<1024x48xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128]>>, tensor<1536x384xf8E4M3FN>, tensor<1536x24xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128], per_k_group>>) {
+  %0:4 = mxmoe.fused_quantize(%arg0, %arg1, %arg2) : (tensor<256x768xbf16>, tensor<256x1536xbf16>, tensor<4xi32>) -> (tensor<256x1536xf8E4M3FN>, tensor<1024x48xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128]>>, tensor<1536x384xf8E4M3FN>, tensor<1536x24xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128], per_k_group>>) {
+  ^bb0(%arg3: tensor<256x768xbf16>, %arg4: tensor<256x1536xbf16>, %arg5: tensor<4xi32>):
+    %cst = arith.constant 1.000000e+00 : f32
+    %extracted_slice = tensor.extract_slice %arg4[0, 768] [256, 768] [1, 1] : tensor<256x1536xbf16> to tensor<256x768xbf16>
+    %extracted_slice_0 = tensor.extract_slice %arg4[0, 0] [256, 768] [1, 1] : tensor<256x1536xbf16> to tensor<256x768xbf16>
+    %1 = tensor.empty() : tensor<256x768xbf16>
+    %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%arg3, %extracted_slice, %extracted_slice_0 : tensor<256x768xbf16>, tensor<256x768xbf16>, tensor<256x768xbf16>) outs(%1 : tensor<256x768xbf16>) {
+    ^bb0(%in: bf16, %in_3: bf16, %in_4: bf16, %out: bf16):
+      %5 = arith.extf %in_4 : bf16 to f32
+      %6 = arith.negf %5 : f32
+      %7 = math.exp %6 : f32
+      %8 = arith.addf %7, %cst : f32
+      %9 = arith.divf %cst, %8 : f32
+      %10 = arith.extf %in : bf16 to f32
+      %11 = arith.extf %in_3 : bf16 to f32
+      %12 = arith.mulf %10, %11 : f32
+      %13 = arith.truncf %12 : f32 to bf16
+      %14 = arith.extf %13 : bf16 to f32
+      %15 = arith.mulf %14, %9 : f32
+      %16 = arith.subf %cst, %9 : f32
+      %17 = arith.mulf %5, %16 : f32
+      %18 = arith.addf %17, %cst : f32
+      %19 = arith.mulf %15, %18 : f32
+      %20 = arith.truncf %19 : f32 to bf16
+      linalg.yield %20 : bf16
+    } -> tensor<256x768xbf16>
+    %3 = tensor.empty() : tensor<256x768xbf16>
+    %4 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%arg3, %extracted_slice_0 : tensor<256x768xbf16>, tensor<256x768xbf16>) outs(%3 : tensor<256x768xbf16>) {
+    ^bb0(%in: bf16, %in_3: bf16, %out: bf16):
+      %5 = arith.extf %in : bf16 to f32
+      %6 = arith.extf %in_3 : bf16 to f32
+      %7 = arith.negf %6 : f32
+      %8 = math.exp %7 : f32
+      %9 = arith.addf %8, %cst : f32
+      %10 = arith.divf %6, %9 : f32
+      %11 = arith.truncf %10 : f32 to bf16
+      %12 = arith.extf %11 : bf16 to f32
+      %13 = arith.mulf %5, %12 : f32
+      %14 = arith.truncf %13 : f32 to bf16
+      linalg.yield %14 : bf16
+    } -> tensor<256x768xbf16>
+    %concat = tensor.concat dim(1) %2, %4 : (tensor<256x768xbf16>, tensor<256x768xbf16>) -> tensor<256x1536xbf16>
+    %data, %scales = mxmoe.quantize %concat offsets(%arg5 : tensor<4xi32>) {axis = 1 : i64, scale_tile = array<i64: 1, 128>} : tensor<256x1536xbf16> -> tensor<256x1536xf8E4M3FN>, tensor<1024x48xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128]>>
+    %data_1, %scales_2 = mxmoe.quantize %concat offsets(%arg5 : tensor<4xi32>) {axis = 0 : i64, scale_tile = array<i64: 1, 128>} : tensor<256x1536xbf16> -> tensor<1536x384xf8E4M3FN>, tensor<1536x24xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128], per_k_group>>
+    mxmoe.yield %data, %scales, %data_1, %scales_2 : tensor<256x1536xf8E4M3FN>, tensor<1024x48xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128]>>, tensor<1536x384xf8E4M3FN>, tensor<1536x24xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128], per_k_group>>
+  }
+  return %0#0, %0#1, %0#2, %0#3 : tensor<256x1536xf8E4M3FN>, tensor<1024x48xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128]>>, tensor<1536x384xf8E4M3FN>, tensor<1536x24xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128], per_k_group>>
+}

@@ -295,11 +295,12 @@ LogicalResult GroupedMatmulOp::verify() {
 // fused_quantize
 //===----------------------------------------------------------------------===//
 
-linalg::GenericOp FusedQuantizeOp::getProducer() {
+Value FusedQuantizeOp::getProduced() {
   for (Operation &op : getBody().front())
-    if (auto g = dyn_cast<linalg::GenericOp>(op))
-      return g;
-  return {};
+    if (auto c = dyn_cast<tensor::ConcatOp>(op))
+      return c.getResult();
+  SmallVector<linalg::GenericOp> parts = getProducers<linalg::GenericOp>();
+  return parts.empty() ? Value() : parts.front().getResult(0);
 }
 
 std::pair<Value, int64_t> FusedQuantizeOp::getColumnSlice(Value in) {
@@ -318,8 +319,8 @@ std::pair<Value, int64_t> FusedQuantizeOp::getColumnSlice(Value in) {
 }
 
 std::pair<BlockArgument, int64_t>
-FusedQuantizeOp::getProducerInput(unsigned i) {
-  auto [src, col] = getColumnSlice(getProducer().getDpsInputs()[i]);
+FusedQuantizeOp::getProducerInput(linalg::GenericOp part, unsigned i) {
+  auto [src, col] = getColumnSlice(part.getDpsInputs()[i]);
   return {cast<BlockArgument>(src), col};
 }
 
@@ -369,6 +370,24 @@ static LogicalResult verifyFusedProducer(FusedQuantizeOp op,
   return e.why.empty() ? success() : e.at->emitOpError(e.why);
 }
 
+/// A producer of parts: `concat` joins the parts' results, in order,
+/// along dim 1, and nothing else reads them.
+static LogicalResult verifyFusedConcat(tensor::ConcatOp concat,
+                                       ArrayRef<linalg::GenericOp> parts) {
+  if (concat.getDim() != 1)
+    return concat.emitOpError("in mxmoe.fused_quantize must concatenate "
+                              "along dim 1");
+  if (concat.getInputs().size() != parts.size() ||
+      !llvm::all_of(llvm::zip(concat.getInputs(), parts), [](auto p) {
+        auto [in, g] = p;
+        return in == g->getResult(0) && in.hasOneUse();
+      }))
+    return concat.emitOpError("in mxmoe.fused_quantize must concatenate the "
+                              "results of the linalg.generic ops before it, "
+                              "in order, each used by it alone");
+  return success();
+}
+
 LogicalResult FusedQuantizeOp::verifyRegions() {
   Block &body = getBody().front();
   if (body.getNumArguments() != getInputs().size())
@@ -395,22 +414,41 @@ LogicalResult FusedQuantizeOp::verifyRegions() {
   auto kinds = [&] {
     return emitOpError("body must hold, in order, column slices of its "
                        "arguments (tensor.extract_slice) and scalar "
-                       "constants, one tensor.empty, "
-                       "one linalg.generic, one or more mxmoe.quantize of its "
-                       "result and mxmoe.yield");
+                       "constants, one or more pairs of tensor.empty and "
+                       "linalg.generic (with a tensor.concat of their "
+                       "results along dim 1 when more than one), one or "
+                       "more mxmoe.quantize of the result and mxmoe.yield");
   };
-  if (ops.size() < 4 || !isa<tensor::EmptyOp>(ops[0]) ||
-      !isa<linalg::GenericOp>(ops[1]) || !isa<YieldOp>(ops.back()))
+  // Parts: (tensor.empty, linalg.generic) pairs.
+  size_t at = 0;
+  SmallVector<linalg::GenericOp> parts;
+  while (at + 1 < ops.size() && isa<tensor::EmptyOp>(ops[at]) &&
+         isa<linalg::GenericOp>(ops[at + 1])) {
+    parts.push_back(cast<linalg::GenericOp>(ops[at + 1]));
+    at += 2;
+  }
+  if (parts.empty() || !isa<YieldOp>(ops.back()))
     return kinds();
-  auto g = cast<linalg::GenericOp>(ops[1]);
-  if (failed(verifyFusedProducer(*this, g)))
-    return failure();
+  for (linalg::GenericOp g : parts)
+    if (failed(verifyFusedProducer(*this, g)))
+      return failure();
+  Value produced = parts.front().getResult(0);
+  if (auto concat = dyn_cast<tensor::ConcatOp>(ops[at])) {
+    if (failed(verifyFusedConcat(concat, parts)))
+      return failure();
+    produced = concat.getResult();
+    ++at;
+  } else if (parts.size() > 1) {
+    return kinds();
+  }
+  if (at + 1 >= ops.size())
+    return kinds();
   SmallVector<Value> quantized;
-  for (Operation *op : ArrayRef(ops).slice(2, ops.size() - 3)) {
+  for (Operation *op : ArrayRef(ops).slice(at, ops.size() - at - 1)) {
     auto q = dyn_cast<QuantizeOp>(op);
     if (!q)
       return kinds();
-    if (q.getInput() != g.getResult(0))
+    if (q.getInput() != produced)
       return q.emitOpError("in mxmoe.fused_quantize must quantize the "
                            "producer's result");
     if (Value o = q.getOffsets())
@@ -429,8 +467,28 @@ LogicalResult FusedQuantizeOp::verifyRegions() {
   return success();
 }
 
+/// whyNotLowered's rules for one part of the producer.
+static std::string whyNotLoweredPart(linalg::GenericOp producer) {
+  if (!producer.getRegionOutputArgs()[0].use_empty())
+    return "the producer reads its init";
+  for (Value in : producer.getDpsInputs()) {
+    auto [v, col] = FusedQuantizeOp::getColumnSlice(in);
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || t.getRank() != 2 || !t.hasStaticShape())
+      return "a producer input is not a static 2-D tensor";
+    Type e = t.getElementType();
+    if (!e.isBF16() && !e.isF16() && !e.isF32())
+      return "a producer input is not bf16, f16 or f32";
+    int64_t bytes = e.getIntOrFloatBitWidth() / 8;
+    if ((t.getDimSize(1) * bytes) % 16 != 0 || (col * bytes) % 16 != 0)
+      return "a producer input's rows or column offset are not a multiple of "
+             "16 bytes";
+  }
+  return "";
+}
+
 std::string FusedQuantizeOp::whyNotLowered(QuantizeOp q,
-                                           linalg::GenericOp producer) {
+                                           ArrayRef<linalg::GenericOp> parts) {
   RankedTensorType in = q.getInput().getType();
   if (in.getRank() != 2)
     return "only quantizations of a 2-D tensor are generated with a fused "
@@ -444,20 +502,16 @@ std::string FusedQuantizeOp::whyNotLowered(QuantizeOp q,
   if (q.getScaleTileOrDefault()[0] != 1)
     return "scale tiles of more than one row are not generated with a fused "
            "producer";
-  if (!producer.getRegionOutputArgs()[0].use_empty())
-    return "the producer reads its init";
-  for (Value in : producer.getDpsInputs()) {
-    auto [v, col] = getColumnSlice(in);
-    auto t = dyn_cast<RankedTensorType>(v.getType());
-    if (!t || t.getRank() != 2 || !t.hasStaticShape())
-      return "a producer input is not a static 2-D tensor";
-    Type e = t.getElementType();
-    if (!e.isBF16() && !e.isF16() && !e.isF32())
-      return "a producer input is not bf16, f16 or f32";
-    int64_t bytes = e.getIntOrFloatBitWidth() / 8;
-    if ((t.getDimSize(1) * bytes) % 16 != 0 || (col * bytes) % 16 != 0)
-      return "a producer input's rows or column offset are not a multiple of "
-             "16 bytes";
+  for (linalg::GenericOp producer : parts) {
+    std::string why = whyNotLoweredPart(producer);
+    if (!why.empty())
+      return why;
+    // A part boundary inside a loaded run (32 elements rowwise, 16 bytes
+    // in the jagged kernel) would need two parts per run.
+    int64_t width =
+        cast<RankedTensorType>(producer.getResultTypes()[0]).getDimSize(1);
+    if (parts.size() > 1 && width % 32 != 0)
+      return "a concatenated part is not a multiple of 32 columns wide";
   }
   return "";
 }

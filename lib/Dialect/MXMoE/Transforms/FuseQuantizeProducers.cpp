@@ -45,9 +45,18 @@ std::string whyNotProducer(linalg::GenericOp g) {
                   : "";
 }
 
-/// Builds the fused op of `g` and `qs` before the first quantization and
+/// A producer the pass fuses: one generic, or generics whose results a
+/// tensor.concat along dim 1 joins (each read by it alone); `value` is
+/// what the quantizations read.
+struct Producer {
+  SmallVector<linalg::GenericOp> parts;
+  tensor::ConcatOp concat;
+  Value value;
+};
+
+/// Builds the fused op of `p` and `qs` before the first quantization and
 /// replaces their results.
-void fuse(linalg::GenericOp g, ArrayRef<QuantizeOp> qs) {
+void fuse(const Producer &p, ArrayRef<QuantizeOp> qs) {
   // Operands: the producer's sources (slices read their source), then
   // the quantizations' offsets; each value once.
   SmallVector<Value> operands;
@@ -55,8 +64,9 @@ void fuse(linalg::GenericOp g, ArrayRef<QuantizeOp> qs) {
     if (!llvm::is_contained(operands, v))
       operands.push_back(v);
   };
-  for (Value in : g.getDpsInputs())
-    operandOf(FusedQuantizeOp::getColumnSlice(in).first);
+  for (linalg::GenericOp g : p.parts)
+    for (Value in : g.getDpsInputs())
+      operandOf(FusedQuantizeOp::getColumnSlice(in).first);
   for (QuantizeOp q : qs)
     if (Value o = q.getOffsets())
       operandOf(o);
@@ -64,103 +74,147 @@ void fuse(linalg::GenericOp g, ArrayRef<QuantizeOp> qs) {
   for (QuantizeOp q : qs)
     types.append({q.getData().getType(), q.getScales().getType()});
   OpBuilder b(qs.front());
-  auto op = FusedQuantizeOp::create(b, g.getLoc(), types, operands);
+  auto op = FusedQuantizeOp::create(b, p.value.getLoc(), types, operands);
   Block *body = b.createBlock(&op.getBody());
   IRMapping map;
   for (Value v : operands)
     map.map(v, body->addArgument(v.getType(), v.getLoc()));
-  for (Value in : g.getDpsInputs())
-    if (auto slice = in.getDefiningOp<tensor::ExtractSliceOp>())
-      b.clone(*slice, map);
-  // Constants the body captures (linalg-fuse-elementwise-ops leaves a
+  for (linalg::GenericOp g : p.parts)
+    for (Value in : g.getDpsInputs())
+      if (auto slice = in.getDefiningOp<tensor::ExtractSliceOp>();
+          slice && !map.contains(slice.getResult()))
+        b.clone(*slice, map);
+  // Constants the bodies capture (linalg-fuse-elementwise-ops leaves a
   // splat operand as a scalar constant outside): the op is isolated.
-  g.getRegion().walk([&](Operation *op) {
-    for (Value v : op->getOperands())
-      if (auto c = v.getDefiningOp<arith::ConstantOp>();
-          c && !g->isAncestor(c) && !map.contains(v))
-        b.clone(*c, map);
-  });
-  b.clone(*g.getDpsInits()[0].getDefiningOp(), map);
-  b.clone(*g, map);
+  for (linalg::GenericOp g : p.parts)
+    g.getRegion().walk([&](Operation *op) {
+      for (Value v : op->getOperands())
+        if (auto c = v.getDefiningOp<arith::ConstantOp>();
+            c && !g->isAncestor(c) && !map.contains(v))
+          b.clone(*c, map);
+    });
+  for (linalg::GenericOp g : p.parts) {
+    b.clone(*g.getDpsInits()[0].getDefiningOp(), map);
+    b.clone(*g, map);
+  }
+  if (p.concat)
+    b.clone(*p.concat, map);
   SmallVector<Value> yielded;
   for (QuantizeOp q : qs) {
     Operation *c = b.clone(*q, map);
     yielded.append(c->result_begin(), c->result_end());
   }
-  YieldOp::create(b, g.getLoc(), yielded);
+  YieldOp::create(b, p.value.getLoc(), yielded);
   for (auto [i, qi] : llvm::enumerate(qs)) {
     QuantizeOp q = qi;
     q.getData().replaceAllUsesWith(op.getResult(2 * i));
     q.getScales().replaceAllUsesWith(op.getResult(2 * i + 1));
     q.erase();
   }
-  // The slices and the init the producer alone used (each once: two
+  // The slices and the inits the producer alone used (each once: two
   // inputs may be one slice).
   llvm::SetVector<Operation *> dead;
-  for (Value in : g.getDpsInputs())
-    if (Operation *def = in.getDefiningOp())
-      dead.insert(def);
-  dead.insert(g.getDpsInits()[0].getDefiningOp());
-  g.erase();
+  for (linalg::GenericOp g : p.parts) {
+    for (Value in : g.getDpsInputs())
+      if (Operation *def = in.getDefiningOp())
+        dead.insert(def);
+    dead.insert(g.getDpsInits()[0].getDefiningOp());
+  }
+  if (tensor::ConcatOp concat = p.concat)
+    concat.erase();
+  for (linalg::GenericOp g : p.parts)
+    g.erase();
   for (Operation *d : dead)
     if (d->use_empty())
       d->erase();
+}
+
+/// The producers whose result some quantization quantizes (not merely
+/// takes as its offsets): generics not joined by a concat, and concats
+/// along dim 1 of generics each read by the concat alone.
+SmallVector<Producer> findProducers(Operation *root) {
+  auto quantized = [](Value v) {
+    return llvm::any_of(v.getUsers(), [&](Operation *user) {
+      auto q = dyn_cast<QuantizeOp>(user);
+      return q && q.getInput() == v;
+    });
+  };
+  SmallVector<Producer> producers;
+  root->walk([&](Operation *op) {
+    if (op->getParentOfType<FusedQuantizeOp>() || op->getNumResults() != 1 ||
+        !quantized(op->getResult(0)))
+      return;
+    if (auto g = dyn_cast<linalg::GenericOp>(op)) {
+      producers.push_back({{g}, {}, g->getResult(0)});
+      return;
+    }
+    auto concat = dyn_cast<tensor::ConcatOp>(op);
+    if (!concat || concat.getDim() != 1)
+      return;
+    Producer p{{}, concat, concat.getResult()};
+    for (Value in : concat.getInputs()) {
+      auto g = in.getDefiningOp<linalg::GenericOp>();
+      if (!g || !in.hasOneUse() || g->getNumResults() != 1)
+        return;
+      p.parts.push_back(g);
+    }
+    producers.push_back(p);
+  });
+  return producers;
+}
+
+/// Why `p` with the quantizations `qs` of its result is not fused ("" when
+/// it is); fills `qs` in block order.
+std::string whyNotFused(const Producer &p, SmallVectorImpl<QuantizeOp> &qs) {
+  std::string why;
+  for (linalg::GenericOp g : p.parts)
+    if (why.empty())
+      why = whyNotProducer(g);
+  for (Operation *user : p.value.getUsers()) {
+    auto q = dyn_cast<QuantizeOp>(user);
+    if (!q || q.getInput() != p.value)
+      return why.empty() ? "its result has users other than quantizations"
+                         : why;
+    if (why.empty())
+      why = FusedQuantizeOp::whyNotLowered(q, p.parts);
+    qs.push_back(q);
+  }
+  if (!why.empty())
+    return why;
+  // Quantizations in block order: the fused op goes before the first.
+  llvm::sort(qs,
+             [](QuantizeOp a, QuantizeOp c) { return a->isBeforeInBlock(c); });
+  // The fused op replaces the first quantization: every operand must be
+  // defined before it.
+  Operation *def = p.value.getDefiningOp();
+  auto before = [&](Value v) {
+    Operation *d = v.getDefiningOp();
+    return !d || d->getBlock() != def->getBlock() ||
+           d->isBeforeInBlock(qs.front());
+  };
+  if (llvm::any_of(qs, [&](QuantizeOp q) {
+        return q->getBlock() != def->getBlock() ||
+               (q.getOffsets() && !before(q.getOffsets()));
+      }))
+    return "a quantization is in another block or takes offsets defined "
+           "after the first quantization";
+  return "";
 }
 
 struct FuseQuantizeProducersPass
     : ::mlir::mxmoe::impl::MXMoEFuseQuantizeProducersBase<
           FuseQuantizeProducersPass> {
   void runOnOperation() override {
-    SmallVector<linalg::GenericOp> producers;
-    getOperation().walk([&](linalg::GenericOp g) {
-      // Candidates: generics whose result some quantization quantizes
-      // (not merely takes as its offsets).
-      auto quantizes = [&](Operation *user) {
-        auto q = dyn_cast<QuantizeOp>(user);
-        return q && g->getNumResults() == 1 && q.getInput() == g->getResult(0);
-      };
-      if (!g->getParentOfType<FusedQuantizeOp>() &&
-          llvm::any_of(g->getUsers(), quantizes))
-        producers.push_back(g);
-    });
-    for (linalg::GenericOp g : producers) {
-      std::string why = whyNotProducer(g);
+    for (const Producer &p : findProducers(getOperation())) {
       SmallVector<QuantizeOp> qs;
-      for (Operation *user : g->getUsers()) {
-        auto q = dyn_cast<QuantizeOp>(user);
-        if (!q || q.getInput() != g->getResult(0)) {
-          why = why.empty() ? "its result has users other than quantizations"
-                            : why;
-          break;
-        }
-        if (why.empty())
-          why = FusedQuantizeOp::whyNotLowered(q, g);
-        qs.push_back(q);
-      }
+      std::string why = whyNotFused(p, qs);
       if (!why.empty()) {
-        g.emitRemark("mxmoe-fuse-quantize-producers: not fused: ") << why;
+        p.value.getDefiningOp()->emitRemark(
+            "mxmoe-fuse-quantize-producers: not fused: ")
+            << why;
         continue;
       }
-      // Quantizations in block order: the fused op goes before the first.
-      llvm::sort(
-          qs, [](QuantizeOp a, QuantizeOp c) { return a->isBeforeInBlock(c); });
-      // The fused op replaces the first quantization: every operand must
-      // be defined before it.
-      auto before = [&](Value v) {
-        Operation *def = v.getDefiningOp();
-        return !def || def->getBlock() != g->getBlock() ||
-               def->isBeforeInBlock(qs.front());
-      };
-      if (llvm::any_of(qs, [&](QuantizeOp q) {
-            return q->getBlock() != g->getBlock() ||
-                   (q.getOffsets() && !before(q.getOffsets()));
-          })) {
-        g.emitRemark("mxmoe-fuse-quantize-producers: not fused: a "
-                     "quantization is in another block or takes offsets "
-                     "defined after the first quantization");
-        continue;
-      }
-      fuse(g, qs);
+      fuse(p, qs);
     }
   }
 };

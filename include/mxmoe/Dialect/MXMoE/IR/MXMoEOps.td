@@ -367,12 +367,16 @@ def MXMoE_FusedQuantizeOp : MXMoE_Op<"fused_quantize", [
       `[0, c]` (static c) over all rows, unit strides (e.g. the gate and up
       halves of a fused gate/up GEMM's result `h`, at c = 0 and c = I),
       and scalar `arith.constant`s the producer's body may use;
-    * one `tensor.empty` (the producer's init; never read);
-    * one `linalg.generic` of rank 2: all loops parallel, identity indexing
-      maps, one output (the `tensor.empty`), every input a block argument
-      or one of the slices; its body only arith and math ops on scalars;
-    * one or more `mxmoe.quantize` ops of the generic's result (their
-      offsets, if any, block arguments);
+    * the producer: one or more parts, each a `tensor.empty` (the part's
+      init; never read) followed by a `linalg.generic` of rank 2: all
+      loops parallel, identity indexing maps, one output (that
+      `tensor.empty`), every input a block argument or one of the slices;
+      its body only arith and math ops on scalars;
+    * with more than one part, a `tensor.concat` along dim 1 of the parts'
+      results in order, each read by it alone (e.g. the SwiGLU backward's
+      [d gate | d up], two elementwise formulas side by side);
+    * one or more `mxmoe.quantize` ops of the producer's result (the
+      generic's, or the concat's; their offsets, if any, block arguments);
     * `mxmoe.yield` of every quantization's (data, scales), in order.
 
     Results: the yielded values' types.
@@ -427,8 +431,20 @@ def MXMoE_FusedQuantizeOp : MXMoE_Op<"fused_quantize", [
     `(` $inputs `)` attr-dict `:` functional-type($inputs, $results) $body
   }];
   let extraClassDeclaration = [{
-    /// The producer (the region's linalg.generic).
-    ::mlir::linalg::GenericOp getProducer();
+    /// The producer's parts (the region's linalg.generic ops, in order:
+    /// one, or the operands of its tensor.concat; a template only because
+    /// linalg::GenericOp is incomplete here).
+    template <typename GenericOpT = ::mlir::linalg::GenericOp>
+    ::llvm::SmallVector<GenericOpT> getProducers() {
+      ::llvm::SmallVector<GenericOpT> parts;
+      for (::mlir::Operation &op : getBody().front())
+        if (auto g = ::llvm::dyn_cast<GenericOpT>(op))
+          parts.push_back(g);
+      return parts;
+    }
+    /// The value the quantizations quantize: the concat's result, or the
+    /// one part's.
+    ::mlir::Value getProduced();
     /// The quantizations of the producer's result, in order (a template
     /// only because QuantizeOp is declared after this class).
     template <typename QuantizeOpT = QuantizeOp>
@@ -439,9 +455,11 @@ def MXMoE_FusedQuantizeOp : MXMoE_Op<"fused_quantize", [
           qs.push_back(q);
       return qs;
     }
-    /// The block argument the producer's input `i` reads and the column
-    /// where it starts (0, or c of a `tensor.extract_slice` at [0, c]).
-    std::pair<::mlir::BlockArgument, int64_t> getProducerInput(unsigned i);
+    /// The block argument input `i` of producer part `part` reads and the
+    /// column where it starts (0, or c of a `tensor.extract_slice` at
+    /// [0, c]).
+    static std::pair<::mlir::BlockArgument, int64_t>
+    getProducerInput(::mlir::linalg::GenericOp part, unsigned i);
     /// The tensor a producer input reads and the column where it starts:
     /// {in, 0}, or for a `tensor.extract_slice` of a static 2-D tensor at
     /// [0, c] over all rows with unit strides {its source, c}; {} for any
@@ -458,7 +476,9 @@ def MXMoE_FusedQuantizeOp : MXMoE_Op<"fused_quantize", [
     };
     static ProducerError whyNotProducer(::mlir::linalg::GenericOp g);
     /// Why convert-mxmoe-to-gpu cannot generate the kernel of quantization
-    /// `q` with `producer` computed at its loads ("" when it can): `q`
+    /// `q` with the producer `parts` (concatenated along dim 1 when more
+    /// than one, each a multiple of 32 columns wide) computed at its loads
+    /// ("" when it can): `q`
     /// of a 2-D tensor with one-row scale tiles, along the contiguous axis
     /// (axis 1) or along the token axis in token groups (axis 0 with
     /// offsets); each producer input a bf16/f16/f32 tensor (or a column
@@ -466,8 +486,9 @@ def MXMoE_FusedQuantizeOp : MXMoE_Op<"fused_quantize", [
     /// column offset c are multiples of 16 bytes (the kernels' vector
     /// loads); the producer's init never read. mxmoe-fuse-quantize-producers
     /// forms only ops that pass.
-    static std::string whyNotLowered(QuantizeOp q,
-                                     ::mlir::linalg::GenericOp producer);
+    static std::string
+    whyNotLowered(QuantizeOp q,
+                  ::llvm::ArrayRef<::mlir::linalg::GenericOp> parts);
   }];
   let hasRegionVerifier = 1;
 }
