@@ -21,3 +21,17 @@ func.func @qwen3(%x: tensor<32768x2048xbf16>, %w13: tensor<128x1536x2048xbf16>,
       : (tensor<32768x768xbf16>, tensor<128x2048x768xbf16>, tensor<128xi32>) -> tensor<32768x2048xbf16>
   return %h, %y : tensor<32768x1536xbf16>, tensor<32768x2048xbf16>
 }
+// The same experts as one mxmoe.swiglu_experts each (the SwiGLU between the
+// GEMMs compiled with them: forward and backward programs).
+func.func @scout_block(%x: tensor<8192x5120xbf16>, %w13: tensor<16x16384x5120xbf16>,
+                       %w2: tensor<16x5120x8192xbf16>, %offsets: tensor<16xi32>) -> tensor<8192x5120xbf16> {
+  %y = mxmoe.swiglu_experts %x, %w13, %w2, %offsets {fqn = "scout.experts"}
+      : (tensor<8192x5120xbf16>, tensor<16x16384x5120xbf16>, tensor<16x5120x8192xbf16>, tensor<16xi32>) -> tensor<8192x5120xbf16>
+  return %y : tensor<8192x5120xbf16>
+}
+func.func @qwen3_block(%x: tensor<32768x2048xbf16>, %w13: tensor<128x1536x2048xbf16>,
+                       %w2: tensor<128x2048x768xbf16>, %offsets: tensor<128xi32>) -> tensor<32768x2048xbf16> {
+  %y = mxmoe.swiglu_experts %x, %w13, %w2, %offsets {fqn = "qwen3.experts"}
+      : (tensor<32768x2048xbf16>, tensor<128x1536x2048xbf16>, tensor<128x2048x768xbf16>, tensor<128xi32>) -> tensor<32768x2048xbf16>
+  return %y : tensor<32768x2048xbf16>
+}

@@ -4,7 +4,10 @@ PyTorch path, at the Llama4 Scout and Qwen3-30B-A3B shapes (device).
 
 The layer: bf16 router (linear + softmax + top-k), permutation of the
 tokens by expert, w13 grouped GEMM, SwiGLU, w2 grouped GEMM, weighted
-un-permutation. The mxmoe path runs both grouped GEMMs (forward, input and
+un-permutation. Where the compile output has the experts as one
+mxmoe.swiglu_experts (`<fqn>.experts`), a third path per output,
+"mxmoe <label> block", runs w13, SwiGLU and w2 through it (the SwiGLU
+and its backward inside the quantize kernels). The mxmoe path runs both grouped GEMMs (forward, input and
 weight gradients: quantize + MXFP8 GEMM kernels) through the torch.library
 ops compiled from bench/moe_layer.mlir; the bf16 path uses
 torch._grouped_mm. Prints tokens/s and peak memory per path and shape.
@@ -58,7 +61,7 @@ SHAPES = {"scout": dict(T=8192, k=1, E=16, H=5120, I=8192),
           "qwen3": dict(T=4096, k=8, E=128, H=2048, I=768)}
 
 
-def layer(x, router, w13, w2, k, E, gmm13, gmm2):
+def layer(x, router, w13, w2, k, E, gmm13, gmm2, experts=None):
     probs = torch.softmax((x @ router.T).float(), -1)
     topv, topi = probs.topk(k, -1)
     flat = topi.reshape(-1)
@@ -68,9 +71,12 @@ def layer(x, router, w13, w2, k, E, gmm13, gmm2):
     # maximum back to size its output), as TorchTitan's histc.
     counts = torch.zeros(E, dtype=torch.int64, device=x.device).scatter_add_(0, flat, torch.ones_like(flat))
     offs = torch.cumsum(counts, 0).to(torch.int32)
-    h = gmm13(x[token].contiguous(), w13, offs)
-    g, u = h.chunk(2, -1)
-    y = gmm2((F.silu(g) * u).contiguous(), w2, offs)
+    if experts is not None:  # w13, SwiGLU and w2 as one compiled block
+        y = experts(x[token].contiguous(), w13, w2, offs)
+    else:
+        h = gmm13(x[token].contiguous(), w13, offs)
+        g, u = h.chunk(2, -1)
+        y = gmm2((F.silu(g) * u).contiguous(), w2, offs)
     wts = topv.reshape(-1)[order].unsqueeze(1).to(y.dtype)
     return torch.zeros_like(x).index_add(0, token, y * wts)
 
@@ -208,21 +214,27 @@ def main():
     rows = []
     for fqn, name, s in shapes(sys.argv[1:]):
         T, k, E, H, I = s["T"], s["k"], s["E"], s["H"], s["I"]
-        paths = [("bf16 torch._grouped_mm", (bf16_gmm, bf16_gmm))]
+        paths = [("bf16 torch._grouped_mm", (bf16_gmm, bf16_gmm, None))]
         for label, d in outs:
             ns = "mxmoe_bench_" + "".join(c if c.isalnum() else "_" for c in label)
             paths.append((f"mxmoe {label}",
                           (mp.register_torch_op(d, f"{fqn}.w13", namespace=ns),
-                           mp.register_torch_op(d, f"{fqn}.w2", namespace=ns))))
+                           mp.register_torch_op(d, f"{fqn}.w2", namespace=ns), None)))
+            # The experts compiled as one mxmoe.swiglu_experts, where the
+            # IR has it (bench/moe_layer_shapes.py, bench/moe_layer.mlir).
+            fns = {p["function"] for p in json.load(open(os.path.join(d, "manifest.json")))["programs"]}
+            if f"{fqn}.experts.forward" in fns:
+                paths.append((f"mxmoe {label} block", (None, None, mp.register_swiglu_experts_op(
+                    d, f"{fqn}.experts", namespace=ns))))
         torch.manual_seed(0)
         x = torch.randn(T, H, device=dev, dtype=torch.bfloat16, requires_grad=True)
         router = (torch.randn(E, H, device=dev) / math.sqrt(H)).to(torch.bfloat16).requires_grad_()
         w13 = (torch.randn(E, 2 * I, H, device=dev) / math.sqrt(H)).to(torch.bfloat16).requires_grad_()
         w2 = (torch.randn(E, H, I, device=dev) / math.sqrt(I)).to(torch.bfloat16).requires_grad_()
         dy = torch.randn(T, H, device=dev, dtype=torch.bfloat16)
-        for path, (g13, g2) in paths:
+        for path, (g13, g2, block) in paths:
             def step():
-                y = layer(x, router, w13, w2, k, E, g13, g2)
+                y = layer(x, router, w13, w2, k, E, g13, g2, block)
                 y.backward(dy)
                 for t in (x, router, w13, w2):
                     t.grad = None

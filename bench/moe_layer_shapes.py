@@ -7,7 +7,9 @@ GEMMs (for bench/moe_layer_bench.py --grid).
 
 One `func.func @<model>_t<tokens>` per (model, token count) with the layer's
 two routed-expert GEMMs: w13 (gate and up fused, [E, 2I, H]) and w2
-([E, H, I]), fqns `<model>_t<tokens>.w13` / `.w2`. Routed rows = tokens x
+([E, H, I]), fqns `<model>_t<tokens>.w13` / `.w2`, and one
+`@<model>_t<tokens>_block` with the same experts as one
+`mxmoe.swiglu_experts` (fqn `<model>_t<tokens>.experts`). Routed rows = tokens x
 top_k. The kernels take their sizes at run time, so the compile output
 holds each distinct kernel once (mxmoe-compile's kernel reuse) however
 many shapes the grid has.
@@ -57,6 +59,13 @@ func.func @{name}(%x: {x}, %w13: {w13}, %w2: {w2}, %offsets: {off}) -> ({h}, {y}
   %y = mxmoe.scaled_grouped_matmul %a, %w2, %offsets {{fqn = "{name}.w2"}}
       : ({a}, {w2}, {off}) -> {y}
   return %h, %y : {h}, {y}
+}}
+// {name}_block: the same experts as one mxmoe.swiglu_experts (w13, SwiGLU, w2;
+// forward and backward programs with the SwiGLU fused into the quantize kernels).
+func.func @{name}_block(%x: {x}, %w13: {w13}, %w2: {w2}, %offsets: {off}) -> {y} {{
+  %y = mxmoe.swiglu_experts %x, %w13, %w2, %offsets {{fqn = "{name}.experts"}}
+      : ({x}, {w13}, {w2}, {off}) -> {y}
+  return %y : {y}
 }}
 """
 

@@ -127,6 +127,9 @@ void mlir::mxmoe::buildModelPipeline(OpPassManager &pm,
   tile.rule = opts.tileRule;
   pm.addPass(createMXMoETileMLP(tile));
   pm.addPass(createMXMoEPackScales());
+  // The SwiGLU of an expanded mxmoe.swiglu_experts (and any elementwise
+  // producer) computed inside the quantize kernels that read it.
+  pm.addPass(createMXMoEFuseQuantizeProducers());
 }
 
 void mlir::mxmoe::buildKernelPipeline(OpPassManager &pm, Chip chip,

@@ -244,6 +244,43 @@ def check_deferred() -> None:
     _check_captured()
 
 
+def memory_plan(prog: dict, align: int = 1024):
+    """(workspace bytes, per buffer its byte offset in the workspace or
+    None) for a manifest program: every intermediate (a buffer the program
+    does not return) lives from the first step that binds it to the last
+    (from step 0 when the run zero-fills it), and intermediates whose lives
+    do not overlap share bytes (the steps run in order on one stream).
+    Greedy by size: each buffer at the lowest `align`-aligned offset free
+    of the placed buffers that live at the same time. Returned buffers and
+    buffers no step binds get None (allocated on their own)."""
+    steps = prog["steps"]
+    n = len(prog["buffers"])
+    first, last = [None] * n, [None] * n
+    for i, step in enumerate(steps):
+        for b in step["bindings"]:
+            j = b.get("buffer")
+            if j is not None:
+                first[j] = i if first[j] is None else first[j]
+                last[j] = i
+    returned = {r["buffer"] for r in prog["returns"] if "buffer" in r}
+    offsets, placed, top = [None] * n, [], 0
+    order = sorted((j for j in range(n) if first[j] is not None and j not in returned),
+                   key=lambda j: -prog["buffers"][j]["bytes"])
+    for j in order:
+        size = -(-prog["buffers"][j]["bytes"] // align) * align
+        start = 0 if prog["buffers"][j].get("zero") else first[j]
+        busy = sorted((o, o + sz) for o, sz, a, z in placed if a <= last[j] and start <= z)
+        at = 0
+        for lo, hi in busy:
+            if at + size <= lo:
+                break
+            at = max(at, hi)
+        offsets[j] = at
+        placed.append((at, size, start, last[j]))
+        top = max(top, at + size)
+    return max(top, 1), offsets
+
+
 class Program:
     """One program of a manifest, ready to run on `chip` (sm_90a here).
 
@@ -283,6 +320,7 @@ class Program:
         self._buffer_specs = [
             ([b["bytes"]], torch.uint8) if b["dtype"] == "f4E2M1FN"
             else (b["shape"], _dtype(b["dtype"])) for b in self.prog["buffers"]]
+        self._workspace_bytes, self._offsets = memory_plan(self.prog)
 
     def _runtime(self, dev) -> "rt.Program":
         """The C program of this device (bound once, never unloaded; the C
@@ -341,8 +379,19 @@ class Program:
         # object of torch.cuda.current_stream cost 25 us per call).
         stream = torch._C._cuda_getCurrentRawStream(dev.index)
         program = self._runtime(dev)
-        bufs = [torch.empty(shape, dtype=dtype, device=dev)
-                for shape, dtype in self._buffer_specs]
+        if return_buffers:  # every intermediate kept for inspection
+            bufs = [torch.empty(shape, dtype=dtype, device=dev)
+                    for shape, dtype in self._buffer_specs]
+            ptrs = [t.data_ptr() for t in bufs]
+        else:
+            # Intermediates at their memory_plan offsets in one workspace
+            # (stream order makes the reuse safe); results on their own.
+            work = torch.empty(self._workspace_bytes, dtype=torch.uint8, device=dev)
+            base = work.data_ptr()
+            bufs = [torch.empty(shape, dtype=dtype, device=dev) if off is None else None
+                    for (shape, dtype), off in zip(self._buffer_specs, self._offsets)]
+            ptrs = [t.data_ptr() if t is not None else base + off
+                    for t, off in zip(bufs, self._offsets)]
         n_status = program.num_status_words
         # One int32 status word per grouped kernel, 16 bytes apart (every
         # kernel parameter must be 16-byte aligned); the run sets them to -1.
@@ -362,7 +411,7 @@ class Program:
                 maps, maps_host = maps_buffer.data_ptr(), _GRAPH_HOST.take(nbytes)
             if n_status:
                 status_host = _GRAPH_HOST.take(16 * n_status)
-        program.enqueue([a.data_ptr() for a in args], [t.data_ptr() for t in bufs], stream,
+        program.enqueue([a.data_ptr() for a in args], ptrs, stream,
                         status.data_ptr() if n_status else 0, maps, maps_host)
         if n_status:
             self._status(status, program.status_kernels, status_host, dev)
@@ -646,6 +695,69 @@ def register_torch_op(out_dir: str, fqn: str, chip: str = "sm_90a",
     op.register_autograd(backward, setup_context=setup_context)
     _OPS[qualname] = (source, op)
     return op
+
+
+def register_swiglu_experts_op(out_dir: str, fqn: str, chip: str = "sm_90a",
+                               namespace: str = "mxmoe", check: str = "deferred"):
+    """Registers `torch.ops.<namespace>.<name>(x, w13, w2, offsets) -> y`
+    (name = fqn with '.' -> '_') over the compiled programs of an
+    `mxmoe.swiglu_experts` (`<fqn>.forward` -> (y, h), `<fqn>.backward`
+    (dy, x, h, w13, w2, offsets) -> (dx, dw13, dw2)): the routed experts'
+    w13 grouped GEMM, SwiGLU and w2 grouped GEMM in MX, the SwiGLU and its
+    backward computed inside the quantize kernels. x [M, H] bf16 rows
+    sorted by expert, w13 [E, 2I, H] ([w1; w3]), w2 [E, H, I], offsets [E]
+    int32 end offsets; shapes are the compiled ones. The op saves x and
+    h = x w13^T ([M, 2I] bf16) for the backward. A torch.library custom op
+    with a fake kernel and an autograd formula (torch.compile
+    fullgraph=True). `check`: see the module docstring. Returns the op."""
+    torch = _torch()
+    qualname, source, op = _registered(namespace, fqn, out_dir, chip, check)
+    if op is not None:
+        return op
+    fwd = Program(out_dir, fqn + ".forward", chip, check)
+    bwd = Program(out_dir, fqn + ".backward", chip, check)
+    y_spec, h_spec = (fwd.prog["buffers"][r["buffer"]] for r in fwd.prog["returns"])
+
+    @torch.library.custom_op(qualname, mutates_args=(),
+                             schema="(Tensor x, Tensor w13, Tensor w2, Tensor offsets) -> Tensor[]")
+    def op(x, w13, w2, offsets):
+        return list(fwd(x.contiguous(), _weight(w13, fqn + " w13"), _weight(w2, fqn + " w2"),
+                        offsets.contiguous()))
+
+    @op.register_fake
+    def _(x, w13, w2, offsets):
+        return [x.new_empty(s["shape"], dtype=_dtype(s["dtype"])) for s in (y_spec, h_spec)]
+
+    @torch.library.custom_op(
+        qualname + "_backward", mutates_args=(),
+        schema="(Tensor grad, Tensor x, Tensor h, Tensor w13, Tensor w2, Tensor offsets) -> Tensor[]")
+    def backward_op(grad, x, h, w13, w2, offsets):
+        return list(bwd(grad.contiguous(), x.contiguous(), h, _weight(w13, fqn + " w13"),
+                        _weight(w2, fqn + " w2"), offsets.contiguous()))
+
+    @backward_op.register_fake
+    def _(grad, x, h, w13, w2, offsets):
+        return [torch.empty_like(x), torch.empty_like(w13), torch.empty_like(w2)]
+
+    def setup_context(ctx, inputs, output):
+        x, w13, w2, offsets = inputs
+        ctx.save_for_backward(x, output[1], w13, w2, offsets)
+        ctx.mark_non_differentiable(output[1])
+        ctx.set_materialize_grads(False)
+
+    def backward(ctx, grads):
+        x, h, w13, w2, offsets = ctx.saved_tensors
+        dx, dw13, dw2 = backward_op(grads[0], x, h, w13, w2, offsets)
+        return dx, dw13, dw2, None
+
+    op.register_autograd(backward, setup_context=setup_context)
+
+    def swiglu_experts(x, w13, w2, offsets):
+        return op(x, w13, w2, offsets)[0]
+
+    swiglu_experts.op = op
+    _OPS[qualname] = (source, swiglu_experts)
+    return swiglu_experts
 
 
 def _register_weights_once_op(qualname, fqn, fwd, dgrad, wgrad):

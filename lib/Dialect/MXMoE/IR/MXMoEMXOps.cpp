@@ -471,6 +471,10 @@ LogicalResult FusedQuantizeOp::verifyRegions() {
 static std::string whyNotLoweredPart(linalg::GenericOp producer) {
   if (!producer.getRegionOutputArgs()[0].use_empty())
     return "the producer reads its init";
+  if (producer.getNumDpsInputs() == 0)
+    return "the producer has no tensor input";
+  if (!cast<RankedTensorType>(producer.getResultTypes()[0]).hasStaticShape())
+    return "the producer's result is not static";
   for (Value in : producer.getDpsInputs()) {
     auto [v, col] = FusedQuantizeOp::getColumnSlice(in);
     auto t = dyn_cast<RankedTensorType>(v.getType());
@@ -499,9 +503,22 @@ std::string FusedQuantizeOp::whyNotLowered(QuantizeOp q,
     return "a quantization along axis 0 is generated with a fused producer "
            "only in token groups (with offsets: the weight gradient's "
            "operand)";
-  if (q.getScaleTileOrDefault()[0] != 1)
+  std::array<int64_t, 2> tile = q.getScaleTileOrDefault();
+  if (tile[0] != 1)
     return "scale tiles of more than one row are not generated with a fused "
            "producer";
+  if (q.getAxis() == 0) {
+    // The jagged kernel's conditions (KernelGen::canQuantizeJaggedTiled;
+    // also a block size of 256 threads, convert-mxmoe-to-gpu's default,
+    // checked when the kernel is generated).
+    int64_t perLoad = 16 / (in.getElementTypeBitWidth() / 8);
+    if (tile[1] != 32 && tile[1] != 64 && tile[1] != 128)
+      return "token-axis windows other than 32, 64 or 128 tokens are not "
+             "generated with a fused producer";
+    if (in.getDimSize(1) % perLoad != 0)
+      return "a token-axis quantization's rows are not a multiple of 16 "
+             "bytes of the quantize input";
+  }
   for (linalg::GenericOp producer : parts) {
     std::string why = whyNotLoweredPart(producer);
     if (!why.empty())

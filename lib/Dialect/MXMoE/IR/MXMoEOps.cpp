@@ -122,6 +122,59 @@ LogicalResult ScaledGroupedMatmulOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// SwiGLUExpertsOp
+//===----------------------------------------------------------------------===//
+
+MXRecipeAttr SwiGLUExpertsOp::getRecipeOrDefault() {
+  if (MXRecipeAttr recipe = getRecipeAttr())
+    return recipe;
+  MLIRContext *ctx = getContext();
+  return MXRecipeAttr::get(ctx, Float8E4M3FNType::get(ctx), kMXBlockSize,
+                           RoundingMode::rceil);
+}
+
+LogicalResult SwiGLUExpertsOp::verify() {
+  RankedTensorType x = getInput().getType(), w13 = getW13().getType(),
+                   w2 = getW2().getType(), y = getResult().getType();
+  for (auto [name, t] : {std::pair<StringRef, RankedTensorType>{"input", x},
+                         {"w13", w13},
+                         {"w2", w2},
+                         {"result", y}})
+    if (!t.getElementType().isBF16())
+      return emitOpError() << name
+                           << " must be bf16 (the SwiGLU's roundings are "
+                              "bf16's), got "
+                           << t.getElementType();
+  if (x.getRank() != 2 || w13.getRank() != 3 || w2.getRank() != 3)
+    return emitOpError("input must be [M, H], w13 [E, 2I, H] and w2 [E, H, "
+                       "I]");
+  if (!x.hasStaticShape() || !w13.hasStaticShape() || !w2.hasStaticShape())
+    return emitOpError("shapes must be static");
+  int64_t m = x.getDimSize(0), h = x.getDimSize(1), e = w13.getDimSize(0);
+  int64_t i = w2.getDimSize(2);
+  if (!shapesCompatible(w13.getShape(), {e, 2 * i, h}) ||
+      !shapesCompatible(w2.getShape(), {e, h, i}))
+    return emitOpError() << "w13 must be [E, 2I, H] = "
+                         << formatShape({e, 2 * i, h})
+                         << " and w2 [E, H, I] = " << formatShape({e, h, i})
+                         << " (H = " << h << " from the input, I = " << i
+                         << " from w2), got w13 " << formatShape(w13.getShape())
+                         << " and w2 " << formatShape(w2.getShape());
+  if (failed(verifyOffsetsType(*this, getOffsets(), e,
+                               "w13 dim 0 is the number of experts", m)))
+    return failure();
+  if (!shapesCompatible(y.getShape(), {m, h}))
+    return emitOpError() << "result must be [M, H] = " << formatShape({m, h})
+                         << ", got " << formatShape(y.getShape());
+  if (getFqn().empty())
+    return emitOpError() << "fqn must name the experts (e.g. "
+                            "\"layers.0.mlp.experts\")";
+  return verifyPrecision(
+      *this, getPrecisionAttr(), getRecipeAttr(),
+      {{"H (w13 forward contraction)", h}, {"I (w2 forward contraction)", i}});
+}
+
+//===----------------------------------------------------------------------===//
 // TiledMLPOp
 //===----------------------------------------------------------------------===//
 

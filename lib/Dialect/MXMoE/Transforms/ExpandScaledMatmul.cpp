@@ -7,6 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "SwiGLU.h"
+
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEOps.h"
 #include "mxmoe/Dialect/MXMoE/Transforms/Passes.h"
 #include "mxmoe/Dialect/MXMoE/Utils/ScaleLayout.h"
@@ -218,7 +220,8 @@ func::FuncOp makeFunc(Operation *op, StringAttr fqn, StringRef name,
 /// named like one of them, is an error (no silent `_0` suffix).
 LogicalResult checkNamesFree(Operation *op, StringRef name,
                              SymbolTable &symbols) {
-  for (StringRef kind : {"forward", "input_grad", "weight_grad", "bias_grad"})
+  for (StringRef kind :
+       {"forward", "input_grad", "weight_grad", "bias_grad", "backward"})
     if (Operation *other = symbols.lookup((name + "." + kind).str())) {
       InFlightDiagnostic d = op->emitOpError("fqn '")
                              << name << "' is not unique: @" << name << "."
@@ -438,6 +441,15 @@ struct ExpandScaledMatmulPass
     for (ScaledGroupedMatmulOp op : ops)
       if (failed(expand(op, symbolsOf(op))))
         return signalPassFailure();
+    SmallVector<SwiGLUExpertsOp> experts;
+    module.walk([&](SwiGLUExpertsOp op) {
+      auto p = op.getPrecisionAttr();
+      if ((!p || p.getValue() != Precision::bf16) && !deferred(op, op.getFqn()))
+        experts.push_back(op);
+    });
+    for (SwiGLUExpertsOp op : experts)
+      if (failed(expandExperts(op, symbolsOf(op))))
+        return signalPassFailure();
     for (LinearOp op : linears) {
       FailureOr<LinearFunctions> fns = createLinearFunctions(
           op, op.getFqn(), symbolsOf(op), backward, weightGradBF16);
@@ -449,6 +461,69 @@ struct ExpandScaledMatmulPass
       op.getResult().replaceAllUsesWith(call.getResult(0));
       op.erase();
     }
+  }
+
+  /// mxmoe.swiglu_experts -> `<fqn>.forward(x, w13, w2, offsets) -> (y,
+  /// h)` and `<fqn>.backward(dy, x, h, w13, w2, offsets) -> (dx, dw13,
+  /// dw2)`: the two grouped GEMMs' forward, input and weight gradients
+  /// (the Expander's, as for mxmoe.scaled_grouped_matmul) around the
+  /// SwiGLU and its backward as linalg.generic producers of the
+  /// quantizations that read them (fused by mxmoe-fuse-quantize-producers).
+  /// h, the w13 result, is what the backward keeps.
+  LogicalResult expandExperts(SwiGLUExpertsOp op, SymbolTable &symbols) {
+    MXRecipeAttr recipe = op.getRecipeOrDefault();
+    if (isa<Float4E2M1FNType>(recipe.getElement()))
+      return op.emitOpError("mxmoe-expand-scaled-matmul expands "
+                            "mxmoe.swiglu_experts for MXFP8 recipes only "
+                            "(FP4 operands of the fused SwiGLU quantizations "
+                            "are not generated)");
+    if (failed(checkNamesFree(op, op.getFqn(), symbols)))
+      return failure();
+    RankedTensorType x = op.getInput().getType(), w13 = op.getW13().getType(),
+                     w2 = op.getW2().getType();
+    int64_t m = x.getDimSize(0), h = op.getHidden(), i = op.getExpertDim(),
+            g = op.getNumExperts();
+    Dims d13{m, 2 * i, h, g}, d2{m, h, i, g};
+    Location loc = op.getLoc();
+    Type bf16 = x.getElementType();
+    auto hT = RankedTensorType::get({m, 2 * i}, bf16);
+    Type offsT = op.getOffsets().getType();
+    auto makeFunc = [&](StringRef kind, TypeRange ins, TypeRange outs) {
+      func::FuncOp fn = ::makeFunc(op, op.getFqnAttr(), op.getFqn(), symbols,
+                                   kind, ins, outs.front());
+      fn.setType(FunctionType::get(op.getContext(), ins, outs));
+      return fn;
+    };
+    func::FuncOp fwd = makeFunc("forward", {x, w13, w2, offsT}, {x, hT});
+    {
+      OpBuilder b = OpBuilder::atBlockBegin(&fwd.front());
+      Expander e13{b, loc, recipe, d13}, e2{b, loc, recipe, d2};
+      ValueRange a = fwd.getArguments();
+      Value hv = e13.forward(a[0], a[1], a[3], bf16);
+      Value act = swiglu::forward(b, loc, hv);
+      Value y = e2.forward(act, a[2], a[3], bf16);
+      func::ReturnOp::create(b, loc, ValueRange{y, hv});
+    }
+    if (backward) {
+      func::FuncOp bwd =
+          makeFunc("backward", {x, x, hT, w13, w2, offsT}, {x, w13, w2});
+      OpBuilder b = OpBuilder::atBlockBegin(&bwd.front());
+      Expander e13{b, loc, recipe, d13}, e2{b, loc, recipe, d2};
+      ValueRange a = bwd.getArguments();
+      Value dy = a[0], in = a[1], hv = a[2], offs = a[5];
+      Value da = e2.inputGrad(dy, a[4], offs, bf16);
+      Value act = swiglu::forward(b, loc, hv);
+      Value dw2 = e2.weightGrad(dy, act, offs, bf16, weightGradBF16);
+      Value dh = swiglu::backward(b, loc, da, hv);
+      Value dx = e13.inputGrad(dh, a[3], offs, bf16);
+      Value dw13 = e13.weightGrad(dh, in, offs, bf16, weightGradBF16);
+      func::ReturnOp::create(b, loc, ValueRange{dx, dw13, dw2});
+    }
+    OpBuilder b(op);
+    auto call = func::CallOp::create(b, loc, fwd, op->getOperands());
+    op.getResult().replaceAllUsesWith(call.getResult(0));
+    op.erase();
+    return success();
   }
 
   LogicalResult expand(ScaledGroupedMatmulOp op, SymbolTable &symbols) {

@@ -86,12 +86,15 @@ void fuse(const Producer &p, ArrayRef<QuantizeOp> qs) {
         b.clone(*slice, map);
   // Constants the bodies capture (linalg-fuse-elementwise-ops leaves a
   // splat operand as a scalar constant outside): the op is isolated.
+  llvm::SetVector<Operation *> dead;
   for (linalg::GenericOp g : p.parts)
     g.getRegion().walk([&](Operation *op) {
       for (Value v : op->getOperands())
         if (auto c = v.getDefiningOp<arith::ConstantOp>();
-            c && !g->isAncestor(c) && !map.contains(v))
+            c && !g->isAncestor(c) && !map.contains(v)) {
           b.clone(*c, map);
+          dead.insert(c); // erased below if the producer was its only user
+        }
     });
   for (linalg::GenericOp g : p.parts) {
     b.clone(*g.getDpsInits()[0].getDefiningOp(), map);
@@ -113,7 +116,6 @@ void fuse(const Producer &p, ArrayRef<QuantizeOp> qs) {
   }
   // The slices and the inits the producer alone used (each once: two
   // inputs may be one slice).
-  llvm::SetVector<Operation *> dead;
   for (linalg::GenericOp g : p.parts) {
     for (Value in : g.getDpsInputs())
       if (Operation *def = in.getDefiningOp())

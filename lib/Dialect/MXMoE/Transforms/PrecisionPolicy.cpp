@@ -80,6 +80,11 @@ GemmShape getShape(Operation *op) {
               : m * d;
     return {m, lin.getWeight().getType().getDimSize(0), x.getShape().back(), 1};
   }
+  // The experts block: N = I and K = H (each GEMM's dimensions are
+  // multiples of these: w13 is [2I, H], w2 [H, I]).
+  if (auto ex = dyn_cast<SwiGLUExpertsOp>(op))
+    return {ex.getInput().getType().getDimSize(0), ex.getExpertDim(),
+            ex.getHidden(), ex.getNumExperts()};
   auto sg = cast<ScaledGroupedMatmulOp>(op);
   RankedTensorType w = sg.getWeight().getType();
   return {sg.getInput().getType().getDimSize(0), w.getDimSize(1),
@@ -137,7 +142,7 @@ struct PrecisionPolicyPass
     llvm::json::Array rows;
     WalkResult walk =
         getOperation().walk([&](Operation *op) {
-          if (!isa<LinearOp, ScaledGroupedMatmulOp>(op))
+          if (!isa<LinearOp, ScaledGroupedMatmulOp, SwiGLUExpertsOp>(op))
             return WalkResult::advance();
           StringRef fqn = op->getAttrOfType<StringAttr>("fqn").getValue();
           GemmShape s = getShape(op);
@@ -216,8 +221,8 @@ struct PrecisionPolicyPass
   /// routed-expert GEMM falls back to bf16 because of its shape: it gets no
   /// MX kernels, which a user should not learn from the speed.
   void reportDecision(Operation *op, StringRef fqn, const Decision &d) {
-    if (isa<ScaledGroupedMatmulOp>(op) && d.precision == Precision::bf16 &&
-        d.rule == "legality")
+    if (isa<ScaledGroupedMatmulOp, SwiGLUExpertsOp>(op) &&
+        d.precision == Precision::bf16 && d.rule == "legality")
       op->emitWarning() << "mxmoe-precision-policy: routed-expert GEMM '" << fqn
                         << "' stays bf16 (rule legality: " << d.reason
                         << "): it gets no MX kernels and stays in the host IR";

@@ -152,6 +152,84 @@ def MXMoE_ScaledGroupedMatmulOp : MXMoE_Op<"scaled_grouped_matmul", [Pure]> {
   }];
 }
 
+def MXMoE_SwiGLUExpertsOp : MXMoE_Op<"swiglu_experts", [Pure]> {
+  let summary = "routed experts' SwiGLU MLP (w13 grouped GEMM, SwiGLU, w2 "
+                "grouped GEMM) in MX precision (model level)";
+  let description = [{
+    The routed experts of an MoE layer as one op: per expert group of token
+    rows, `y = (silu(x w1^T) * (x w3^T)) w2^T` with the gate and up
+    projections fused into one weight `w13 = [w1; w3]` (TorchTitan's
+    `GroupedExperts`, Hugging Face's fused `gate_up_proj`). Both grouped
+    GEMMs are MX-quantized per `recipe` as `mxmoe.scaled_grouped_matmul`
+    does. `mxmoe-expand-scaled-matmul` expands it into `<fqn>.forward` and
+    `<fqn>.backward` functions in which the SwiGLU and its backward are
+    elementwise `linalg.generic`s feeding quantizations, which
+    `mxmoe-fuse-quantize-producers` fuses into the quantize kernels (the
+    activation `a`, its token-axis copy and `dh = [d gate | d up]` are
+    never written in bf16).
+
+    Shapes and types (bf16 only: the SwiGLU's roundings are bf16's):
+    * `input`: `[M, H]` routed token rows sorted by expert;
+    * `w13`: `[E, 2I, H]`: rows `[0, I)` the gate projection w1, rows
+      `[I, 2I)` the up projection w3 (H contiguous);
+    * `w2`: `[E, H, I]` the down projection (I contiguous);
+    * `offsets`: `[E]` i32 end offsets, as `mxmoe.scaled_grouped_matmul`'s;
+    * result: `[M, H]`; rows `i >= offsets[E-1]` are zero.
+    I and H must be multiples of 32 (MX blocks along each GEMM's
+    contraction); the verifier says which is not.
+
+    Semantics, per row of group e, with PyTorch's bf16 roundings (so that
+    `F.silu(g) * u` in bf16 computes the same `a`):
+    `h = x . w13[e]^T` (MX GEMM, f32 accumulation, bf16 result),
+    `g = h[:, :I]`, `u = h[:, I:]`,
+    `a = bf16(f32(bf16(g / (1 + exp(-g)))) * f32(u))` (f32 math),
+    `y = a . w2[e]^T` (MX GEMM). The backward (`<fqn>.backward`) is
+    PyTorch's autograd of that SwiGLU: `ds = bf16(da * u)`,
+    `d g = bf16(ds * s * (1 + g * (1 - s)))` with `s = 1 / (1 + exp(-g))`,
+    `d u = bf16(da * bf16(silu(g)))`; exp is MLIR's polynomial
+    approximation in the kernels (`math.exp`).
+
+    Attributes: `fqn` (required; names the expanded functions), `recipe`
+    and `precision` as on `mxmoe.scaled_grouped_matmul` (one recipe for
+    both GEMMs; the precision policy assigns them).
+
+    Sources: SwiGLU, Shazeer, "GLU Variants Improve Transformer",
+    arXiv 2002.05202; the MX GEMMs as `mxmoe.scaled_grouped_matmul`
+    (pytorch/ao `torchao/prototype/moe_training`).
+
+    Example:
+    ```mlir
+    %y = mxmoe.swiglu_experts %x, %w13, %w2, %offs {fqn = "layers.0.mlp.experts"}
+        : (tensor<32768x2048xbf16>, tensor<128x1536x2048xbf16>,
+           tensor<128x2048x768xbf16>, tensor<128xi32>) -> tensor<32768x2048xbf16>
+    ```
+  }];
+  let arguments = (ins
+    MXMoE_HPTensor:$input,
+    MXMoE_HPTensor:$w13,
+    MXMoE_HPTensor:$w2,
+    MXMoE_OffsetsTensor:$offsets,
+    StrAttr:$fqn,
+    OptionalAttr<MXMoE_MXRecipeAttr>:$recipe,
+    OptionalAttr<MXMoE_PrecisionAttr>:$precision
+  );
+  let results = (outs MXMoE_HPTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $w13 `,` $w2 `,` $offsets attr-dict `:`
+    `(` type($input) `,` type($w13) `,` type($w2) `,` type($offsets) `)`
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The recipe attribute, or the default MXFP8 RCEIL recipe.
+    MXRecipeAttr getRecipeOrDefault();
+    /// E, I and H.
+    int64_t getNumExperts() { return getW13().getType().getDimSize(0); }
+    int64_t getExpertDim() { return getW2().getType().getDimSize(2); }
+    int64_t getHidden() { return getInput().getType().getDimSize(1); }
+  }];
+}
+
 def MXMoE_TiledMLPOp : MXMoE_Op<"tiled_mlp", [
     IsolatedFromAbove, SingleBlock, RecursiveMemoryEffects,
     DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmBlockArgumentNames"]>]> {

@@ -149,6 +149,17 @@ def MXMoEExpandScaledMatmul
     framework); input_grad returns dx in the input's shape and weight_grad
     dW as [N, K].
 
+    An `mxmoe.swiglu_experts` (the experts' w13 GEMM, SwiGLU and w2 GEMM;
+    MXFP8 recipes) becomes two functions:
+    `@"<fqn>.forward"(x [M,H], w13 [E,2I,H], w2 [E,H,I], offsets) -> (y
+    [M,H], h [M,2I])` and `@"<fqn>.backward"(dy, x, h, w13, w2, offsets) ->
+    (dx, dw13, dw2)`, made of the same forward / input-gradient /
+    weight-gradient steps as above with the SwiGLU and its backward
+    (PyTorch's bf16 roundings, as the op's description states) as
+    elementwise `linalg.generic` producers of the quantizations that read
+    them; `mxmoe-fuse-quantize-producers` moves them into the quantize
+    kernels. An FP4 recipe on it fails the pass.
+
     The model-level op itself is replaced by a `func.call` of the forward
     function. Scales are produced row-major and converted with explicit
     `mxmoe.swizzle_scales` ops (`mxmoe-pack-scales` fuses them later).

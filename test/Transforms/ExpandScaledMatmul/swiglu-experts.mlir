@@ -1,0 +1,126 @@
+// RUN: mxmoe-opt %s --mxmoe-expand-scaled-matmul --split-input-file --verify-diagnostics | FileCheck %s
+// RUN: mxmoe-opt %s --mxmoe-expand-scaled-matmul --mxmoe-pack-scales --mxmoe-fuse-quantize-producers --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=FUSED
+// RUN: mxmoe-opt %s --mxmoe-expand-scaled-matmul="backward=false" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=FWDONLY
+
+// mxmoe.swiglu_experts -> <fqn>.forward (x, w13, w2, offsets) -> (y, h)
+// and <fqn>.backward (dy, x, h, w13, w2, offsets) -> (dx, dw13, dw2): the
+// two grouped GEMMs' forward, input and weight gradients around the SwiGLU
+// (forward) and its backward as linalg.generic producers of the
+// quantizations that read them. M = 1000 routed rows, E = 8, H = 256,
+// I = 384, MX128 recipe.
+
+// CHECK-LABEL: func.func @block(
+// CHECK:         %[[C:.*]]:2 = call @l0.experts.forward(%arg0, %arg1, %arg2, %arg3)
+// CHECK:         return %[[C]]#0
+// Forward: h = x w13^T, a = SwiGLU(h) (a generic over h's two column
+// halves), y = a w2^T; h is returned for the backward.
+// CHECK-LABEL: func.func @l0.experts.forward(
+// CHECK-SAME:      -> (tensor<1000x256xbf16>, tensor<1000x768xbf16>) attributes {mxmoe.fqn = "l0.experts", mxmoe.pass = "forward"}
+// CHECK:         mxmoe.quantize %arg0 {axis = 1 : i64, scale_tile = array<i64: 1, 128>}
+// CHECK:         mxmoe.quantize %arg1 {axis = 2 : i64, scale_tile = array<i64: 128, 128>}
+// CHECK:         %[[H:.*]] = mxmoe.grouped_matmul {{.*}} -> tensor<1000x768xbf16>
+// CHECK-DAG:     %[[G:.*]] = tensor.extract_slice %[[H]][0, 0] [1000, 384] [1, 1]
+// CHECK-DAG:     %[[U:.*]] = tensor.extract_slice %[[H]][0, 384] [1000, 384] [1, 1]
+// CHECK:         %[[A:.*]] = linalg.generic {{.*}} ins(%[[G]], %[[U]] :
+// CHECK:           math.exp
+// CHECK:           arith.divf
+// CHECK:         mxmoe.quantize %[[A]] {axis = 1 : i64, scale_tile = array<i64: 1, 128>}
+// CHECK:         mxmoe.quantize %arg2 {axis = 2 : i64, scale_tile = array<i64: 128, 128>}
+// CHECK:         %[[Y:.*]] = mxmoe.grouped_matmul {{.*}} -> tensor<1000x256xbf16>
+// CHECK:         return %[[Y]], %[[H]]
+// Backward: da = dy w2, dw2 = dy^T a (a recomputed from h), dh = SwiGLU'
+// (two generics joined along dim 1), dx = dh w13, dw13 = dh^T x.
+// CHECK-LABEL: func.func @l0.experts.backward(
+// CHECK-SAME:      %arg0: tensor<1000x256xbf16>, %arg1: tensor<1000x256xbf16>, %arg2: tensor<1000x768xbf16>, %arg3: tensor<8x768x256xbf16>, %arg4: tensor<8x256x384xbf16>, %arg5: tensor<8xi32>)
+// CHECK-SAME:      -> (tensor<1000x256xbf16>, tensor<8x768x256xbf16>, tensor<8x256x384xbf16>) attributes {mxmoe.fqn = "l0.experts", mxmoe.pass = "backward"}
+// CHECK:         mxmoe.quantize %arg0 {axis = 1 : i64, scale_tile = array<i64: 1, 128>}
+// CHECK:         mxmoe.quantize %arg4 {axis = 1 : i64, scale_tile = array<i64: 128, 128>}
+// CHECK:         %[[DA:.*]] = mxmoe.grouped_matmul {{.*}} -> tensor<1000x384xbf16>
+// CHECK:         %[[A2:.*]] = linalg.generic
+// CHECK:         mxmoe.quantize %arg0 offsets(%arg5 : tensor<8xi32>) {axis = 0 : i64, scale_tile = array<i64: 1, 128>}
+// CHECK:         mxmoe.quantize %[[A2]] offsets(%arg5 : tensor<8xi32>) {axis = 0 : i64, scale_tile = array<i64: 1, 128>}
+// CHECK:         mxmoe.grouped_matmul {{.*}} -> tensor<8x256x384xbf16>
+// CHECK:         %[[DG:.*]] = linalg.generic {{.*}} ins(%[[DA]],
+// CHECK:         %[[DU:.*]] = linalg.generic {{.*}} ins(%[[DA]],
+// CHECK:         %[[DH:.*]] = tensor.concat dim(1) %[[DG]], %[[DU]]
+// CHECK:         mxmoe.quantize %[[DH]] {axis = 1 : i64, scale_tile = array<i64: 1, 128>}
+// CHECK:         mxmoe.quantize %arg3 {axis = 1 : i64, scale_tile = array<i64: 128, 128>}
+// CHECK:         mxmoe.grouped_matmul {{.*}} -> tensor<1000x256xbf16>
+// CHECK:         mxmoe.quantize %[[DH]] offsets(%arg5 : tensor<8xi32>) {axis = 0 : i64, scale_tile = array<i64: 1, 128>}
+// CHECK:         mxmoe.quantize %arg1 offsets(%arg5 : tensor<8xi32>) {axis = 0 : i64, scale_tile = array<i64: 1, 128>}
+// CHECK:         mxmoe.grouped_matmul {{.*}} -> tensor<8x768x256xbf16>
+
+// After scale packing and producer fusion every generic and the concat sit
+// inside mxmoe.fused_quantize ops: the SwiGLU is computed inside the
+// quantize kernels that read it (the forward's rowwise a, the backward's
+// token-axis a, and dh both ways in one op), never written in bf16.
+// FUSED-LABEL: func.func @l0.experts.forward(
+// FUSED:         %[[H:.*]] = mxmoe.grouped_matmul {{.*}} -> tensor<1000x768xbf16>
+// FUSED-NEXT:    mxmoe.fused_quantize(%[[H]], %arg3)
+// FUSED:           linalg.generic
+// FUSED:           mxmoe.quantize {{.*}} {axis = 1 : i64, scale_tile = array<i64: 1, 128>}
+// FUSED-NEXT:      mxmoe.yield
+// FUSED-NEXT:    }
+// FUSED-NOT:     linalg.generic
+// FUSED:         return
+// FUSED-LABEL: func.func @l0.experts.backward(
+// FUSED-NOT:     linalg.generic
+// FUSED:         mxmoe.fused_quantize(%arg2, %arg5)
+// FUSED:           linalg.generic
+// FUSED:           mxmoe.quantize {{.*}} {axis = 0 : i64, scale_tile = array<i64: 1, 128>}
+// FUSED-NEXT:      mxmoe.yield
+// FUSED-NEXT:    }
+// FUSED-NOT:     linalg.generic
+// FUSED:         mxmoe.fused_quantize(%{{.*}}, %arg2, %arg5)
+// FUSED:           linalg.generic
+// FUSED:           linalg.generic
+// FUSED:           tensor.concat dim(1)
+// FUSED-NEXT:      mxmoe.quantize {{.*}} {axis = 1 : i64, scale_tile = array<i64: 1, 128>}
+// FUSED-NEXT:      mxmoe.quantize {{.*}} {axis = 0 : i64, scale_tile = array<i64: 1, 128>}
+// FUSED-NEXT:      mxmoe.yield
+// FUSED-NEXT:    }
+// FUSED-NOT:     linalg.generic
+// FUSED-NOT:     tensor.concat
+// FUSED:         return
+
+// FWDONLY-LABEL: func.func @l0.experts.forward(
+// FWDONLY-NOT:   func.func @l0.experts.backward(
+func.func @block(%x: tensor<1000x256xbf16>, %w13: tensor<8x768x256xbf16>, %w2: tensor<8x256x384xbf16>, %offs: tensor<8xi32>) -> tensor<1000x256xbf16> {
+  %y = mxmoe.swiglu_experts %x, %w13, %w2, %offs {fqn = "l0.experts", recipe = #mxmoe.mx_recipe<f8E4M3FN, block_size = 32, rounding = rceil, granularity = mx128>}
+      : (tensor<1000x256xbf16>, tensor<8x768x256xbf16>, tensor<8x256x384xbf16>, tensor<8xi32>) -> tensor<1000x256xbf16>
+  return %y : tensor<1000x256xbf16>
+}
+
+// -----
+
+// Precision bf16 (set by the policy or written): not expanded.
+// CHECK-LABEL: func.func @bf16(
+// CHECK:         mxmoe.swiglu_experts
+// CHECK-NOT:     call
+func.func @bf16(%x: tensor<64x256xbf16>, %w13: tensor<2x512x256xbf16>, %w2: tensor<2x256x256xbf16>, %offs: tensor<2xi32>) -> tensor<64x256xbf16> {
+  %y = mxmoe.swiglu_experts %x, %w13, %w2, %offs {fqn = "e", precision = #mxmoe.precision<bf16>}
+      : (tensor<64x256xbf16>, tensor<2x512x256xbf16>, tensor<2x256x256xbf16>, tensor<2xi32>) -> tensor<64x256xbf16>
+  return %y : tensor<64x256xbf16>
+}
+
+// -----
+
+// FP4 recipes: the fused SwiGLU quantizations are generated for FP8 only.
+func.func @fp4(%x: tensor<64x256xbf16>, %w13: tensor<2x512x256xbf16>, %w2: tensor<2x256x256xbf16>, %offs: tensor<2xi32>) -> tensor<64x256xbf16> {
+  // expected-error @+1 {{mxmoe-expand-scaled-matmul expands mxmoe.swiglu_experts for MXFP8 recipes only}}
+  %y = mxmoe.swiglu_experts %x, %w13, %w2, %offs {fqn = "e", recipe = #mxmoe.mx_recipe<f4E2M1FN, block_size = 32, rounding = rceil>}
+      : (tensor<64x256xbf16>, tensor<2x512x256xbf16>, tensor<2x256x256xbf16>, tensor<2xi32>) -> tensor<64x256xbf16>
+  return %y : tensor<64x256xbf16>
+}
+
+// -----
+
+// A function already named like an expanded one is an error, not a suffix.
+// expected-note @+1 {{the existing function}}
+func.func private @dup.backward()
+func.func @dup(%x: tensor<64x256xbf16>, %w13: tensor<2x512x256xbf16>, %w2: tensor<2x256x256xbf16>, %offs: tensor<2xi32>) -> tensor<64x256xbf16> {
+  // expected-error @+1 {{fqn 'dup' is not unique}}
+  %y = mxmoe.swiglu_experts %x, %w13, %w2, %offs {fqn = "dup"}
+      : (tensor<64x256xbf16>, tensor<2x512x256xbf16>, tensor<2x256x256xbf16>, tensor<2xi32>) -> tensor<64x256xbf16>
+  return %y : tensor<64x256xbf16>
+}
