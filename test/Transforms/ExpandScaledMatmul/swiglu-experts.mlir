@@ -29,7 +29,7 @@
 // CHECK:         %[[Y:.*]] = mxmoe.grouped_matmul {{.*}} -> tensor<1000x256xbf16>
 // CHECK:         return %[[Y]], %[[H]]
 // Backward: da = dy w2, dw2 = dy^T a (a recomputed from h), dh = SwiGLU'
-// (two generics joined along dim 1), dx = dh w13, dw13 = dh^T x.
+// (two generics joined along dim 1), dw13 = dh^T x, dx = dh w13.
 // CHECK-LABEL: func.func @l0.experts.backward(
 // CHECK-SAME:      %arg0: tensor<1000x256xbf16>, %arg1: tensor<1000x256xbf16>, %arg2: tensor<1000x768xbf16>, %arg3: tensor<8x768x256xbf16>, %arg4: tensor<8x256x384xbf16>, %arg5: tensor<8xi32>)
 // CHECK-SAME:      -> (tensor<1000x256xbf16>, tensor<8x768x256xbf16>, tensor<8x256x384xbf16>) attributes {mxmoe.fqn = "l0.experts", mxmoe.pass = "backward"}
@@ -43,12 +43,13 @@
 // CHECK:         %[[DG:.*]] = linalg.generic {{.*}} ins(%[[DA]],
 // CHECK:         %[[DU:.*]] = linalg.generic {{.*}} ins(%[[DA]],
 // CHECK:         %[[DH:.*]] = tensor.concat dim(1) %[[DG]], %[[DU]]
-// CHECK:         mxmoe.quantize %[[DH]] {axis = 1 : i64, scale_tile = array<i64: 1, 128>}
-// CHECK:         mxmoe.quantize %arg3 {axis = 1 : i64, scale_tile = array<i64: 128, 128>}
-// CHECK:         mxmoe.grouped_matmul {{.*}} -> tensor<1000x256xbf16>
+// dw13 comes before dx (a lower peak of the program's workspace).
 // CHECK:         mxmoe.quantize %[[DH]] offsets(%arg5 : tensor<8xi32>) {axis = 0 : i64, scale_tile = array<i64: 1, 128>}
 // CHECK:         mxmoe.quantize %arg1 offsets(%arg5 : tensor<8xi32>) {axis = 0 : i64, scale_tile = array<i64: 1, 128>}
 // CHECK:         mxmoe.grouped_matmul {{.*}} -> tensor<8x768x256xbf16>
+// CHECK:         mxmoe.quantize %[[DH]] {axis = 1 : i64, scale_tile = array<i64: 1, 128>}
+// CHECK:         mxmoe.quantize %arg3 {axis = 1 : i64, scale_tile = array<i64: 128, 128>}
+// CHECK:         mxmoe.grouped_matmul {{.*}} -> tensor<1000x256xbf16>
 
 // After scale packing and producer fusion every generic and the concat sit
 // inside mxmoe.fused_quantize ops: the SwiGLU is computed inside the
@@ -75,8 +76,8 @@
 // FUSED:           linalg.generic
 // FUSED:           linalg.generic
 // FUSED:           tensor.concat dim(1)
-// FUSED-NEXT:      mxmoe.quantize {{.*}} {axis = 1 : i64, scale_tile = array<i64: 1, 128>}
 // FUSED-NEXT:      mxmoe.quantize {{.*}} {axis = 0 : i64, scale_tile = array<i64: 1, 128>}
+// FUSED-NEXT:      mxmoe.quantize {{.*}} {axis = 1 : i64, scale_tile = array<i64: 1, 128>}
 // FUSED-NEXT:      mxmoe.yield
 // FUSED-NEXT:    }
 // FUSED-NOT:     linalg.generic

@@ -515,8 +515,12 @@ struct ExpandScaledMatmulPass
       Value act = swiglu::forward(b, loc, hv);
       Value dw2 = e2.weightGrad(dy, act, offs, bf16, weightGradBF16);
       Value dh = swiglu::backward(b, loc, da, hv);
-      Value dx = e13.inputGrad(dh, a[3], offs, bf16);
+      // dw13 before dx: dh's token-axis copy (and x's) die before w13 is
+      // quantized along N, which lowers the program's peak workspace
+      // (every intermediate of a launch program lives in one workspace,
+      // python/mxmoe/program.py memory_plan).
       Value dw13 = e13.weightGrad(dh, in, offs, bf16, weightGradBF16);
+      Value dx = e13.inputGrad(dh, a[3], offs, bf16);
       func::ReturnOp::create(b, loc, ValueRange{dx, dw13, dw2});
     }
     OpBuilder b(op);
