@@ -724,6 +724,164 @@ def MXMoE_DequantizeOp : MXMoE_Op<"dequantize", [Pure]> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Routing: token rows to routed rows and back (dispatch and combine)
+//===----------------------------------------------------------------------===//
+
+def MXMoE_GatherRowsOp : MXMoE_Op<"gather_rows", [Pure]> {
+  let summary = "routed rows of a token tensor (MoE dispatch), optionally "
+                "scaled by each row's routing score";
+  let description = [{
+    Row `r` of the result is row `indices[r] / top_k` of `source`:
+    `indices` holds, per routed row, the flattened (token, slot) index
+    `t * top_k + j` of the routing choice it carries (the order of an
+    expert-sorting `argsort` of the router's `[T, top_k]` expert choices,
+    TorchTitan's `token_indices_experts_sorted`). With `scores` (`[T,
+    top_k]`, the router's weights) every element is also multiplied by the
+    row's score `scores[indices[r]]` in f32 and rounded once to the
+    result's element type (PyTorch's `dout[token] * score` in the combine's
+    backward).
+
+    Shapes and types: `source` [T, H] bf16/f16/f32; `indices` [M] i32;
+    `scores` [T, top_k] bf16/f16/f32; result [M, H] of `source`'s element
+    type; `top_k` >= 1. The verifier checks the static shapes (M <= T *
+    top_k). Index values are checked when the kernel runs: a row whose
+    index is negative or >= T * top_k is written as zeros and the kernel's
+    status word is 3 (routing indices rejected); nothing is read or written
+    out of bounds.
+
+    `mxmoe-fuse-quantize-producers` moves a gather whose users are all
+    quantizations into an `mxmoe.fused_quantize`: the quantize kernels then
+    read the token rows directly (the routed copy is never written).
+
+    Example (Qwen3-30B-A3B, 4096 tokens, top-8):
+    ```mlir
+    %xr = mxmoe.gather_rows %x[%idx] {top_k = 8 : i64}
+        : tensor<4096x2048xbf16>, tensor<32768xi32> -> tensor<32768x2048xbf16>
+    ```
+  }];
+  let arguments = (ins
+    MXMoE_HPTensor:$source,
+    RankedTensorOf<[I32]>:$indices,
+    Optional<MXMoE_HPTensor>:$scores,
+    I64Attr:$top_k
+  );
+  let results = (outs MXMoE_HPTensor:$result);
+  let assemblyFormat = [{
+    $source `[` $indices `]` (`scaled_by` $scores^ `:` type($scores))?
+    attr-dict `:` type($source) `,` type($indices) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def MXMoE_InvertPermutationOp : MXMoE_Op<"invert_permutation", [Pure]> {
+  let summary = "inverse of a permutation of routed rows: inverse[indices[r]] "
+                "= r";
+  let description = [{
+    For routing `indices` ([M] i32, the flattened (token, slot) index of
+    every routed row, as `mxmoe.gather_rows` takes them) the routed row of
+    each (token, slot): `inverse[indices[r]] = r`. `mxmoe.combine_rows`
+    reads it to sum a token's routed rows without atomics.
+
+    Shapes: `indices` and the result [M] i32. An index outside [0, M) is
+    skipped (nothing is written out of bounds) and the kernel's status word
+    is 3; `indices` that are not a permutation of [0, M) leave entries of
+    the result undefined, which `mxmoe.combine_rows` and
+    `mxmoe.combine_scores_grad` detect (they check `indices[inverse[i]] ==
+    i`).
+
+    Example:
+    ```mlir
+    %inv = mxmoe.invert_permutation %idx : tensor<32768xi32> -> tensor<32768xi32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[I32]>:$indices);
+  let results = (outs RankedTensorOf<[I32]>:$result);
+  let assemblyFormat = [{
+    $indices attr-dict `:` type($indices) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def MXMoE_CombineRowsOp : MXMoE_Op<"combine_rows", [Pure]> {
+  let summary = "weighted sum of every token's routed rows (MoE combine)";
+  let description = [{
+    The inverse of `mxmoe.gather_rows`: token `t`'s row of the result is
+    `sum_j s[t, j] * rows[inverse[t * top_k + j]]` over its `top_k` routed
+    rows, `s = scores` (the router's weights) or 1 without `scores`. Each
+    product and the sum are f32, in slot order j = 0 .. top_k - 1, rounded
+    once to the result's element type (PyTorch's `index_add` of `rows *
+    score` accumulates in the result type, in an order its atomics pick;
+    this is its deterministic form). Without scores it is the input
+    gradient of the gather (`x[token]`'s backward).
+
+    Shapes and types: `rows` [M, H] bf16/f16/f32 (the experts' output, in
+    routed order); `indices` and `inverse` [M] i32 (`inverse` from
+    `mxmoe.invert_permutation` of `indices`); `scores` [T, top_k]; result
+    [T, H] of `rows`' element type; M = T * top_k (no dropped tokens).
+    The kernel checks `inverse[i] < M` and `indices[inverse[i]] == i` for
+    every (token, slot) i: a token with a slot that fails (indices not a
+    permutation) gets a zero row and the status word is 3.
+
+    Example:
+    ```mlir
+    %out = mxmoe.combine_rows %y, %idx, %inv scaled_by %w : tensor<4096x8xf32>
+        {top_k = 8 : i64} : tensor<32768x2048xbf16>, tensor<32768xi32>,
+        tensor<32768xi32> -> tensor<4096x2048xbf16>
+    ```
+  }];
+  let arguments = (ins
+    MXMoE_HPTensor:$rows,
+    RankedTensorOf<[I32]>:$indices,
+    RankedTensorOf<[I32]>:$inverse,
+    Optional<MXMoE_HPTensor>:$scores,
+    I64Attr:$top_k
+  );
+  let results = (outs MXMoE_HPTensor:$result);
+  let assemblyFormat = [{
+    $rows `,` $indices `,` $inverse (`scaled_by` $scores^ `:` type($scores))?
+    attr-dict `:` type($rows) `,` type($indices) `,` type($inverse) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def MXMoE_CombineScoresGradOp : MXMoE_Op<"combine_scores_grad", [Pure]> {
+  let summary = "gradient of mxmoe.combine_rows with respect to its scores";
+  let description = [{
+    `result[t, j] = sum_h grad[t, h] * rows[inverse[t * top_k + j], h]`:
+    the derivative of `mxmoe.combine_rows`'s output with respect to score
+    `s[t, j]`, given the output's gradient `grad` (f32 products and sum in
+    column order, rounded once to the result's element type).
+
+    Shapes and types: `grad` [T, H], `rows` [M, H] bf16/f16/f32; `indices`
+    and `inverse` [M] i32 as `mxmoe.combine_rows` takes them; result [T,
+    top_k] bf16/f16/f32 (the scores' type); M = T * top_k. The same checks
+    as `mxmoe.combine_rows`: an entry whose slot fails them is 0 and the
+    status word is 3.
+
+    Example:
+    ```mlir
+    %ds = mxmoe.combine_scores_grad %dout, %y, %idx, %inv {top_k = 8 : i64}
+        : tensor<4096x2048xbf16>, tensor<32768x2048xbf16>, tensor<32768xi32>,
+          tensor<32768xi32> -> tensor<4096x8xf32>
+    ```
+  }];
+  let arguments = (ins
+    MXMoE_HPTensor:$grad,
+    MXMoE_HPTensor:$rows,
+    RankedTensorOf<[I32]>:$indices,
+    RankedTensorOf<[I32]>:$inverse,
+    I64Attr:$top_k
+  );
+  let results = (outs MXMoE_HPTensor:$result);
+  let assemblyFormat = [{
+    $grad `,` $rows `,` $indices `,` $inverse attr-dict `:` type($grad) `,`
+    type($rows) `,` type($indices) `,` type($inverse) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def MXMoE_SwizzleScalesOp : MXMoE_Op<"swizzle_scales", [Pure]> {
   let summary = "convert E8M0 scales between row-major and the blocked "
                 "128x4 layout";
