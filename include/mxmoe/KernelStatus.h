@@ -3,7 +3,9 @@
 // Kernels that validate run-time input (quantize over token-group offsets,
 // the grouped GEMMs) write one i32 status word before touching any output:
 // 0 = input valid (the kernel ran), 1 = group offsets rejected, 2 = sizes
-// rejected (grouped GEMM). On a nonzero status nothing was written. The
+// rejected (grouped GEMM), 3 = routing indices rejected (the routing
+// kernels, lib/Conversion/MXMoEToGPU/Routing.cpp). On status 1 or 2 nothing
+// was written; on 3 the rows the bad indices name are zeros. The
 // texts below are the one wording of these codes: the runtime's
 // mxmoeRtStatusMeaning / mxmoeRtCheckStatus (include/mxmoe-c/Runtime.h, and
 // through it Python's mxmoe.runtime.rejection) and the compiler's host
@@ -25,6 +27,7 @@ enum KernelStatus : int32_t {
   kKernelStatusDone = 0,
   kKernelStatusOffsetsRejected = 1,
   kKernelStatusSizesRejected = 2,
+  kKernelStatusIndicesRejected = 3,
 };
 
 /// The meaning of a known nonzero status, phrased to follow "kernel 'name'"
@@ -39,9 +42,24 @@ inline const char *kernelStatusText(int32_t status) {
     return "rejected its sizes (G, M, N, K out of range, K not a multiple of "
            "its kernel's K step, or scale extents other than the blocked "
            "layout's; status 2)";
+  case kKernelStatusIndicesRejected:
+    return "rejected its routing indices (an index outside [0, tokens x "
+           "top_k), or indices that are not a permutation of the routed "
+           "rows; status 3): the rows they name are zeros, nothing was read "
+           "or written out of bounds";
   default:
     return nullptr;
   }
+}
+
+/// What the runtime adds after kernelStatusText: a kernel that rejected its
+/// offsets or sizes wrote nothing ("; nothing was written"); one that
+/// rejected routing indices wrote its other rows ("").
+inline const char *kernelStatusSuffix(int32_t status) {
+  return status == kKernelStatusOffsetsRejected ||
+                 status == kKernelStatusSizesRejected
+             ? "; nothing was written"
+             : "";
 }
 
 } // namespace mxmoe

@@ -13,6 +13,8 @@
 #include "Driver.h"
 #include "Program.h"
 
+#include "mxmoe/KernelStatus.h"
+
 #include <cstdio>
 #include <map>
 #include <mutex>
@@ -378,7 +380,7 @@ MxmoeRtStatus check(MxmoeRtProgram_ &p) {
     if (const char *meaning = mxmoeRtStatusMeaning(words[4 * i]))
       return fail(MXMOE_RT_ERROR_KERNEL_REJECTED_INPUT,
                   p.function + ": kernel '" + p.statusKernels[i] + "' " +
-                      meaning + "; nothing was written");
+                      meaning + mxmoe::kernelStatusSuffix(words[4 * i]));
   return MXMOE_RT_SUCCESS;
 }
 

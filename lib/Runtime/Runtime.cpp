@@ -423,7 +423,8 @@ MxmoeRtStatus mxmoeRtCheckStatus(const void *statusBuffer, const char *kernel) {
   if (status != 0)
     return fail(MXMOE_RT_ERROR_KERNEL_REJECTED_INPUT,
                 std::string("kernel '") + (kernel ? kernel : "?") + "' " +
-                    mxmoeRtStatusMeaning(status) + "; nothing was written");
+                    mxmoeRtStatusMeaning(status) +
+                    mxmoe::kernelStatusSuffix(status));
   return MXMOE_RT_SUCCESS;
 }
 

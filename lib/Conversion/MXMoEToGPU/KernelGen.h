@@ -173,6 +173,11 @@ struct KernelGen {
   LogicalResult genRequantize(RequantizeOp op);
   LogicalResult genSwizzle(SwizzleScalesOp op);
   LogicalResult genGroupedMatmul(GroupedMatmulOp op);
+  // Routing.cpp: dispatch and combine of routed rows.
+  LogicalResult genGatherRows(GatherRowsOp op);
+  LogicalResult genInvertPermutation(InvertPermutationOp op);
+  LogicalResult genCombineRows(CombineRowsOp op);
+  LogicalResult genCombineScoresGrad(CombineScoresGradOp op);
 };
 
 } // namespace mlir::mxmoe::kernels

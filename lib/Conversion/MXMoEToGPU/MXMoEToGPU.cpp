@@ -303,7 +303,13 @@ struct ConvertMXMoEToGPUPass
         .Case<DequantizeOp>([&](auto d) { return gen.genDequantize(d); })
         .Case<RequantizeOp>([&](auto r) { return gen.genRequantize(r); })
         .Case<SwizzleScalesOp>([&](auto s) { return gen.genSwizzle(s); })
-        .Case<GroupedMatmulOp>([&](auto m) { return gen.genGroupedMatmul(m); });
+        .Case<GroupedMatmulOp>([&](auto m) { return gen.genGroupedMatmul(m); })
+        .Case<GatherRowsOp>([&](auto g) { return gen.genGatherRows(g); })
+        .Case<InvertPermutationOp>(
+            [&](auto i) { return gen.genInvertPermutation(i); })
+        .Case<CombineRowsOp>([&](auto c) { return gen.genCombineRows(c); })
+        .Case<CombineScoresGradOp>(
+            [&](auto c) { return gen.genCombineScoresGrad(c); });
   }
 
   void runOnOperation() override {
@@ -332,7 +338,8 @@ struct ConvertMXMoEToGPUPass
       // (The quantizations inside a fused op are its kernel's, not ops of
       // their own.)
       if (isa<QuantizeOp, FusedQuantizeOp, QuantizeWeightOp, DequantizeOp,
-              RequantizeOp, SwizzleScalesOp, GroupedMatmulOp>(op) &&
+              RequantizeOp, SwizzleScalesOp, GroupedMatmulOp, GatherRowsOp,
+              InvertPermutationOp, CombineRowsOp, CombineScoresGradOp>(op) &&
           !op->getParentOfType<FusedQuantizeOp>() &&
           !op->hasAttr(MXMoEDialect::KernelAttrHelper::getNameStr()))
         found.push_back(op);
