@@ -13,6 +13,10 @@ the MoE layer makes them):
   * combine_scores_grad: float64 `sum_h g[t, h] * y[row, h]` within f32
     summation error;
   * rows of 100 bf16 elements (runs of 4), bf16 scores;
+  * the scaled gather fused into its MX128 quantizations (rowwise
+    M-grouped blocked scales and along the token axis in groups, with an
+    empty group): data and scales byte-equal to the plain kernels
+    quantizing the gathered rows, and a bad index rejected (status 3);
   * a routing index out of range, and indices that are not a permutation,
     rejected through the status word (status 3: KernelRejectedInput),
     with zeros in the rows they name and the other rows right.
@@ -118,6 +122,23 @@ def check_odd(c, d, g):
     c.report("H = 100: combine_scores_grad (bf16) vs float64", ok, f"max err / bound {ratio:.3f}")
 
 
+def check_fused(c, d, g):
+    T, k, E, H = 300, 4, 8, 256
+    x = torch.randn(T, H, device="cuda", generator=g).to(torch.bfloat16)
+    idx, s = routing(g, T, k, E)
+    counts = torch.bincount(torch.randint(0, E - 1, (T * k,), device="cuda", generator=g),
+                            minlength=E)  # expert E-1 empty
+    offs = counts.cumsum(0).to(torch.int32)
+    fused = mp.Program(d, "dispatch_q", check="sync")(x, idx, s, offs)
+    ref = mp.Program(d, "dispatch_q_ref", check="sync")(x, idx, s, offs)
+    same = all(torch.equal(a.view(torch.uint8), b.view(torch.uint8)) for a, b in zip(fused, ref[1:]))
+    c.report("fused gather + 2 quantizations == unfused", same)
+    bad = idx.clone()
+    bad[100] = T * k + 5
+    ok, msg = rejected(lambda: mp.Program(d, "dispatch_q", check="sync")(x, bad, s, offs))
+    c.report("fused gather: bad index rejected", ok, msg)
+
+
 def rejected(fn):
     """(raised KernelRejectedInput naming routing indices, message)."""
     try:
@@ -164,6 +185,7 @@ def main():
     check_gather(c, d, g)
     check_combine(c, d, g)
     check_odd(c, d, g)
+    check_fused(c, d, g)
     check_bad(c, d, g)
     return c.summary()
 

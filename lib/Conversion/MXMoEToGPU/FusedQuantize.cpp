@@ -15,11 +15,14 @@
 #include "FusedQuantize.h"
 #include "Quantize.h"
 
+#include "mxmoe/KernelStatus.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Approximation.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -32,8 +35,16 @@ using ::mxmoe::kMXBlockSize;
 
 thread_local FusedSource *mlir::mxmoe::kernels::activeFusedSource = nullptr;
 
-FusedSource::FusedSource(FusedQuantizeOp op) : op(op) {
+FusedSource::FusedSource(FusedQuantizeOp op) : op(op), gather(op.getGather()) {
   width = cast<RankedTensorType>(op.getProduced().getType()).getDimSize(1);
+  if (gather) {
+    for (Value v : gather->getOperands()) {
+      auto t = cast<RankedTensorType>(v.getType());
+      inputs.push_back({cast<BlockArgument>(v), 0, t.getShape().back(),
+                        t.getElementType(), Value()});
+    }
+    return;
+  }
   int64_t col0 = 0;
   for (linalg::GenericOp g : op.getProducers()) {
     auto w = cast<RankedTensorType>(g.getResultTypes()[0]).getDimSize(1);
@@ -68,7 +79,44 @@ void FusedSource::bindViews(ValueRange views) {
 SmallVector<Value> FusedSource::loadRun(KB &b, Value base, int64_t count) {
   used = true;
   auto [r, c] = b.divRem(base, b.idx(width));
+  if (gather)
+    return loadGathered(b, r, c, count);
   return loadFromPart(b, 0, r, c, count);
+}
+
+SmallVector<Value> FusedSource::loadGathered(KB &b, Value r, Value c,
+                                             int64_t count) {
+  const Input &src = inputs[0], &indices = inputs[1];
+  int64_t topK = gather.getTopK();
+  int64_t choices = gather.getSource().getType().getDimSize(0) * topK;
+  Value idx = b.fromI32(b.load(indices.mem, r));
+  Value ok = b.ult(idx, b.idx(choices));
+  Value safe = b.select(ok, idx, b.idx(0));
+  ifThen(b, b.lnot(ok), [&] {
+    memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::maxs,
+                                b.i32(::mxmoe::kKernelStatusIndicesRejected),
+                                status, ValueRange{b.idx(0)});
+  });
+  Value rowStart = b.mul(b.div(safe, topK), b.idx(src.rowWidth));
+  Type f32 = b.getF32Type();
+  Value scale;
+  if (gather.getScores()) {
+    scale = b.load(inputs[2].mem, safe);
+    if (inputs[2].elem != f32)
+      scale = arith::ExtFOp::create(b, f32, scale);
+  }
+  Value zero = arith::ConstantOp::create(b, b.getZeroAttr(src.elem));
+  return loadBlockElements(
+      b, src.mem, src.elem, b.add(rowStart, c),
+      [&](Value x) -> Value {
+        if (scale) {
+          Value wide = src.elem == f32 ? x : arith::ExtFOp::create(b, f32, x);
+          Value p = arith::MulFOp::create(b, scale, wide);
+          x = src.elem == f32 ? p : arith::TruncFOp::create(b, src.elem, p);
+        }
+        return b.select(ok, x, zero);
+      },
+      count);
 }
 
 /// loadRun from part `p` or, when c lies past it, a later one.
@@ -238,7 +286,9 @@ static LogicalResult lowerMathToIntrinsics(FusedQuantizeOp op,
 
 LogicalResult KernelGen::genFusedQuantize(FusedQuantizeOp op) {
   QuantizeOp q = op.getQuantizations().front();
-  std::string why = FusedQuantizeOp::whyNotLowered(q, op.getProducers());
+  std::string why = op.getGather()
+                        ? FusedQuantizeOp::whyNotLowered(q, op.getGather())
+                        : FusedQuantizeOp::whyNotLowered(q, op.getProducers());
   if (!why.empty())
     return op.emitOpError("convert-mxmoe-to-gpu: ") << why;
   FusedSource src(op);

@@ -5,7 +5,8 @@
 // generators' input loads (loadHPBlock), parameter list (createKernel with
 // a RuntimeShapeSpec) and host arguments (KernelGen::finish) consult the
 // active FusedSource: the producer's inputs replace the quantize input and
-// its scalar body is evaluated at every loaded element.
+// its scalar body is evaluated at every loaded element (or, for a gather
+// producer, the loads read the routed rows' token rows).
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,11 +61,19 @@ struct FusedSource {
   /// loadRun as one vector<count x element> (the jagged kernel's 16-byte
   /// staging loads, QuantizeJagged.cpp).
   Value loadVector(KB &b, Value base, int64_t count);
+  /// A gather producer's run: row r of the result is source row
+  /// indices[r] / top_k (times scores[indices[r]]); an index out of range
+  /// reads zeros and raises the status word to 3.
+  SmallVector<Value> loadGathered(KB &b, Value r, Value c, int64_t count);
   /// The fused op's host arguments for the inner quantize kernel's `inner`.
   SmallVector<HostArg> hostArgs(ArrayRef<HostArg> inner);
 
   FusedQuantizeOp op;
   QuantizeOp quantize;
+  /// The producer when it is a gather (inputs: source, indices, scores).
+  GatherRowsOp gather;
+  /// The kernel's status word (set by the group-table prologue).
+  Value status;
   SmallVector<Part> parts;
   int64_t width;             ///< row length of the producer's result
   SmallVector<Input> inputs; ///< every part's, in order

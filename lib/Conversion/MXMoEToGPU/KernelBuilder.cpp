@@ -413,8 +413,16 @@ void buildKernelBody(gpu::GPUFuncOp fn, KB &b, Value work, int64_t blockSize,
     ifThen(b, reporter, [&] {
       Value one = b.i32(1);
       Value word = b.sub(one, b.load(flag, b.idx(0)));
-      b.store(word, status, b.idx(0));
+      // A fused gather's threads raise the word to 3 (routing indices) by
+      // atomic max, maybe before this: the report joins them.
+      if (activeFusedSource && activeFusedSource->gather)
+        memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::maxs, word, status,
+                                    ValueRange{b.idx(0)});
+      else
+        b.store(word, status, b.idx(0));
     });
+    if (activeFusedSource)
+      activeFusedSource->status = status;
     // No barrier needed: nothing writes `flag` after the one above.
     Value flagValue = b.load(flag, b.idx(0));
     valid = b.ne(flagValue, b.i32(0));

@@ -237,3 +237,17 @@ func.func @narrow_parts(%a: tensor<64x16xbf16>, %b: tensor<64x16xbf16>) -> (tens
   %q, %s = mxmoe.quantize %c {axis = 1 : i64} : tensor<64x32xbf16> -> tensor<64x32xf8E4M3FN>, tensor<64x1xf8E8M0FNU>
   return %q, %s : tensor<64x32xf8E4M3FN>, tensor<64x1xf8E8M0FNU>
 }
+
+// -----
+
+// Without token groups the quantize kernel has no status word to report a
+// bad index: the gather stays (and runs as its own kernel).
+// CHECK-LABEL: func.func @no_groups(
+// CHECK:         mxmoe.gather_rows
+// CHECK-NOT:     mxmoe.fused_quantize
+func.func @no_groups(%x: tensor<300x256xbf16>, %idx: tensor<1200xi32>) -> (tensor<1200x256xf8E4M3FN>, tensor<1200x8xf8E8M0FNU>) {
+  // expected-remark @+1 {{mxmoe-fuse-quantize-producers: not fused: a gather is fused only into quantizations in token groups}}
+  %r = mxmoe.gather_rows %x[%idx] {top_k = 4 : i64} : tensor<300x256xbf16>, tensor<1200xi32> -> tensor<1200x256xbf16>
+  %q, %sc = mxmoe.quantize %r {axis = 1 : i64} : tensor<1200x256xbf16> -> tensor<1200x256xf8E4M3FN>, tensor<1200x8xf8E8M0FNU>
+  return %q, %sc : tensor<1200x256xf8E4M3FN>, tensor<1200x8xf8E8M0FNU>
+}

@@ -113,7 +113,7 @@ func.func @yield_partial(%a: tensor<64x256xbf16>) -> tensor<64x256xf8E4M3FN> {
 // -----
 
 func.func @no_quantization(%a: tensor<64x256xbf16>) -> tensor<64x256xbf16> {
-  // expected-error @+1 {{'mxmoe.fused_quantize' op body must hold, in order, column slices of its arguments (tensor.extract_slice) and scalar constants, one or more pairs of tensor.empty and linalg.generic (with a tensor.concat of their results along dim 1 when more than one), one or more mxmoe.quantize of the result and mxmoe.yield}}
+  // expected-error @+1 {{'mxmoe.fused_quantize' op body must hold, in order, column slices of its arguments (tensor.extract_slice) and scalar constants, one or more pairs of tensor.empty and linalg.generic (with a tensor.concat of their results along dim 1 when more than one) or one mxmoe.gather_rows, one or more mxmoe.quantize of the result and mxmoe.yield}}
   %r = mxmoe.fused_quantize (%a) : (tensor<64x256xbf16>) -> (tensor<64x256xbf16>) {
   ^bb0(%x: tensor<64x256xbf16>):
     %init = tensor.empty() : tensor<64x256xbf16>
@@ -236,4 +236,31 @@ func.func @concat_dim0(%a: tensor<64x128xbf16>) -> (tensor<128x128xf8E4M3FN>, te
     mxmoe.yield %q0, %s0 : tensor<128x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>
   }
   return %q, %s : tensor<128x128xf8E4M3FN>, tensor<128x4xf8E8M0FNU>
+}
+
+// -----
+
+func.func @gather_then_generic(%x: tensor<64x256xbf16>, %idx: tensor<128xi32>, %o: tensor<2xi32>) -> (tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>) {
+  // expected-error @+1 {{body must hold, in order, column slices of its arguments (tensor.extract_slice) and scalar constants, one or more pairs of tensor.empty and linalg.generic (with a tensor.concat of their results along dim 1 when more than one) or one mxmoe.gather_rows, one or more mxmoe.quantize of the result and mxmoe.yield}}
+  %q, %s = mxmoe.fused_quantize (%x, %idx, %o) : (tensor<64x256xbf16>, tensor<128xi32>, tensor<2xi32>) -> (tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>) {
+  ^bb0(%a: tensor<64x256xbf16>, %i: tensor<128xi32>, %oo: tensor<2xi32>):
+    %c = arith.constant 2.0 : f32
+    %g = mxmoe.gather_rows %a[%i] {top_k = 2 : i64} : tensor<64x256xbf16>, tensor<128xi32> -> tensor<128x256xbf16>
+    %q0, %s0 = mxmoe.quantize %g {axis = 1 : i64} : tensor<128x256xbf16> -> tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>
+    mxmoe.yield %q0, %s0 : tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>
+  }
+  return %q, %s : tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>
+}
+
+// -----
+
+func.func @gather_not_quantized(%x: tensor<64x256xbf16>, %idx: tensor<128xi32>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>) {
+  %q, %s = mxmoe.fused_quantize (%x, %idx) : (tensor<64x256xbf16>, tensor<128xi32>) -> (tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>) {
+  ^bb0(%a: tensor<64x256xbf16>, %i: tensor<128xi32>):
+    %g = mxmoe.gather_rows %a[%i] {top_k = 2 : i64} : tensor<64x256xbf16>, tensor<128xi32> -> tensor<128x256xbf16>
+    // expected-error @+1 {{in mxmoe.fused_quantize must quantize the producer's result}}
+    %q0, %s0 = mxmoe.quantize %a {axis = 1 : i64} : tensor<64x256xbf16> -> tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
+    mxmoe.yield %q0, %s0 : tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
+  }
+  return %q, %s : tensor<64x256xf8E4M3FN>, tensor<64x8xf8E8M0FNU>
 }

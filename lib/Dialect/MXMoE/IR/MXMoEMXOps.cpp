@@ -295,7 +295,16 @@ LogicalResult GroupedMatmulOp::verify() {
 // fused_quantize
 //===----------------------------------------------------------------------===//
 
+GatherRowsOp FusedQuantizeOp::getGather() {
+  for (Operation &op : getBody().front())
+    if (auto g = dyn_cast<GatherRowsOp>(op))
+      return g;
+  return {};
+}
+
 Value FusedQuantizeOp::getProduced() {
+  if (GatherRowsOp g = getGather())
+    return g.getResult();
   for (Operation &op : getBody().front())
     if (auto c = dyn_cast<tensor::ConcatOp>(op))
       return c.getResult();
@@ -388,6 +397,35 @@ static LogicalResult verifyFusedConcat(tensor::ConcatOp concat,
   return success();
 }
 
+/// The parts of an elementwise producer from ops[at]: (tensor.empty,
+/// linalg.generic) pairs, joined by a tensor.concat when more than one;
+/// `at` moves past them. Failure: the ops are not of that shape; a null
+/// value: a part or the concat broke a rule (already reported); else the
+/// value the quantizations read.
+static FailureOr<Value>
+verifyFusedParts(FusedQuantizeOp op, ArrayRef<Operation *> ops, size_t &at) {
+  SmallVector<linalg::GenericOp> parts;
+  while (at + 1 < ops.size() && isa<tensor::EmptyOp>(ops[at]) &&
+         isa<linalg::GenericOp>(ops[at + 1])) {
+    parts.push_back(cast<linalg::GenericOp>(ops[at + 1]));
+    at += 2;
+  }
+  if (parts.empty() || at >= ops.size())
+    return failure();
+  for (linalg::GenericOp g : parts)
+    if (failed(verifyFusedProducer(op, g)))
+      return Value();
+  if (auto concat = dyn_cast<tensor::ConcatOp>(ops[at])) {
+    if (failed(verifyFusedConcat(concat, parts)))
+      return Value();
+    ++at;
+    return concat.getResult();
+  }
+  if (parts.size() > 1)
+    return failure();
+  return parts.front().getResult(0);
+}
+
 LogicalResult FusedQuantizeOp::verifyRegions() {
   Block &body = getBody().front();
   if (body.getNumArguments() != getInputs().size())
@@ -416,31 +454,31 @@ LogicalResult FusedQuantizeOp::verifyRegions() {
                        "arguments (tensor.extract_slice) and scalar "
                        "constants, one or more pairs of tensor.empty and "
                        "linalg.generic (with a tensor.concat of their "
-                       "results along dim 1 when more than one), one or "
-                       "more mxmoe.quantize of the result and mxmoe.yield");
+                       "results along dim 1 when more than one) or one "
+                       "mxmoe.gather_rows, one or more mxmoe.quantize of the "
+                       "result and mxmoe.yield");
   };
-  // Parts: (tensor.empty, linalg.generic) pairs.
+  if (ops.empty())
+    return kinds();
   size_t at = 0;
-  SmallVector<linalg::GenericOp> parts;
-  while (at + 1 < ops.size() && isa<tensor::EmptyOp>(ops[at]) &&
-         isa<linalg::GenericOp>(ops[at + 1])) {
-    parts.push_back(cast<linalg::GenericOp>(ops[at + 1]));
-    at += 2;
-  }
-  if (parts.empty() || !isa<YieldOp>(ops.back()))
-    return kinds();
-  for (linalg::GenericOp g : parts)
-    if (failed(verifyFusedProducer(*this, g)))
+  Value produced;
+  if (auto gather = dyn_cast<GatherRowsOp>(ops.front())) {
+    // First in the block (no slices or constants before it), so it reads
+    // block arguments only.
+    if (&body.front() != gather.getOperation())
+      return kinds();
+    produced = gather.getResult();
+    at = 1;
+  } else {
+    FailureOr<Value> parts = verifyFusedParts(*this, ops, at);
+    if (failed(parts))
+      return kinds();
+    if (!*parts)
       return failure();
-  Value produced = parts.front().getResult(0);
-  if (auto concat = dyn_cast<tensor::ConcatOp>(ops[at])) {
-    if (failed(verifyFusedConcat(concat, parts)))
-      return failure();
-    produced = concat.getResult();
-    ++at;
-  } else if (parts.size() > 1) {
-    return kinds();
+    produced = *parts;
   }
+  if (!isa<YieldOp>(ops.back()))
+    return kinds();
   if (at + 1 >= ops.size())
     return kinds();
   SmallVector<Value> quantized;
@@ -491,8 +529,8 @@ static std::string whyNotLoweredPart(linalg::GenericOp producer) {
   return "";
 }
 
-std::string FusedQuantizeOp::whyNotLowered(QuantizeOp q,
-                                           ArrayRef<linalg::GenericOp> parts) {
+/// whyNotLowered's rules for the quantization itself.
+static std::string whyNotLoweredQuantize(QuantizeOp q) {
   RankedTensorType in = q.getInput().getType();
   if (in.getRank() != 2)
     return "only quantizations of a 2-D tensor are generated with a fused "
@@ -519,6 +557,13 @@ std::string FusedQuantizeOp::whyNotLowered(QuantizeOp q,
       return "a token-axis quantization's rows are not a multiple of 16 "
              "bytes of the quantize input";
   }
+  return "";
+}
+
+std::string FusedQuantizeOp::whyNotLowered(QuantizeOp q,
+                                           ArrayRef<linalg::GenericOp> parts) {
+  if (std::string why = whyNotLoweredQuantize(q); !why.empty())
+    return why;
   for (linalg::GenericOp producer : parts) {
     std::string why = whyNotLoweredPart(producer);
     if (!why.empty())
@@ -530,5 +575,20 @@ std::string FusedQuantizeOp::whyNotLowered(QuantizeOp q,
     if (parts.size() > 1 && width % 32 != 0)
       return "a concatenated part is not a multiple of 32 columns wide";
   }
+  return "";
+}
+
+std::string FusedQuantizeOp::whyNotLowered(QuantizeOp q, GatherRowsOp gather) {
+  if (std::string why = whyNotLoweredQuantize(q); !why.empty())
+    return why;
+  if (!q.getOffsets())
+    return "a gather is fused only into quantizations in token groups (with "
+           "offsets: their kernels' status word reports bad routing indices)";
+  RankedTensorType src = gather.getSource().getType();
+  if (!src.hasStaticShape() || !gather.getType().hasStaticShape())
+    return "the gather's shapes are not static";
+  int64_t bytes = src.getElementTypeBitWidth() / 8;
+  if ((src.getDimSize(1) * bytes) % 16 != 0)
+    return "the gather's source rows are not a multiple of 16 bytes";
   return "";
 }

@@ -1,7 +1,8 @@
 //===- FuseQuantizeProducers.cpp - mxmoe-fuse-quantize-producers ----------===//
 //
-// Elementwise producer + its quantizations -> mxmoe.fused_quantize (the op's
-// description in MXMoEOps.td says what is fused and what it means).
+// Elementwise or gather producer + its quantizations -> mxmoe.fused_quantize
+// (the op's description in MXMoEOps.td says what is fused and what it
+// means).
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,13 +46,15 @@ std::string whyNotProducer(linalg::GenericOp g) {
                   : "";
 }
 
-/// A producer the pass fuses: one generic, or generics whose results a
-/// tensor.concat along dim 1 joins (each read by it alone); `value` is
-/// what the quantizations read.
+/// A producer the pass fuses: one generic, generics whose results a
+/// tensor.concat along dim 1 joins (each read by it alone), or a
+/// mxmoe.gather_rows (the routed rows of a token tensor); `value` is what
+/// the quantizations read.
 struct Producer {
   SmallVector<linalg::GenericOp> parts;
   tensor::ConcatOp concat;
   Value value;
+  GatherRowsOp gather;
 };
 
 /// Builds the fused op of `p` and `qs` before the first quantization and
@@ -67,6 +70,9 @@ void fuse(const Producer &p, ArrayRef<QuantizeOp> qs) {
   for (linalg::GenericOp g : p.parts)
     for (Value in : g.getDpsInputs())
       operandOf(FusedQuantizeOp::getColumnSlice(in).first);
+  if (p.gather)
+    for (Value v : p.gather->getOperands())
+      operandOf(v);
   for (QuantizeOp q : qs)
     if (Value o = q.getOffsets())
       operandOf(o);
@@ -102,6 +108,8 @@ void fuse(const Producer &p, ArrayRef<QuantizeOp> qs) {
   }
   if (p.concat)
     b.clone(*p.concat, map);
+  if (p.gather)
+    b.clone(*p.gather, map);
   SmallVector<Value> yielded;
   for (QuantizeOp q : qs) {
     Operation *c = b.clone(*q, map);
@@ -124,6 +132,8 @@ void fuse(const Producer &p, ArrayRef<QuantizeOp> qs) {
   }
   if (tensor::ConcatOp concat = p.concat)
     concat.erase();
+  if (GatherRowsOp gather = p.gather)
+    gather.erase();
   for (linalg::GenericOp g : p.parts)
     g.erase();
   for (Operation *d : dead)
@@ -147,13 +157,17 @@ SmallVector<Producer> findProducers(Operation *root) {
         !quantized(op->getResult(0)))
       return;
     if (auto g = dyn_cast<linalg::GenericOp>(op)) {
-      producers.push_back({{g}, {}, g->getResult(0)});
+      producers.push_back({{g}, {}, g->getResult(0), {}});
+      return;
+    }
+    if (auto g = dyn_cast<GatherRowsOp>(op)) {
+      producers.push_back({{}, {}, g.getResult(), g});
       return;
     }
     auto concat = dyn_cast<tensor::ConcatOp>(op);
     if (!concat || concat.getDim() != 1)
       return;
-    Producer p{{}, concat, concat.getResult()};
+    Producer p{{}, concat, concat.getResult(), {}};
     for (Value in : concat.getInputs()) {
       auto g = in.getDefiningOp<linalg::GenericOp>();
       if (!g || !in.hasOneUse() || g->getNumResults() != 1)
@@ -178,7 +192,8 @@ std::string whyNotFused(const Producer &p, SmallVectorImpl<QuantizeOp> &qs) {
       return why.empty() ? "its result has users other than quantizations"
                          : why;
     if (why.empty())
-      why = FusedQuantizeOp::whyNotLowered(q, p.parts);
+      why = p.gather ? FusedQuantizeOp::whyNotLowered(q, p.gather)
+                     : FusedQuantizeOp::whyNotLowered(q, p.parts);
     qs.push_back(q);
   }
   if (!why.empty())

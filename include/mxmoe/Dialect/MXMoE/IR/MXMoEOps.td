@@ -453,6 +453,11 @@ def MXMoE_FusedQuantizeOp : MXMoE_Op<"fused_quantize", [
     * with more than one part, a `tensor.concat` along dim 1 of the parts'
       results in order, each read by it alone (e.g. the SwiGLU backward's
       [d gate | d up], two elementwise formulas side by side);
+    * or, instead of the slices, constants and parts: one
+      `mxmoe.gather_rows` of block arguments (the MoE dispatch: the routed
+      rows of a token tensor, optionally times their routing scores), so
+      that the quantize kernels read token rows through the routing
+      indices and the routed copy is never written;
     * one or more `mxmoe.quantize` ops of the producer's result (the
       generic's, or the concat's; their offsets, if any, block arguments);
     * `mxmoe.yield` of every quantization's (data, scales), in order.
@@ -520,9 +525,12 @@ def MXMoE_FusedQuantizeOp : MXMoE_Op<"fused_quantize", [
           parts.push_back(g);
       return parts;
     }
-    /// The value the quantizations quantize: the concat's result, or the
-    /// one part's.
+    /// The value the quantizations quantize: the concat's result, the
+    /// one part's, or the gather's.
     ::mlir::Value getProduced();
+    /// The region's mxmoe.gather_rows when the producer is a gather, else
+    /// null.
+    GatherRowsOp getGather();
     /// The quantizations of the producer's result, in order (a template
     /// only because QuantizeOp is declared after this class).
     template <typename QuantizeOpT = QuantizeOp>
@@ -567,6 +575,11 @@ def MXMoE_FusedQuantizeOp : MXMoE_Op<"fused_quantize", [
     static std::string
     whyNotLowered(QuantizeOp q,
                   ::llvm::ArrayRef<::mlir::linalg::GenericOp> parts);
+    /// The same for a gather producer: the quantization's rules, token
+    /// groups (offsets: the kernel's status word reports bad routing
+    /// indices, status 3), and a static source whose rows are a multiple
+    /// of 16 bytes.
+    static std::string whyNotLowered(QuantizeOp q, GatherRowsOp gather);
   }];
   let hasRegionVerifier = 1;
 }

@@ -230,8 +230,8 @@ def MXMoEPackScales : Pass<"mxmoe-pack-scales", "::mlir::ModuleOp"> {
 
 def MXMoEFuseQuantizeProducers
     : Pass<"mxmoe-fuse-quantize-producers", "::mlir::ModuleOp"> {
-  let summary = "Fuse elementwise producers into the quantizations of their "
-                "results (mxmoe.fused_quantize)";
+  let summary = "Fuse elementwise and gather producers into the "
+                "quantizations of their results (mxmoe.fused_quantize)";
   let description = [{
     A `linalg.generic` that computes a tensor elementwise (rank 2, all loops
     parallel, identity maps, a `tensor.empty` init) and whose every user is
@@ -242,7 +242,11 @@ def MXMoEFuseQuantizeProducers
     activation + cast kernels do this by hand; here it is any elementwise
     body). Inputs that are `tensor.extract_slice`s of a tensor at [0, c]
     over all rows (the gate and up halves of a gate/up GEMM's result)
-    move into the fused op, which then reads the whole tensor.
+    move into the fused op, which then reads the whole tensor. An
+    `mxmoe.gather_rows` (the MoE dispatch) whose every user is an
+    `mxmoe.quantize` is fused the same way: the quantize kernels read the
+    token rows through the routing indices (times the rows' scores when it
+    is scaled), so the routed copy is never written.
 
     Fused only when convert-mxmoe-to-gpu generates the result
     (`FusedQuantizeOp::whyNotLowered`: quantizations with one-row scale
