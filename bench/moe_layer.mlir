@@ -35,3 +35,18 @@ func.func @qwen3_block(%x: tensor<32768x2048xbf16>, %w13: tensor<128x1536x2048xb
       : (tensor<32768x2048xbf16>, tensor<128x1536x2048xbf16>, tensor<128x2048x768xbf16>, tensor<128xi32>) -> tensor<32768x2048xbf16>
   return %y : tensor<32768x2048xbf16>
 }
+// The whole routed block (dispatch, experts, weighted combine) as one op.
+func.func @scout_routed(%x: tensor<8192x5120xbf16>, %w13: tensor<16x16384x5120xbf16>,
+                        %w2: tensor<16x5120x8192xbf16>, %offsets: tensor<16xi32>,
+                        %idx: tensor<8192xi32>, %s: tensor<8192x1xf32>) -> tensor<8192x5120xbf16> {
+  %y = mxmoe.swiglu_experts %x, %w13, %w2, %offsets routing(%idx, %s : tensor<8192xi32>, tensor<8192x1xf32>) {fqn = "scout.routed"}
+      : (tensor<8192x5120xbf16>, tensor<16x16384x5120xbf16>, tensor<16x5120x8192xbf16>, tensor<16xi32>) -> tensor<8192x5120xbf16>
+  return %y : tensor<8192x5120xbf16>
+}
+func.func @qwen3_routed(%x: tensor<4096x2048xbf16>, %w13: tensor<128x1536x2048xbf16>,
+                        %w2: tensor<128x2048x768xbf16>, %offsets: tensor<128xi32>,
+                        %idx: tensor<32768xi32>, %s: tensor<4096x8xf32>) -> tensor<4096x2048xbf16> {
+  %y = mxmoe.swiglu_experts %x, %w13, %w2, %offsets routing(%idx, %s : tensor<32768xi32>, tensor<4096x8xf32>) {fqn = "qwen3.routed"}
+      : (tensor<4096x2048xbf16>, tensor<128x1536x2048xbf16>, tensor<128x2048x768xbf16>, tensor<128xi32>) -> tensor<4096x2048xbf16>
+  return %y : tensor<4096x2048xbf16>
+}

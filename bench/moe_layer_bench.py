@@ -7,7 +7,11 @@ tokens by expert, w13 grouped GEMM, SwiGLU, w2 grouped GEMM, weighted
 un-permutation. Where the compile output has the experts as one
 mxmoe.swiglu_experts (`<fqn>.experts`), a third path per output,
 "mxmoe <label> block", runs w13, SwiGLU and w2 through it (the SwiGLU
-and its backward inside the quantize kernels). The mxmoe path runs both grouped GEMMs (forward, input and
+and its backward inside the quantize kernels); where it has the routed
+block (`<fqn>.routed`: `mxmoe.swiglu_experts` with `routing`), "mxmoe
+<label> routed" also runs the gather of routed rows and the weighted
+combine through it (gathers fused into the quantize kernels, a
+deterministic compiled combine instead of `index_add`). The mxmoe path runs both grouped GEMMs (forward, input and
 weight gradients: quantize + MXFP8 GEMM kernels) through the torch.library
 ops compiled from bench/moe_layer.mlir; the bf16 path uses
 torch._grouped_mm. Prints tokens/s and peak memory per path and shape.
@@ -61,7 +65,7 @@ SHAPES = {"scout": dict(T=8192, k=1, E=16, H=5120, I=8192),
           "qwen3": dict(T=4096, k=8, E=128, H=2048, I=768)}
 
 
-def layer(x, router, w13, w2, k, E, gmm13, gmm2, experts=None):
+def layer(x, router, w13, w2, k, E, gmm13, gmm2, experts=None, routed=None):
     probs = torch.softmax((x @ router.T).float(), -1)
     topv, topi = probs.topk(k, -1)
     flat = topi.reshape(-1)
@@ -71,6 +75,8 @@ def layer(x, router, w13, w2, k, E, gmm13, gmm2, experts=None):
     # maximum back to size its output), as TorchTitan's histc.
     counts = torch.zeros(E, dtype=torch.int64, device=x.device).scatter_add_(0, flat, torch.ones_like(flat))
     offs = torch.cumsum(counts, 0).to(torch.int32)
+    if routed is not None:  # dispatch, experts and weighted combine compiled
+        return routed(x, w13, w2, offs, order.to(torch.int32), topv)
     if experts is not None:  # w13, SwiGLU and w2 as one compiled block
         y = experts(x[token].contiguous(), w13, w2, offs)
     else:
@@ -214,27 +220,30 @@ def main():
     rows = []
     for fqn, name, s in shapes(sys.argv[1:]):
         T, k, E, H, I = s["T"], s["k"], s["E"], s["H"], s["I"]
-        paths = [("bf16 torch._grouped_mm", (bf16_gmm, bf16_gmm, None))]
+        paths = [("bf16 torch._grouped_mm", (bf16_gmm, bf16_gmm, None, None))]
         for label, d in outs:
             ns = "mxmoe_bench_" + "".join(c if c.isalnum() else "_" for c in label)
             paths.append((f"mxmoe {label}",
                           (mp.register_torch_op(d, f"{fqn}.w13", namespace=ns),
-                           mp.register_torch_op(d, f"{fqn}.w2", namespace=ns), None)))
+                           mp.register_torch_op(d, f"{fqn}.w2", namespace=ns), None, None)))
             # The experts compiled as one mxmoe.swiglu_experts, where the
             # IR has it (bench/moe_layer_shapes.py, bench/moe_layer.mlir).
             fns = {p["function"] for p in json.load(open(os.path.join(d, "manifest.json")))["programs"]}
             if f"{fqn}.experts.forward" in fns:
                 paths.append((f"mxmoe {label} block", (None, None, mp.register_swiglu_experts_op(
-                    d, f"{fqn}.experts", namespace=ns))))
+                    d, f"{fqn}.experts", namespace=ns), None)))
+            if f"{fqn}.routed.forward" in fns:
+                paths.append((f"mxmoe {label} routed", (None, None, None, mp.register_swiglu_experts_op(
+                    d, f"{fqn}.routed", namespace=ns))))
         torch.manual_seed(0)
         x = torch.randn(T, H, device=dev, dtype=torch.bfloat16, requires_grad=True)
         router = (torch.randn(E, H, device=dev) / math.sqrt(H)).to(torch.bfloat16).requires_grad_()
         w13 = (torch.randn(E, 2 * I, H, device=dev) / math.sqrt(H)).to(torch.bfloat16).requires_grad_()
         w2 = (torch.randn(E, H, I, device=dev) / math.sqrt(I)).to(torch.bfloat16).requires_grad_()
         dy = torch.randn(T, H, device=dev, dtype=torch.bfloat16)
-        for path, (g13, g2, block) in paths:
+        for path, (g13, g2, block, routed) in paths:
             def step():
-                y = layer(x, router, w13, w2, k, E, g13, g2, block)
+                y = layer(x, router, w13, w2, k, E, g13, g2, block, routed)
                 y.backward(dy)
                 for t in (x, router, w13, w2):
                     t.grad = None

@@ -9,7 +9,10 @@ One `func.func @<model>_t<tokens>` per (model, token count) with the layer's
 two routed-expert GEMMs: w13 (gate and up fused, [E, 2I, H]) and w2
 ([E, H, I]), fqns `<model>_t<tokens>.w13` / `.w2`, and one
 `@<model>_t<tokens>_block` with the same experts as one
-`mxmoe.swiglu_experts` (fqn `<model>_t<tokens>.experts`). Routed rows = tokens x
+`mxmoe.swiglu_experts` (fqn `<model>_t<tokens>.experts`), and one
+`@<model>_t<tokens>_routed` with the whole routed block (dispatch, experts,
+weighted combine: `mxmoe.swiglu_experts` with `routing`, fqn
+`<model>_t<tokens>.routed`). Routed rows = tokens x
 top_k. The kernels take their sizes at run time, so the compile output
 holds each distinct kernel once (mxmoe-compile's kernel reuse) however
 many shapes the grid has.
@@ -51,6 +54,7 @@ def function_ir(name: str, s: dict) -> str:
     M, E, H, I = s["T"] * s["k"], s["E"], s["H"], s["I"]
     x, w13, w2 = f"tensor<{M}x{H}xbf16>", f"tensor<{E}x{2 * I}x{H}xbf16>", f"tensor<{E}x{H}x{I}xbf16>"
     h, a, y, off = f"tensor<{M}x{2 * I}xbf16>", f"tensor<{M}x{I}xbf16>", f"tensor<{M}x{H}xbf16>", f"tensor<{E}xi32>"
+    t, idx, sc = f"tensor<{s['T']}x{H}xbf16>", f"tensor<{M}xi32>", f"tensor<{s['T']}x{s['k']}xf32>"
     return f"""// {name}: {s['T']} tokens x top-{s['k']} = {M} routed rows, {E} experts, hidden {H}, expert dim {I}.
 func.func @{name}(%x: {x}, %w13: {w13}, %w2: {w2}, %offsets: {off}) -> ({h}, {y}) {{
   %h = mxmoe.scaled_grouped_matmul %x, %w13, %offsets {{fqn = "{name}.w13"}}
@@ -66,6 +70,13 @@ func.func @{name}_block(%x: {x}, %w13: {w13}, %w2: {w2}, %offsets: {off}) -> {y}
   %y = mxmoe.swiglu_experts %x, %w13, %w2, %offsets {{fqn = "{name}.experts"}}
       : ({x}, {w13}, {w2}, {off}) -> {y}
   return %y : {y}
+}}
+// {name}_routed: the whole routed block (dispatch of the {s['T']} token rows, the
+// experts, score-weighted combine) as one mxmoe.swiglu_experts with routing.
+func.func @{name}_routed(%x: {t}, %w13: {w13}, %w2: {w2}, %offsets: {off}, %idx: {idx}, %s: {sc}) -> {t} {{
+  %y = mxmoe.swiglu_experts %x, %w13, %w2, %offsets routing(%idx, %s : {idx}, {sc}) {{fqn = "{name}.routed"}}
+      : ({t}, {w13}, {w2}, {off}) -> {t}
+  return %y : {t}
 }}
 """
 

@@ -699,63 +699,94 @@ def register_torch_op(out_dir: str, fqn: str, chip: str = "sm_90a",
 
 def register_swiglu_experts_op(out_dir: str, fqn: str, chip: str = "sm_90a",
                                namespace: str = "mxmoe", check: str = "deferred"):
-    """Registers `torch.ops.<namespace>.<name>(x, w13, w2, offsets) -> y`
-    (name = fqn with '.' -> '_') over the compiled programs of an
-    `mxmoe.swiglu_experts` (`<fqn>.forward` -> (y, h), `<fqn>.backward`
-    (dy, x, h, w13, w2, offsets) -> (dx, dw13, dw2)): the routed experts'
-    w13 grouped GEMM, SwiGLU and w2 grouped GEMM in MX, the SwiGLU and its
-    backward computed inside the quantize kernels. x [M, H] bf16 rows
-    sorted by expert, w13 [E, 2I, H] ([w1; w3]), w2 [E, H, I], offsets [E]
-    int32 end offsets; shapes are the compiled ones. The op saves x and
-    h = x w13^T ([M, 2I] bf16) for the backward. A torch.library custom op
-    with a fake kernel and an autograd formula (torch.compile
-    fullgraph=True). `check`: see the module docstring. Returns the op."""
+    """Registers `torch.ops.<namespace>.<name>` (name = fqn with '.' -> '_')
+    over the compiled programs of an `mxmoe.swiglu_experts`: the routed
+    experts' w13 grouped GEMM, SwiGLU and w2 grouped GEMM in MX, the SwiGLU
+    and its backward computed inside the quantize kernels. Returns
+    `experts(x, w13, w2, offsets, indices=None, scores=None) -> y`.
+
+    Unrouted op (`<fqn>.forward` (x, w13, w2, offsets) -> (y, h)): x [M, H]
+    bf16 rows sorted by expert, w13 [E, 2I, H] ([w1; w3]), w2 [E, H, I],
+    offsets [E] int32 end offsets; y [M, H]. Saves x and h = x w13^T.
+
+    Routed op (`routing(indices, scores)` in the IR: the MoE dispatch and
+    combine compiled in): x [T, H] token rows, indices [T * top_k] int32
+    (the flattened (token, slot) index of each routed row in expert order:
+    `argsort(topk_experts.flatten(), stable=True)`), scores [T, top_k] (the
+    router's weights, f32 or as compiled), offsets over the routed rows; y
+    [T, H] = sum over a token's routed rows of score * expert output.
+    Gradients flow to x, w13, w2 and scores. Saves x, h [M, 2I] and the
+    experts' routed output [M, H].
+
+    Shapes are the compiled ones. A torch.library custom op with a fake
+    kernel and an autograd formula (torch.compile fullgraph=True). `check`:
+    see the module docstring."""
     torch = _torch()
     qualname, source, op = _registered(namespace, fqn, out_dir, chip, check)
     if op is not None:
         return op
     fwd = Program(out_dir, fqn + ".forward", chip, check)
     bwd = Program(out_dir, fqn + ".backward", chip, check)
-    y_spec, h_spec = (fwd.prog["buffers"][r["buffer"]] for r in fwd.prog["returns"])
+    routed = len(fwd.prog["args"]) == 6
+    out_specs = [fwd.prog["buffers"][r["buffer"]] for r in fwd.prog["returns"]]
+    names = "x, w13, w2, offsets" + (", indices, scores" if routed else "")
 
     @torch.library.custom_op(qualname, mutates_args=(),
-                             schema="(Tensor x, Tensor w13, Tensor w2, Tensor offsets) -> Tensor[]")
-    def op(x, w13, w2, offsets):
+                             schema=f"(Tensor {names.replace(', ', ', Tensor ')}) -> Tensor[]")
+    def op(x, w13, w2, offsets, *routing):
         return list(fwd(x.contiguous(), _weight(w13, fqn + " w13"), _weight(w2, fqn + " w2"),
-                        offsets.contiguous()))
+                        offsets.contiguous(), *(t.contiguous() for t in routing)))
 
     @op.register_fake
-    def _(x, w13, w2, offsets):
-        return [x.new_empty(s["shape"], dtype=_dtype(s["dtype"])) for s in (y_spec, h_spec)]
+    def _(x, w13, w2, offsets, *routing):
+        return [x.new_empty(s["shape"], dtype=_dtype(s["dtype"])) for s in out_specs]
+
+    saved = "x, h" + (", y, " if routed else ", ") + "w13, w2, offsets" + \
+        (", indices, scores" if routed else "")
 
     @torch.library.custom_op(
         qualname + "_backward", mutates_args=(),
-        schema="(Tensor grad, Tensor x, Tensor h, Tensor w13, Tensor w2, Tensor offsets) -> Tensor[]")
-    def backward_op(grad, x, h, w13, w2, offsets):
-        return list(bwd(grad.contiguous(), x.contiguous(), h, _weight(w13, fqn + " w13"),
-                        _weight(w2, fqn + " w2"), offsets.contiguous()))
+        schema=f"(Tensor grad, Tensor {saved.replace(', ', ', Tensor ')}) -> Tensor[]")
+    def backward_op(grad, x, h, *rest):
+        rest = list(rest)
+        w = -5 if routed else -3  # position of w13 in rest
+        rest[w] = _weight(rest[w], fqn + " w13")
+        rest[w + 1] = _weight(rest[w + 1], fqn + " w2")
+        return list(bwd(grad.contiguous(), x.contiguous(), h,
+                        *(t.contiguous() for t in rest)))
 
     @backward_op.register_fake
-    def _(grad, x, h, w13, w2, offsets):
-        return [torch.empty_like(x), torch.empty_like(w13), torch.empty_like(w2)]
+    def _(grad, x, h, *rest):
+        w13, w2 = (rest[1], rest[2]) if routed else (rest[0], rest[1])
+        grads = [torch.empty_like(x), torch.empty_like(w13), torch.empty_like(w2)]
+        if routed:
+            grads.append(torch.empty_like(rest[-1]))
+        return grads
 
     def setup_context(ctx, inputs, output):
-        x, w13, w2, offsets = inputs
-        ctx.save_for_backward(x, output[1], w13, w2, offsets)
-        ctx.mark_non_differentiable(output[1])
+        x, w13, w2, offsets, *routing = inputs
+        kept = output[1:]  # h (and the routed output y)
+        ctx.save_for_backward(x, *kept, w13, w2, offsets, *routing)
+        ctx.mark_non_differentiable(*kept)
         ctx.set_materialize_grads(False)
 
     def backward(ctx, grads):
-        x, h, w13, w2, offsets = ctx.saved_tensors
-        dx, dw13, dw2 = backward_op(grads[0], x, h, w13, w2, offsets)
-        return dx, dw13, dw2, None
+        saved_tensors = ctx.saved_tensors
+        g = backward_op(grads[0], *saved_tensors)
+        if routed:
+            return g[0], g[1], g[2], None, None, g[3]
+        return g[0], g[1], g[2], None
 
     op.register_autograd(backward, setup_context=setup_context)
 
-    def swiglu_experts(x, w13, w2, offsets):
-        return op(x, w13, w2, offsets)[0]
+    def swiglu_experts(x, w13, w2, offsets, indices=None, scores=None):
+        if routed != (indices is not None) or (indices is None) != (scores is None):
+            raise ValueError(f"{fqn}: compiled {'with' if routed else 'without'} routing: "
+                             f"pass {'indices and scores' if routed else 'no indices or scores'}")
+        return op(x, w13, w2, offsets, *((indices, scores) if routed else ()))[0]
 
     swiglu_experts.op = op
+    swiglu_experts.routed = routed
     _OPS[qualname] = (source, swiglu_experts)
     return swiglu_experts
 

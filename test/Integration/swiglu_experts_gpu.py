@@ -13,7 +13,16 @@ SwiGLU and its backward inside the quantize kernels) against
 
 Fresh random data per check; groups with an empty one and one that is
 not a multiple of 128 rows; a second routing without recompiling; the op
-under torch.compile(fullgraph=True). Prints `N passed, N failed` last.
+under torch.compile(fullgraph=True).
+
+The routed op (@routed: dispatch and combine compiled in; 128 tokens,
+top-4 of 4 experts from a random router) against the unrouted block run
+on PyTorch's gather `x[idx // k]` and backward from PyTorch's
+`(score * dout[token]).bfloat16()`: dw13 and dw2 bit-equal; out, dx and
+dscores within one bf16 rounding (plus f32 summation error) of float64
+sums of the unrouted block's routed rows; the whole op within 0.1 of a
+float64 MoE layer; a bad routing index rejected (status 3). Prints
+`N passed, N failed` last.
 
     build/bin/mxmoe-compile test/Integration/swiglu_experts.mlir --chip sm_90a --recipe mx128 -o .device/sx
     python3 test/Integration/swiglu_experts_gpu.py .device/sx      # device
@@ -94,6 +103,82 @@ def check_routing(c, d, block, gemms, seed, sizes):
         c.report(f"groups {sizes}: {name} vs float64", e < 0.1, f"rel. error {e:.4f}")
 
 
+def routing(g, T, k):
+    """(indices [T k] int32 in expert order, scores [T, k] f32, offsets [E])."""
+    w, e = torch.softmax(torch.randn(T, E, device="cuda", generator=g), -1).topk(k, -1)
+    idx = torch.argsort(e.reshape(-1), stable=True).to(torch.int32)
+    offs = torch.bincount(e.reshape(-1), minlength=E).cumsum(0).to(torch.int32)
+    return idx, w.contiguous(), offs
+
+
+def within_rounding(got, ref, terms):
+    """(|got - ref| <= half a bf16 ulp of ref + f32 summation error, worst
+    ratio to that bound)."""
+    bound = ref.abs() * 2.0 ** -8 + terms * 2.0 ** -20 + 1e-30
+    ratio = float(((got.double() - ref).abs() / bound).max())
+    return ratio <= 1.0, ratio
+
+
+def check_routed(c, d, block):
+    T, k = 128, 4
+    g = torch.Generator(device="cuda").manual_seed(31)
+    x, w13, w2, _ = data(31)
+    x = x[:T].contiguous()
+    idx, s, offs = routing(g, T, k)
+    dout = torch.randn(T, H, device="cuda", generator=g).to(torch.bfloat16)
+    routed = mp.register_swiglu_experts_op(d, "routed.experts", namespace="mxmoe_sx")
+    ins = [t.clone().requires_grad_() for t in (x, w13, w2, s)]
+    out = routed(ins[0], ins[1], ins[2], offs, idx, ins[3])
+    out.backward(dout)
+    mp.check_deferred()
+    dx, dw13, dw2, ds = (t.grad for t in ins)
+    # The unrouted block on PyTorch's dispatch.
+    tok, slot = idx.long() // k, idx.long()
+    xr = x[tok].contiguous().requires_grad_()
+    rw = [t.clone().requires_grad_() for t in (w13, w2)]
+    y = block(xr, rw[0], rw[1], offs)
+    dy = (s.reshape(-1)[slot].unsqueeze(1) * dout[tok].float()).bfloat16()
+    y.backward(dy)
+    c.report("routed: dw13 equal to the unrouted block", torch.equal(dw13, rw[0].grad))
+    c.report("routed: dw2 equal to the unrouted block", torch.equal(dw2, rw[1].grad))
+    inv = torch.empty_like(slot)
+    inv[slot] = torch.arange(T * k, device="cuda")
+    inv = inv.view(T, k)
+    y64, sw = y.detach().double()[inv], s.double().unsqueeze(-1)
+    ok, r = within_rounding(out.detach(), (y64 * sw).sum(1), (y64.abs() * sw).sum(1))
+    c.report("routed: out = sum score * y (f32, one rounding)", ok, f"worst / bound {r:.3f}")
+    dxr = xr.grad.double()[inv]
+    ok, r = within_rounding(dx, dxr.sum(1), dxr.abs().sum(1))
+    c.report("routed: dx = sum of the routed rows' dx", ok, f"worst / bound {r:.3f}")
+    prod = dout.double().unsqueeze(1) * y64
+    ok, r = within_rounding(ds, prod.sum(-1), prod.abs().sum(-1))
+    c.report("routed: dscores = <dout, y>", ok, f"worst / bound {r:.3f}")
+    # Against float64 of the whole routed layer.
+    ref_in = [t.double().requires_grad_() for t in (x, w13, w2, s)]
+    ys, start = [], 0
+    xr64 = ref_in[0][tok]
+    for e, end in enumerate(offs.tolist()):
+        gate, up = (xr64[start:end] @ ref_in[1][e].T).chunk(2, -1)
+        ys.append((F.silu(gate) * up) @ ref_in[2][e].T)
+        start = end
+    y_all = torch.cat(ys)
+    out64 = (y_all[inv] * ref_in[3].unsqueeze(-1)).sum(1)
+    out64.backward(dout.double())
+    for name, a, b in zip(("out", "dx", "dw13", "dw2", "dscores"),
+                          (out.detach(), dx, dw13, dw2, ds),
+                          (out64.detach(),) + tuple(t.grad for t in ref_in)):
+        e = rel(a, b)
+        c.report(f"routed: {name} vs float64", e < 0.1, f"rel. error {e:.4f}")
+    bad = idx.clone()
+    bad[3] = T * k + 1
+    try:
+        routed(x, w13, w2, offs, bad, s)
+        mp.check_deferred()
+        c.report("routed: bad routing index rejected", False, "no error")
+    except Exception as e:  # KernelRejectedInput
+        c.report("routed: bad routing index rejected", "routing indices" in str(e), str(e)[:80])
+
+
 def main():
     d = sys.argv[1]
     c = Checks(width=48)
@@ -108,6 +193,7 @@ def main():
     compiled = run(torch.compile(block, fullgraph=True), x, w13, w2, offs, dy)
     c.report("torch.compile(fullgraph=True) equal to eager",
              all(torch.equal(a, b) for a, b in zip(eager, compiled)))
+    check_routed(c, d, block)
     bad = torch.tensor([100, 50, 301, 512], dtype=torch.int32, device="cuda")
     try:
         block(x, w13, w2, bad)

@@ -71,3 +71,21 @@ func.func @dynamic(%x: tensor<?x256xbf16>, %w13: tensor<2x512x256xbf16>, %w2: te
       : (tensor<?x256xbf16>, tensor<2x512x256xbf16>, tensor<2x256x256xbf16>, tensor<2xi32>) -> tensor<?x256xbf16>
   return %y : tensor<?x256xbf16>
 }
+
+// -----
+
+func.func @routing_shapes(%x: tensor<64x256xbf16>, %w13: tensor<2x512x256xbf16>, %w2: tensor<2x256x256xbf16>, %o: tensor<2xi32>, %idx: tensor<200xi32>, %s: tensor<64x4xf32>) -> tensor<64x256xbf16> {
+  // expected-error @+1 {{routing: scores must be [T, top_k] with T = 64 (the input's token rows) and indices [T * top_k], got scores [64, 4] and indices [200]}}
+  %y = mxmoe.swiglu_experts %x, %w13, %w2, %o routing(%idx, %s : tensor<200xi32>, tensor<64x4xf32>) {fqn = "e"}
+      : (tensor<64x256xbf16>, tensor<2x512x256xbf16>, tensor<2x256x256xbf16>, tensor<2xi32>) -> tensor<64x256xbf16>
+  return %y : tensor<64x256xbf16>
+}
+
+// -----
+
+func.func @routing_result(%x: tensor<64x256xbf16>, %w13: tensor<2x512x256xbf16>, %w2: tensor<2x256x256xbf16>, %o: tensor<2xi32>, %idx: tensor<256xi32>, %s: tensor<64x4xf32>) -> tensor<256x256xbf16> {
+  // expected-error @+1 {{result must be [T, H] = [64, 256], got [256, 256]}}
+  %y = mxmoe.swiglu_experts %x, %w13, %w2, %o routing(%idx, %s : tensor<256xi32>, tensor<64x4xf32>) {fqn = "e"}
+      : (tensor<64x256xbf16>, tensor<2x512x256xbf16>, tensor<2x256x256xbf16>, tensor<2xi32>) -> tensor<256x256xbf16>
+  return %y : tensor<256x256xbf16>
+}

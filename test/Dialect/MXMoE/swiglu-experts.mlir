@@ -25,3 +25,14 @@ func.func @recipe(%x: tensor<1000x256xbf16>, %w13: tensor<8x768x256xbf16>,
       : (tensor<1000x256xbf16>, tensor<8x768x256xbf16>, tensor<8x256x384xbf16>, tensor<8xi32>) -> tensor<1000x256xbf16>
   return %y : tensor<1000x256xbf16>
 }
+
+// With routing: the whole routed block (T = 250 tokens, top-4, M = 1000
+// routed rows), dispatch and combine included.
+// CHECK-LABEL: func.func @routed(
+// CHECK:         mxmoe.swiglu_experts %arg0, %arg1, %arg2, %arg3 routing(%arg4, %arg5 : tensor<1000xi32>, tensor<250x4xf32>) {fqn = "r"}
+// CHECK-SAME:      : (tensor<250x256xbf16>, tensor<8x768x256xbf16>, tensor<8x256x384xbf16>, tensor<8xi32>) -> tensor<250x256xbf16>
+func.func @routed(%x: tensor<250x256xbf16>, %w13: tensor<8x768x256xbf16>, %w2: tensor<8x256x384xbf16>, %offs: tensor<8xi32>, %idx: tensor<1000xi32>, %s: tensor<250x4xf32>) -> tensor<250x256xbf16> {
+  %y = mxmoe.swiglu_experts %x, %w13, %w2, %offs routing(%idx, %s : tensor<1000xi32>, tensor<250x4xf32>) {fqn = "r"}
+      : (tensor<250x256xbf16>, tensor<8x768x256xbf16>, tensor<8x256x384xbf16>, tensor<8xi32>) -> tensor<250x256xbf16>
+  return %y : tensor<250x256xbf16>
+}

@@ -96,8 +96,8 @@ func.func @block(%x: tensor<1000x256xbf16>, %w13: tensor<8x768x256xbf16>, %w2: t
 
 // Precision bf16 (set by the policy or written): not expanded.
 // CHECK-LABEL: func.func @bf16(
-// CHECK:         mxmoe.swiglu_experts
-// CHECK-NOT:     call
+// CHECK-NEXT:    mxmoe.swiglu_experts
+// CHECK-NEXT:    return
 func.func @bf16(%x: tensor<64x256xbf16>, %w13: tensor<2x512x256xbf16>, %w2: tensor<2x256x256xbf16>, %offs: tensor<2xi32>) -> tensor<64x256xbf16> {
   %y = mxmoe.swiglu_experts %x, %w13, %w2, %offs {fqn = "e", precision = #mxmoe.precision<bf16>}
       : (tensor<64x256xbf16>, tensor<2x512x256xbf16>, tensor<2x256x256xbf16>, tensor<2xi32>) -> tensor<64x256xbf16>
@@ -124,4 +124,50 @@ func.func @dup(%x: tensor<64x256xbf16>, %w13: tensor<2x512x256xbf16>, %w2: tenso
   %y = mxmoe.swiglu_experts %x, %w13, %w2, %offs {fqn = "dup"}
       : (tensor<64x256xbf16>, tensor<2x512x256xbf16>, tensor<2x256x256xbf16>, tensor<2xi32>) -> tensor<64x256xbf16>
   return %y : tensor<64x256xbf16>
+}
+
+// -----
+
+// With routing (T = 250 tokens, top-4): the forward gathers the routed rows
+// (fused into x's quantization by mxmoe-fuse-quantize-producers) and
+// combines y weighted by the scores through the inverse permutation; the
+// backward inverts first (its kernel validates the indices), takes the
+// scores' gradient, gathers dy = score * dout[token] and x, and combines
+// the routed rows' dx.
+// CHECK-LABEL: func.func @l1.experts.forward(
+// CHECK-SAME:      %arg4: tensor<1000xi32>, %arg5: tensor<250x4xf32>) -> (tensor<250x256xbf16>, tensor<1000x768xbf16>, tensor<1000x256xbf16>)
+// CHECK:         %[[XR:.*]] = mxmoe.gather_rows %arg0[%arg4] {top_k = 4 : i64}
+// CHECK:         mxmoe.quantize %[[XR]] {axis = 1 : i64
+// CHECK:         %[[Y:.*]] = mxmoe.grouped_matmul {{.*}} -> tensor<1000x256xbf16>
+// CHECK:         %[[INV:.*]] = mxmoe.invert_permutation %arg4
+// CHECK:         %[[OUT:.*]] = mxmoe.combine_rows %[[Y]], %arg4, %[[INV]] scaled_by %arg5
+// CHECK:         return %[[OUT]], %{{.*}}, %[[Y]]
+// CHECK-LABEL: func.func @l1.experts.backward(
+// CHECK-SAME:      -> (tensor<250x256xbf16>, tensor<8x768x256xbf16>, tensor<8x256x384xbf16>, tensor<250x4xf32>)
+// CHECK:         %[[INV2:.*]] = mxmoe.invert_permutation %arg7
+// CHECK:         %[[DS:.*]] = mxmoe.combine_scores_grad %arg0, %arg3, %arg7, %[[INV2]] {top_k = 4 : i64}
+// CHECK:         %[[DY:.*]] = mxmoe.gather_rows %arg0[%arg7] scaled_by %arg8
+// CHECK:         %[[XG:.*]] = mxmoe.gather_rows %arg1[%arg7] {top_k = 4 : i64}
+// CHECK:         mxmoe.quantize %[[DY]] {axis = 1 : i64
+// CHECK:         mxmoe.quantize %[[XG]] offsets
+// CHECK:         %[[DXR:.*]] = mxmoe.grouped_matmul {{.*}} -> tensor<1000x256xbf16>
+// CHECK:         %[[DX:.*]] = mxmoe.combine_rows %[[DXR]], %arg7, %[[INV2]] {top_k = 4 : i64}
+// CHECK:         return %[[DX]], %{{.*}}, %{{.*}}, %[[DS]]
+// FUSED-LABEL: func.func @l1.experts.forward(
+// FUSED:         mxmoe.fused_quantize(%arg0, %arg4, %arg3)
+// FUSED-NEXT:    ^bb0(
+// FUSED-NEXT:      mxmoe.gather_rows
+// FUSED-LABEL: func.func @l1.experts.backward(
+// FUSED:         mxmoe.fused_quantize(%arg0, %arg7, %arg8, %arg6)
+// FUSED-NEXT:    ^bb0(
+// FUSED-NEXT:      mxmoe.gather_rows {{.*}} scaled_by
+// FUSED-NEXT:      mxmoe.quantize {{.*}} {axis = 1 : i64
+// FUSED-NEXT:      mxmoe.quantize {{.*}} {axis = 0 : i64
+// FUSED:         mxmoe.fused_quantize(%arg1, %arg7, %arg6)
+// FUSED-NEXT:    ^bb0(
+// FUSED-NEXT:      mxmoe.gather_rows
+func.func @routed(%x: tensor<250x256xbf16>, %w13: tensor<8x768x256xbf16>, %w2: tensor<8x256x384xbf16>, %offs: tensor<8xi32>, %idx: tensor<1000xi32>, %s: tensor<250x4xf32>) -> tensor<250x256xbf16> {
+  %y = mxmoe.swiglu_experts %x, %w13, %w2, %offs routing(%idx, %s : tensor<1000xi32>, tensor<250x4xf32>) {fqn = "l1.experts", recipe = #mxmoe.mx_recipe<f8E4M3FN, block_size = 32, rounding = rceil, granularity = mx128>}
+      : (tensor<250x256xbf16>, tensor<8x768x256xbf16>, tensor<8x256x384xbf16>, tensor<8xi32>) -> tensor<250x256xbf16>
+  return %y : tensor<250x256xbf16>
 }

@@ -133,6 +133,29 @@ MXRecipeAttr SwiGLUExpertsOp::getRecipeOrDefault() {
                            RoundingMode::rceil);
 }
 
+/// routing(indices, scores): both or neither; indices [M], scores [T,
+/// top_k] with T the input's rows and M = T * top_k.
+LogicalResult SwiGLUExpertsOp::verifyRouting() {
+  if (!getIndices() && !getScores())
+    return success();
+  if (!getIndices() || !getScores())
+    return emitOpError("routing takes both indices and scores");
+  auto idx = getIndices().getType();
+  auto sc = cast<RankedTensorType>(getScores().getType());
+  int64_t t = getInput().getType().getDimSize(0);
+  if (idx.getRank() != 1 || sc.getRank() != 2 || !idx.hasStaticShape() ||
+      !sc.hasStaticShape())
+    return emitOpError("routing indices must be [M] and scores [T, top_k], "
+                       "static");
+  if (sc.getDimSize(0) != t || idx.getDimSize(0) != t * sc.getDimSize(1))
+    return emitOpError() << "routing: scores must be [T, top_k] with T = " << t
+                         << " (the input's token rows) and indices [T * "
+                            "top_k], got scores "
+                         << formatShape(sc.getShape()) << " and indices "
+                         << formatShape(idx.getShape());
+  return success();
+}
+
 LogicalResult SwiGLUExpertsOp::verify() {
   RankedTensorType x = getInput().getType(), w13 = getW13().getType(),
                    w2 = getW2().getType(), y = getResult().getType();
@@ -160,12 +183,16 @@ LogicalResult SwiGLUExpertsOp::verify() {
                          << " (H = " << h << " from the input, I = " << i
                          << " from w2), got w13 " << formatShape(w13.getShape())
                          << " and w2 " << formatShape(w2.getShape());
+  if (failed(verifyRouting()))
+    return failure();
   if (failed(verifyOffsetsType(*this, getOffsets(), e,
-                               "w13 dim 0 is the number of experts", m)))
+                               "w13 dim 0 is the number of experts",
+                               getRoutedRows())))
     return failure();
   if (!shapesCompatible(y.getShape(), {m, h}))
-    return emitOpError() << "result must be [M, H] = " << formatShape({m, h})
-                         << ", got " << formatShape(y.getShape());
+    return emitOpError() << "result must be [" << (isRouted() ? "T" : "M")
+                         << ", H] = " << formatShape({m, h}) << ", got "
+                         << formatShape(y.getShape());
   if (getFqn().empty())
     return emitOpError() << "fqn must name the experts (e.g. "
                             "\"layers.0.mlp.experts\")";

@@ -395,6 +395,141 @@ mlir::mxmoe::createLinearFunctions(LinearOp op, StringRef name,
 
 namespace {
 
+/// The functions of one mxmoe.swiglu_experts:
+///   forward(x, w13, w2, offsets) -> (y, h), or routed
+///   forward(x, w13, w2, offsets, indices, scores) -> (out, h, y);
+///   backward(dy, x, h, w13, w2, offsets) -> (dx, dw13, dw2), or routed
+///   backward(dout, x, h, y, w13, w2, offsets, indices, scores)
+///     -> (dx, dw13, dw2, dscores).
+/// The two grouped GEMMs' forward, input- and weight-gradient steps
+/// (Expander) around the SwiGLU and its backward as linalg.generic
+/// producers of the quantizations that read them, and, routed, the
+/// dispatch (mxmoe.gather_rows, fused into the quantizations by
+/// mxmoe-fuse-quantize-producers) and combine (mxmoe.combine_rows).
+struct ExpertsExpansion {
+  SwiGLUExpertsOp op;
+  MXRecipeAttr recipe;
+  bool weightGradBF16;
+  Location loc;
+  Type bf16;
+  int64_t topK;
+  Dims d13, d2;
+
+  ExpertsExpansion(SwiGLUExpertsOp op, MXRecipeAttr recipe, bool wgradBF16)
+      : op(op), recipe(recipe), weightGradBF16(wgradBF16), loc(op.getLoc()),
+        bf16(op.getInput().getType().getElementType()), topK(op.getTopK()) {
+    int64_t m = op.getRoutedRows(), h = op.getHidden(), i = op.getExpertDim(),
+            g = op.getNumExperts();
+    d13 = {m, 2 * i, h, g};
+    d2 = {m, h, i, g};
+  }
+
+  RankedTensorType routedT(int64_t cols) {
+    return RankedTensorType::get({d13.m, cols}, bf16);
+  }
+  func::FuncOp makeFunc(SymbolTable &symbols, StringRef kind, TypeRange ins,
+                        TypeRange outs) {
+    func::FuncOp fn = ::makeFunc(op, op.getFqnAttr(), op.getFqn(), symbols,
+                                 kind, ins, outs.front());
+    fn.setType(FunctionType::get(op.getContext(), ins, outs));
+    return fn;
+  }
+  /// The routed rows of token rows `x` (times the scores when given).
+  Value gather(OpBuilder &b, Value x, Value indices, Value scores) {
+    return GatherRowsOp::create(b, loc, routedT(d13.k), x, indices, scores,
+                                topK);
+  }
+  /// Token rows from routed rows `rows` (weighted by `scores` when given).
+  Value combine(OpBuilder &b, Value rows, Value indices, Value inverse,
+                Value scores) {
+    auto t = RankedTensorType::get({d13.m / topK, d13.k}, bf16);
+    return CombineRowsOp::create(b, loc, t, rows, indices, inverse, scores,
+                                 topK);
+  }
+  Value invert(OpBuilder &b, Value indices) {
+    return InvertPermutationOp::create(b, loc, indices.getType(), indices);
+  }
+
+  func::FuncOp forward(SymbolTable &symbols) {
+    SmallVector<Type> ins(op->getOperandTypes());
+    Type x = op.getInput().getType(), hT = routedT(d13.n);
+    SmallVector<Type> outs{x, hT};
+    if (op.isRouted())
+      outs.push_back(routedT(d13.k));
+    func::FuncOp fn = makeFunc(symbols, "forward", ins, outs);
+    OpBuilder b = OpBuilder::atBlockBegin(&fn.front());
+    Expander e13{b, loc, recipe, d13}, e2{b, loc, recipe, d2};
+    ValueRange a = fn.getArguments();
+    Value offs = a[3], in = a[0];
+    if (op.isRouted())
+      in = gather(b, in, a[4], Value());
+    Value hv = e13.forward(in, a[1], offs, bf16);
+    Value y = e2.forward(swiglu::forward(b, loc, hv), a[2], offs, bf16);
+    if (!op.isRouted()) {
+      func::ReturnOp::create(b, loc, ValueRange{y, hv});
+      return fn;
+    }
+    Value out = combine(b, y, a[4], invert(b, a[4]), a[5]);
+    func::ReturnOp::create(b, loc, ValueRange{out, hv, y});
+    return fn;
+  }
+
+  func::FuncOp backward(SymbolTable &symbols) {
+    Type x = op.getInput().getType(), hT = routedT(d13.n);
+    Type w13 = op.getW13().getType(), w2 = op.getW2().getType();
+    Type offsT = op.getOffsets().getType();
+    SmallVector<Type> ins{x, x, hT, w13, w2, offsT}, outs{x, w13, w2};
+    bool routed = op.isRouted();
+    if (routed) {
+      ins = {x,
+             x,
+             hT,
+             routedT(d13.k),
+             w13,
+             w2,
+             offsT,
+             op.getIndices().getType(),
+             op.getScores().getType()};
+      outs.push_back(op.getScores().getType());
+    }
+    func::FuncOp fn = makeFunc(symbols, "backward", ins, outs);
+    OpBuilder b = OpBuilder::atBlockBegin(&fn.front());
+    Expander e13{b, loc, recipe, d13}, e2{b, loc, recipe, d2};
+    ValueRange a = fn.getArguments();
+    Value dy = a[0], in = a[1], hv = a[2];
+    ValueRange w = routed ? a.slice(4, 2) : a.slice(3, 2);
+    Value offs = routed ? a[6] : a[5];
+    Value indices, inverse, dscores;
+    if (routed) {
+      // The inverse first: its kernel validates the indices.
+      indices = a[7];
+      inverse = invert(b, indices);
+      auto sT = cast<RankedTensorType>(a[8].getType());
+      dscores = CombineScoresGradOp::create(b, loc, sT, dy, a[3], indices,
+                                            inverse, topK);
+      dy = gather(b, dy, indices, a[8]);
+      in = gather(b, in, indices, Value());
+    }
+    Value da = e2.inputGrad(dy, w[1], offs, bf16);
+    Value act = swiglu::forward(b, loc, hv);
+    Value dw2 = e2.weightGrad(dy, act, offs, bf16, weightGradBF16);
+    Value dh = swiglu::backward(b, loc, da, hv);
+    // dw13 before dx: dh's token-axis copy (and x's) die before w13 is
+    // quantized along N, which lowers the program's peak workspace
+    // (every intermediate of a launch program lives in one workspace,
+    // python/mxmoe/program.py memory_plan).
+    Value dw13 = e13.weightGrad(dh, in, offs, bf16, weightGradBF16);
+    Value dx = e13.inputGrad(dh, w[0], offs, bf16);
+    SmallVector<Value> results{dx, dw13, dw2};
+    if (routed) {
+      results[0] = combine(b, dx, indices, inverse, Value());
+      results.push_back(dscores);
+    }
+    func::ReturnOp::create(b, loc, results);
+    return fn;
+  }
+};
+
 struct ExpandScaledMatmulPass
     : ::mlir::mxmoe::impl::MXMoEExpandScaledMatmulBase<ExpandScaledMatmulPass> {
   using Base::Base;
@@ -463,13 +598,8 @@ struct ExpandScaledMatmulPass
     }
   }
 
-  /// mxmoe.swiglu_experts -> `<fqn>.forward(x, w13, w2, offsets) -> (y,
-  /// h)` and `<fqn>.backward(dy, x, h, w13, w2, offsets) -> (dx, dw13,
-  /// dw2)`: the two grouped GEMMs' forward, input and weight gradients
-  /// (the Expander's, as for mxmoe.scaled_grouped_matmul) around the
-  /// SwiGLU and its backward as linalg.generic producers of the
-  /// quantizations that read them (fused by mxmoe-fuse-quantize-producers).
-  /// h, the w13 result, is what the backward keeps.
+  /// mxmoe.swiglu_experts -> `<fqn>.forward` and `<fqn>.backward`
+  /// (ExpertsExpansion; their signatures are in Passes.td).
   LogicalResult expandExperts(SwiGLUExpertsOp op, SymbolTable &symbols) {
     MXRecipeAttr recipe = op.getRecipeOrDefault();
     if (isa<Float4E2M1FNType>(recipe.getElement()))
@@ -479,52 +609,12 @@ struct ExpandScaledMatmulPass
                             "are not generated)");
     if (failed(checkNamesFree(op, op.getFqn(), symbols)))
       return failure();
-    RankedTensorType x = op.getInput().getType(), w13 = op.getW13().getType(),
-                     w2 = op.getW2().getType();
-    int64_t m = x.getDimSize(0), h = op.getHidden(), i = op.getExpertDim(),
-            g = op.getNumExperts();
-    Dims d13{m, 2 * i, h, g}, d2{m, h, i, g};
-    Location loc = op.getLoc();
-    Type bf16 = x.getElementType();
-    auto hT = RankedTensorType::get({m, 2 * i}, bf16);
-    Type offsT = op.getOffsets().getType();
-    auto makeFunc = [&](StringRef kind, TypeRange ins, TypeRange outs) {
-      func::FuncOp fn = ::makeFunc(op, op.getFqnAttr(), op.getFqn(), symbols,
-                                   kind, ins, outs.front());
-      fn.setType(FunctionType::get(op.getContext(), ins, outs));
-      return fn;
-    };
-    func::FuncOp fwd = makeFunc("forward", {x, w13, w2, offsT}, {x, hT});
-    {
-      OpBuilder b = OpBuilder::atBlockBegin(&fwd.front());
-      Expander e13{b, loc, recipe, d13}, e2{b, loc, recipe, d2};
-      ValueRange a = fwd.getArguments();
-      Value hv = e13.forward(a[0], a[1], a[3], bf16);
-      Value act = swiglu::forward(b, loc, hv);
-      Value y = e2.forward(act, a[2], a[3], bf16);
-      func::ReturnOp::create(b, loc, ValueRange{y, hv});
-    }
-    if (backward) {
-      func::FuncOp bwd =
-          makeFunc("backward", {x, x, hT, w13, w2, offsT}, {x, w13, w2});
-      OpBuilder b = OpBuilder::atBlockBegin(&bwd.front());
-      Expander e13{b, loc, recipe, d13}, e2{b, loc, recipe, d2};
-      ValueRange a = bwd.getArguments();
-      Value dy = a[0], in = a[1], hv = a[2], offs = a[5];
-      Value da = e2.inputGrad(dy, a[4], offs, bf16);
-      Value act = swiglu::forward(b, loc, hv);
-      Value dw2 = e2.weightGrad(dy, act, offs, bf16, weightGradBF16);
-      Value dh = swiglu::backward(b, loc, da, hv);
-      // dw13 before dx: dh's token-axis copy (and x's) die before w13 is
-      // quantized along N, which lowers the program's peak workspace
-      // (every intermediate of a launch program lives in one workspace,
-      // python/mxmoe/program.py memory_plan).
-      Value dw13 = e13.weightGrad(dh, in, offs, bf16, weightGradBF16);
-      Value dx = e13.inputGrad(dh, a[3], offs, bf16);
-      func::ReturnOp::create(b, loc, ValueRange{dx, dw13, dw2});
-    }
+    ExpertsExpansion ex(op, recipe, weightGradBF16);
+    func::FuncOp fwd = ex.forward(symbols);
+    if (backward)
+      ex.backward(symbols);
     OpBuilder b(op);
-    auto call = func::CallOp::create(b, loc, fwd, op->getOperands());
+    auto call = func::CallOp::create(b, op.getLoc(), fwd, op->getOperands());
     op.getResult().replaceAllUsesWith(call.getResult(0));
     op.erase();
     return success();

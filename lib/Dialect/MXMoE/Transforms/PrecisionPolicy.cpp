@@ -83,8 +83,8 @@ GemmShape getShape(Operation *op) {
   // The experts block: N = I and K = H (each GEMM's dimensions are
   // multiples of these: w13 is [2I, H], w2 [H, I]).
   if (auto ex = dyn_cast<SwiGLUExpertsOp>(op))
-    return {ex.getInput().getType().getDimSize(0), ex.getExpertDim(),
-            ex.getHidden(), ex.getNumExperts()};
+    return {ex.getRoutedRows(), ex.getExpertDim(), ex.getHidden(),
+            ex.getNumExperts()};
   auto sg = cast<ScaledGroupedMatmulOp>(op);
   RankedTensorType w = sg.getWeight().getType();
   return {sg.getInput().getType().getDimSize(0), w.getDimSize(1),

@@ -152,7 +152,8 @@ def MXMoE_ScaledGroupedMatmulOp : MXMoE_Op<"scaled_grouped_matmul", [Pure]> {
   }];
 }
 
-def MXMoE_SwiGLUExpertsOp : MXMoE_Op<"swiglu_experts", [Pure]> {
+def MXMoE_SwiGLUExpertsOp : MXMoE_Op<"swiglu_experts", [Pure,
+    AttrSizedOperandSegments]> {
   let summary = "routed experts' SwiGLU MLP (w13 grouped GEMM, SwiGLU, w2 "
                 "grouped GEMM) in MX precision (model level)";
   let description = [{
@@ -189,6 +190,19 @@ def MXMoE_SwiGLUExpertsOp : MXMoE_Op<"swiglu_experts", [Pure]> {
     `d u = bf16(da * bf16(silu(g)))`; exp is MLIR's polynomial
     approximation in the kernels (`math.exp`).
 
+    With `routing(indices, scores)` the op is the whole routed MoE
+    block, dispatch and combine included: `input` is then the token rows
+    `[T, H]`, `indices` `[M]` i32 the flattened (token, slot) index `t *
+    top_k + j` of each routed row in expert order (an expert-sorting
+    argsort of the router's `[T, top_k]` choices), `scores` `[T, top_k]`
+    bf16/f16/f32 the router's weights, M = T * top_k, `offsets` over the M
+    routed rows, and the result `[T, H]`: `out[t] = sum_j scores[t, j] *
+    y[r(t, j)]` with `y` the experts' output above for the routed rows
+    `x[indices[r] / top_k]` (`mxmoe.gather_rows`, `mxmoe.combine_rows`: f32
+    sums in slot order). Its gradients are those of x, w13, w2 and
+    scores. The expansion fuses the gathers into the quantize kernels
+    (neither the routed input nor the routed output gradient is written).
+
     Attributes: `fqn` (required; names the expanded functions), `recipe`
     and `precision` as on `mxmoe.scaled_grouped_matmul` (one recipe for
     both GEMMs; the precision policy assigns them).
@@ -209,13 +223,18 @@ def MXMoE_SwiGLUExpertsOp : MXMoE_Op<"swiglu_experts", [Pure]> {
     MXMoE_HPTensor:$w13,
     MXMoE_HPTensor:$w2,
     MXMoE_OffsetsTensor:$offsets,
+    Optional<RankedTensorOf<[I32]>>:$indices,
+    Optional<MXMoE_HPTensor>:$scores,
     StrAttr:$fqn,
     OptionalAttr<MXMoE_MXRecipeAttr>:$recipe,
     OptionalAttr<MXMoE_PrecisionAttr>:$precision
   );
   let results = (outs MXMoE_HPTensor:$result);
   let assemblyFormat = [{
-    $input `,` $w13 `,` $w2 `,` $offsets attr-dict `:`
+    $input `,` $w13 `,` $w2 `,` $offsets
+    (`routing` `(` $indices^ `,` $scores `:` type($indices) `,`
+     type($scores) `)`)?
+    attr-dict `:`
     `(` type($input) `,` type($w13) `,` type($w2) `,` type($offsets) `)`
     `->` type($result)
   }];
@@ -223,6 +242,20 @@ def MXMoE_SwiGLUExpertsOp : MXMoE_Op<"swiglu_experts", [Pure]> {
   let extraClassDeclaration = [{
     /// The recipe attribute, or the default MXFP8 RCEIL recipe.
     MXRecipeAttr getRecipeOrDefault();
+    ::mlir::LogicalResult verifyRouting();
+    /// Whether the op includes dispatch and combine (`routing(...)`).
+    bool isRouted() { return static_cast<bool>(getIndices()); }
+    /// The routed rows M (the indices' count, or the input's rows) and,
+    /// routed, top_k (scores dim 1; else 1).
+    int64_t getRoutedRows() {
+      return isRouted() ? getIndices().getType().getDimSize(0)
+                        : getInput().getType().getDimSize(0);
+    }
+    int64_t getTopK() {
+      return isRouted() ? ::llvm::cast<::mlir::RankedTensorType>(
+                              getScores().getType()).getDimSize(1)
+                        : 1;
+    }
     /// E, I and H.
     int64_t getNumExperts() { return getW13().getType().getDimSize(0); }
     int64_t getExpertDim() { return getW2().getType().getDimSize(2); }
