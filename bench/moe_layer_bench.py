@@ -44,7 +44,8 @@ host_ms approaches ms_fwd_bwd is host-bound). With --graph each row also
 has `ms_cuda_graph`: the step captured once with torch.cuda.graph and
 replayed (no per-step host work). With --host-profile each path's step
 also runs 20 times under cProfile, and the functions with the most host
-time of their own are printed to stderr.
+time of their own are printed to stderr. `--paths a,b` keeps only the
+paths named (e.g. "bf16 torch._grouped_mm,mxmoe mx128 routed").
 """
 from __future__ import annotations
 
@@ -98,23 +99,26 @@ def gpu_time_breakdown(step, iters=3):
         for _ in range(iters):
             step()
         torch.cuda.synchronize()
-    cls = {"mxmoe_gemm_ms": 0.0, "mxmoe_quantize_ms": 0.0, "torch_ms": 0.0}
+    cls = {"mxmoe_gemm_ms": 0.0, "mxmoe_quantize_ms": 0.0, "mxmoe_routing_ms": 0.0,
+           "torch_ms": 0.0}
+    routing = ("__gather_rows", "__invert_permutation", "__combine_rows", "__combine_scores_grad")
     kernels = {}  # kernel name -> [ms per iteration, launches per iteration]
     for e in prof.events():
         if e.device_type != torch.autograd.DeviceType.CUDA:
             continue
         us = e.device_time if hasattr(e, "device_time") else e.cuda_time
         key = ("mxmoe_gemm_ms" if "grouped_matmul" in e.name else
-               "mxmoe_quantize_ms" if "__quantize" in e.name else "torch_ms")
+               "mxmoe_quantize_ms" if "__quantize" in e.name else
+               "mxmoe_routing_ms" if any(r in e.name for r in routing) else "torch_ms")
         cls[key] += us / 1e3 / iters
         k = kernels.setdefault(e.name[:60], [0.0, 0.0])
         k[0] += us / 1e3 / iters
         k[1] += 1 / iters
     out = {k: round(v, 3) for k, v in cls.items()}
     by_time = sorted(kernels.items(), key=lambda kv: -kv[1][0])
-    out["mxmoe_ms_by_kernel"] = {n: [round(t, 3), round(c, 2)] for n, (t, c) in by_time
-                                 if "grouped_matmul" in n or "__quantize" in n}
-    torch_top = [(n, tc) for n, tc in by_time if not ("grouped_matmul" in n or "__quantize" in n)]
+    mine = lambda n: "grouped_matmul" in n or "__quantize" in n or any(r in n for r in routing)  # noqa: E731
+    out["mxmoe_ms_by_kernel"] = {n: [round(t, 3), round(c, 2)] for n, (t, c) in by_time if mine(n)}
+    torch_top = [(n, tc) for n, tc in by_time if not mine(n)]
     out["torch_ms_by_kernel"] = {n: [round(t, 3), round(c, 2)] for n, (t, c) in torch_top[:10]}
     return out
 
@@ -204,7 +208,7 @@ def compile_outputs(argv):
     """[(path label, out dir)]: `label=dir` arguments, or one bare dir
     (labelled "MXFP8", the row format of the earlier tables)."""
     outs = []
-    values = {argv[i + 1] for i, a in enumerate(argv[:-1]) if a in ("--models", "--tokens")}
+    values = {argv[i + 1] for i, a in enumerate(argv[:-1]) if a in ("--models", "--tokens", "--paths")}
     for a in argv:
         if a.startswith("--") or a in values:
             continue
@@ -235,6 +239,9 @@ def main():
             if f"{fqn}.routed.forward" in fns:
                 paths.append((f"mxmoe {label} routed", (None, None, None, mp.register_swiglu_experts_op(
                     d, f"{fqn}.routed", namespace=ns))))
+        if option(sys.argv[1:], "--paths"):  # e.g. "bf16 torch._grouped_mm,mxmoe mx128 routed"
+            keep = option(sys.argv[1:], "--paths").split(",")
+            paths = [p for p in paths if p[0] in keep]
         torch.manual_seed(0)
         x = torch.randn(T, H, device=dev, dtype=torch.bfloat16, requires_grad=True)
         router = (torch.randn(E, H, device=dev) / math.sqrt(H)).to(torch.bfloat16).requires_grad_()
