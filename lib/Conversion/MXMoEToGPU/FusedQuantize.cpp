@@ -93,11 +93,13 @@ SmallVector<Value> FusedSource::loadGathered(KB &b, Value r, Value c,
   Value ok = b.ult(idx, b.idx(choices));
   Value safe = b.select(ok, idx, b.idx(0));
   ifThen(b, b.lnot(ok), [&] {
-    memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::maxs,
-                                b.i32(::mxmoe::kKernelStatusIndicesRejected),
-                                status, ValueRange{b.idx(0)});
+    Value code = b.i32(::mxmoe::kKernelStatusIndicesRejected);
+    Value at = b.idx(0);
+    memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::maxs, code, status,
+                                ValueRange{at});
   });
-  Value rowStart = b.mul(b.div(safe, topK), b.idx(src.rowWidth));
+  Value token = b.div(safe, topK);
+  Value rowStart = b.mul(token, b.idx(src.rowWidth));
   Type f32 = b.getF32Type();
   Value scale;
   if (gather.getScores()) {

@@ -46,8 +46,10 @@ int64_t runLength(Type elem, int64_t h) {
 
 /// atomicMax(status[0], code) (signed: -1 < 0 < 2 < 3).
 void raiseStatus(KB &b, Value status, int32_t code) {
-  memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::maxs, b.i32(code),
-                              status, ValueRange{b.idx(0)});
+  Value v = b.i32(code);
+  Value at = b.idx(0);
+  memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::maxs, v, status,
+                              ValueRange{at});
 }
 
 /// The kernel's first thread marks the run (status 0) unless the sizes
@@ -94,6 +96,12 @@ void storeRun(KB &b, ArrayRef<Value> xs, Value ok, Value mem, Type elem,
                           llvm::MaybeAlign(xs.size() * bytes));
 }
 
+/// Whether rows of `width` elements split into runs of `n`.
+Value wholeRuns(KB &b, Value width, int64_t n) {
+  Value rest = b.rem(width, n);
+  return b.eq(rest, b.idx(0));
+}
+
 Value loadIndex(KB &b, Value mem, Value i) { return b.fromI32(b.load(mem, i)); }
 
 /// fma(a, x, acc) in f32.
@@ -119,8 +127,10 @@ std::pair<Value, Value> routedRow(KB &b, Value indices, Value inverse, Value i,
 SmallVector<Value>
 loop(KB &b, Value n, ValueRange init,
      function_ref<SmallVector<Value>(Value, ValueRange)> body) {
+  Value zero = b.idx(0);
+  Value one = b.idx(1);
   auto forOp = scf::ForOp::create(
-      b, b.getLoc(), b.idx(0), n, b.idx(1), init,
+      b, b.getLoc(), zero, n, one, init,
       [&](OpBuilder &ob, Location loc, Value j, ValueRange carried) {
         KB kb(loc, ob);
         scf::YieldOp::create(kb, body(j, carried));
@@ -152,7 +162,7 @@ LogicalResult KernelGen::genGatherRows(GatherRowsOp op) {
   auto kernel = createKernel(
       module, name("gather_rows", op), spec, workOf, blockSize, nullptr,
       [&](KB &b, ValueRange a, ValueRange sz, Value th, GroupTable &) {
-        Value sizesOk = b.eq(b.rem(sz[sWidth], n), b.idx(0));
+        Value sizesOk = wholeRuns(b, sz[sWidth], n);
         markRun(b, th, a[aStatus], sizesOk);
         ifThen(b, sizesOk, [&] {
           Value r, run;
@@ -233,7 +243,7 @@ LogicalResult KernelGen::genCombineRows(CombineRowsOp op) {
   auto kernel = createKernel(
       module, name("combine_rows", op), spec, workOf, blockSize, nullptr,
       [&](KB &b, ValueRange a, ValueRange sz, Value th, GroupTable &) {
-        Value sizesOk = b.eq(b.rem(sz[sWidth], n), b.idx(0));
+        Value sizesOk = wholeRuns(b, sz[sWidth], n);
         markRun(b, th, a[aStatus], sizesOk);
         ifThen(b, sizesOk, [&] {
           Value tok, run;
@@ -296,7 +306,7 @@ LogicalResult KernelGen::genCombineScoresGrad(CombineScoresGradOp op) {
   auto kernel = createKernel(
       module, name("combine_scores_grad", op), spec, workOf, blockSize, nullptr,
       [&](KB &b, ValueRange a, ValueRange sz, Value th, GroupTable &) {
-        Value sizesOk = b.eq(b.rem(sz[sWidth], n), b.idx(0));
+        Value sizesOk = wholeRuns(b, sz[sWidth], n);
         markRun(b, th, a[5], sizesOk);
         ifThen(b, sizesOk, [&] {
           Value i = b.div(th, 32), lane = b.rem(th, 32);

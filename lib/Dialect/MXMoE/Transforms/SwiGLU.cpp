@@ -40,7 +40,9 @@ struct Body {
   /// 1 + exp(-g)
   Value onePlusExpNeg(Value g) {
     Value ng = arith::NegFOp::create(b, loc, g);
-    return add(one(), math::ExpOp::create(b, loc, ng));
+    Value c1 = one();
+    Value e = math::ExpOp::create(b, loc, ng);
+    return add(c1, e);
   }
 };
 
@@ -95,8 +97,9 @@ Value mlir::mxmoe::swiglu::backward(OpBuilder &b, Location loc, Value da,
   // s = 1 / (1 + exp(-g)) (silu_backward's order of operations).
   Value dg = elementwise(b, loc, {da, up, gate}, [](Body &x, ValueRange v) {
     Value ds = x.round(x.mul(v[0], v[1]));
-    Value s = x.div(x.one(), x.onePlusExpNeg(v[2]));
-    Value slope = x.add(x.one(), x.mul(v[2], x.sub(x.one(), s)));
+    Value c1 = x.one();
+    Value s = x.div(c1, x.onePlusExpNeg(v[2]));
+    Value slope = x.add(c1, x.mul(v[2], x.sub(c1, s)));
     return x.mul(x.mul(ds, s), slope);
   });
   // d u = bf16(da * bf16(silu(g))).
