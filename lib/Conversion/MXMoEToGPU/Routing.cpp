@@ -138,6 +138,31 @@ loop(KB &b, Value n, ValueRange init,
   return SmallVector<Value>(forOp.getResults());
 }
 
+/// The body of a kernel with one thread per run of `n` elements of each
+/// of sz[rows] rows of sz[width] elements: the width is checked (status
+/// 2), the run marked (status 0), and `body(row, first column)` runs.
+using RowRunBody =
+    function_ref<void(KB &, ValueRange a, ValueRange sz, Value row, Value col)>;
+gpu::GPUFuncOp createRowRunKernel(gpu::GPUModuleOp module, StringRef name,
+                                  const RuntimeShapeSpec &spec, unsigned rows,
+                                  unsigned width, unsigned status, int64_t n,
+                                  int64_t blockSize, RowRunBody body) {
+  auto workOf = [&](KB &b, ValueRange sz) {
+    return b.mul(sz[rows], b.div(sz[width], n));
+  };
+  return createKernel(
+      module, name, spec, workOf, blockSize, nullptr,
+      [&](KB &b, ValueRange a, ValueRange sz, Value th, GroupTable &) {
+        Value sizesOk = wholeRuns(b, sz[width], n);
+        markRun(b, th, a[status], sizesOk);
+        ifThen(b, sizesOk, [&] {
+          Value row, run;
+          std::tie(row, run) = b.divRem(th, b.div(sz[width], n));
+          body(b, a, sz, row, b.mulc(run, n));
+        });
+      });
+}
+
 } // namespace
 
 LogicalResult KernelGen::genGatherRows(GatherRowsOp op) {
@@ -156,35 +181,25 @@ LogicalResult KernelGen::genGatherRows(GatherRowsOp op) {
     spec.views.push_back(sElem);
   spec.views.append({elem, i32});
   unsigned aOut = scores ? 3 : 2, aStatus = aOut + 1;
-  auto workOf = [&](KB &b, ValueRange sz) {
-    return b.mul(sz[sRows], b.div(sz[sWidth], n));
-  };
-  auto kernel = createKernel(
-      module, name("gather_rows", op), spec, workOf, blockSize, nullptr,
-      [&](KB &b, ValueRange a, ValueRange sz, Value th, GroupTable &) {
-        Value sizesOk = wholeRuns(b, sz[sWidth], n);
-        markRun(b, th, a[aStatus], sizesOk);
-        ifThen(b, sizesOk, [&] {
-          Value r, run;
-          std::tie(r, run) = b.divRem(th, b.div(sz[sWidth], n));
-          Value c = b.mulc(run, n);
-          Value idx = loadIndex(b, a[1], r);
-          Value ok = b.ult(idx, b.mul(sz[sTokens], sz[sTopK]));
-          Value safe = b.select(ok, idx, b.idx(0));
-          Value tok = b.divRem32(safe, sz[sTopK]).first;
-          SmallVector<Value> xs =
-              loadRun(b, a[0], elem, b.add(b.mul(tok, sz[sWidth]), c), n);
-          if (scores) {
-            Value s = b.load(a[2], safe);
-            if (sElem != b.getF32Type())
-              s = arith::ExtFOp::create(b, b.getF32Type(), s);
-            for (Value &x : xs)
-              x = arith::MulFOp::create(b, s, x);
-          }
-          storeRun(b, xs, ok, a[aOut], elem, b.add(b.mul(r, sz[sWidth]), c));
-          ifThen(b, b.lnot(ok), [&] {
-            raiseStatus(b, a[aStatus], ::mxmoe::kKernelStatusIndicesRejected);
-          });
+  auto kernel = createRowRunKernel(
+      module, name("gather_rows", op), spec, sRows, sWidth, aStatus, n,
+      blockSize, [&](KB &b, ValueRange a, ValueRange sz, Value r, Value c) {
+        Value idx = loadIndex(b, a[1], r);
+        Value ok = b.ult(idx, b.mul(sz[sTokens], sz[sTopK]));
+        Value safe = b.select(ok, idx, b.idx(0));
+        Value tok = b.divRem32(safe, sz[sTopK]).first;
+        SmallVector<Value> xs =
+            loadRun(b, a[0], elem, b.add(b.mul(tok, sz[sWidth]), c), n);
+        if (scores) {
+          Value s = b.load(a[2], safe);
+          if (sElem != b.getF32Type())
+            s = arith::ExtFOp::create(b, b.getF32Type(), s);
+          for (Value &x : xs)
+            x = arith::MulFOp::create(b, s, x);
+        }
+        storeRun(b, xs, ok, a[aOut], elem, b.add(b.mul(r, sz[sWidth]), c));
+        ifThen(b, b.lnot(ok), [&] {
+          raiseStatus(b, a[aStatus], ::mxmoe::kKernelStatusIndicesRejected);
         });
       });
   SmallVector<HostArg> args{{HostArg::In, op.getSource()},
@@ -237,45 +252,35 @@ LogicalResult KernelGen::genCombineRows(CombineRowsOp op) {
     spec.views.push_back(sElem);
   spec.views.append({elem, i32});
   unsigned aOut = scores ? 4 : 3, aStatus = aOut + 1;
-  auto workOf = [&](KB &b, ValueRange sz) {
-    return b.mul(sz[sTokens], b.div(sz[sWidth], n));
-  };
-  auto kernel = createKernel(
-      module, name("combine_rows", op), spec, workOf, blockSize, nullptr,
-      [&](KB &b, ValueRange a, ValueRange sz, Value th, GroupTable &) {
-        Value sizesOk = wholeRuns(b, sz[sWidth], n);
-        markRun(b, th, a[aStatus], sizesOk);
-        ifThen(b, sizesOk, [&] {
-          Value tok, run;
-          std::tie(tok, run) = b.divRem(th, b.div(sz[sWidth], n));
-          Value c = b.mulc(run, n);
-          Value m = b.mul(sz[sTokens], sz[sTopK]);
-          SmallVector<Value> init(n, b.f32(0.0f));
-          init.push_back(b.i1(true));
-          SmallVector<Value> acc =
-              loop(b, sz[sTopK], init, [&](Value j, ValueRange carried) {
-                Value i = b.add(b.mul(tok, sz[sTopK]), j);
-                auto [ok, r] = routedRow(b, a[1], a[2], i, m);
-                SmallVector<Value> xs =
-                    loadRun(b, a[0], elem, b.add(b.mul(r, sz[sWidth]), c), n);
-                Value s = b.f32(1.0f);
-                if (scores) {
-                  s = b.load(a[3], i);
-                  if (sElem != b.getF32Type())
-                    s = arith::ExtFOp::create(b, b.getF32Type(), s);
-                }
-                SmallVector<Value> next;
-                for (int64_t e = 0; e < n; ++e)
-                  next.push_back(fma(b, s, xs[e], carried[e]));
-                next.push_back(b.andi(carried[n], ok));
-                return next;
-              });
-          Value allOk = acc.pop_back_val();
-          storeRun(b, acc, allOk, a[aOut], elem,
-                   b.add(b.mul(tok, sz[sWidth]), c));
-          ifThen(b, b.lnot(allOk), [&] {
-            raiseStatus(b, a[aStatus], ::mxmoe::kKernelStatusIndicesRejected);
-          });
+  auto kernel = createRowRunKernel(
+      module, name("combine_rows", op), spec, sTokens, sWidth, aStatus, n,
+      blockSize, [&](KB &b, ValueRange a, ValueRange sz, Value tok, Value c) {
+        Value m = b.mul(sz[sTokens], sz[sTopK]);
+        SmallVector<Value> init(n, b.f32(0.0f));
+        init.push_back(b.i1(true));
+        SmallVector<Value> acc =
+            loop(b, sz[sTopK], init, [&](Value j, ValueRange carried) {
+              Value i = b.add(b.mul(tok, sz[sTopK]), j);
+              auto [ok, r] = routedRow(b, a[1], a[2], i, m);
+              SmallVector<Value> xs =
+                  loadRun(b, a[0], elem, b.add(b.mul(r, sz[sWidth]), c), n);
+              Value s = b.f32(1.0f);
+              if (scores) {
+                s = b.load(a[3], i);
+                if (sElem != b.getF32Type())
+                  s = arith::ExtFOp::create(b, b.getF32Type(), s);
+              }
+              SmallVector<Value> next;
+              for (int64_t e = 0; e < n; ++e)
+                next.push_back(fma(b, s, xs[e], carried[e]));
+              next.push_back(b.andi(carried[n], ok));
+              return next;
+            });
+        Value allOk = acc.pop_back_val();
+        storeRun(b, acc, allOk, a[aOut], elem,
+                 b.add(b.mul(tok, sz[sWidth]), c));
+        ifThen(b, b.lnot(allOk), [&] {
+          raiseStatus(b, a[aStatus], ::mxmoe::kKernelStatusIndicesRejected);
         });
       });
   SmallVector<HostArg> args{{HostArg::In, op.getRows()},
