@@ -718,6 +718,10 @@ def register_swiglu_experts_op(out_dir: str, fqn: str, chip: str = "sm_90a",
     Gradients flow to x, w13, w2 and scores. Saves x, h [M, 2I] and the
     experts' routed output [M, H].
 
+    A build with --quantize-weights-once (MX128) also saves the forward's
+    transposed fp8 copies of w13 and w2 with their scales (1 byte per
+    weight element) for the backward's input gradients.
+
     Shapes are the compiled ones. A torch.library custom op with a fake
     kernel and an autograd formula (torch.compile fullgraph=True). `check`:
     see the module docstring."""
@@ -729,6 +733,8 @@ def register_swiglu_experts_op(out_dir: str, fqn: str, chip: str = "sm_90a",
     bwd = Program(out_dir, fqn + ".backward", chip, check)
     routed = len(fwd.prog["args"]) == 6
     out_specs = [fwd.prog["buffers"][r["buffer"]] for r in fwd.prog["returns"]]
+    kept = 2 if routed else 1  # h (and the routed output y) after the result
+    once = len(out_specs) - 1 - kept  # --quantize-weights-once: 4 copies
     names = "x, w13, w2, offsets" + (", indices, scores" if routed else "")
 
     @torch.library.custom_op(qualname, mutates_args=(),
@@ -742,14 +748,15 @@ def register_swiglu_experts_op(out_dir: str, fqn: str, chip: str = "sm_90a",
         return [x.new_empty(s["shape"], dtype=_dtype(s["dtype"])) for s in out_specs]
 
     saved = "x, h" + (", y, " if routed else ", ") + "w13, w2, offsets" + \
-        (", indices, scores" if routed else "")
+        (", indices, scores" if routed else "") + \
+        "".join(f", wt{i}" for i in range(once))
 
     @torch.library.custom_op(
         qualname + "_backward", mutates_args=(),
         schema=f"(Tensor grad, Tensor {saved.replace(', ', ', Tensor ')}) -> Tensor[]")
     def backward_op(grad, x, h, *rest):
         rest = list(rest)
-        w = -5 if routed else -3  # position of w13 in rest
+        w = 1 if routed else 0  # position of w13 in rest
         rest[w] = _weight(rest[w], fqn + " w13")
         rest[w + 1] = _weight(rest[w + 1], fqn + " w2")
         return list(bwd(grad.contiguous(), x.contiguous(), h,
@@ -760,14 +767,14 @@ def register_swiglu_experts_op(out_dir: str, fqn: str, chip: str = "sm_90a",
         w13, w2 = (rest[1], rest[2]) if routed else (rest[0], rest[1])
         grads = [torch.empty_like(x), torch.empty_like(w13), torch.empty_like(w2)]
         if routed:
-            grads.append(torch.empty_like(rest[-1]))
+            grads.append(torch.empty_like(rest[5]))  # the scores
         return grads
 
     def setup_context(ctx, inputs, output):
         x, w13, w2, offsets, *routing = inputs
-        kept = output[1:]  # h (and the routed output y)
-        ctx.save_for_backward(x, *kept, w13, w2, offsets, *routing)
-        ctx.mark_non_differentiable(*kept)
+        saved_out, copies = output[1:1 + kept], output[1 + kept:]
+        ctx.save_for_backward(x, *saved_out, w13, w2, offsets, *routing, *copies)
+        ctx.mark_non_differentiable(*output[1:])
         ctx.set_materialize_grads(False)
 
     def backward(ctx, grads):

@@ -27,7 +27,12 @@ rejected (status 3). Prints
 `N passed, N failed` last.
 
     build/bin/mxmoe-compile test/Integration/swiglu_experts.mlir --chip sm_90a --recipe mx128 -o .device/sx
-    python3 test/Integration/swiglu_experts_gpu.py .device/sx      # device
+    build/bin/mxmoe-compile test/Integration/swiglu_experts.mlir --chip sm_90a --recipe mx128 \
+        --quantize-weights-once -o .device/sx1
+    python3 test/Integration/swiglu_experts_gpu.py .device/sx .device/sx1      # device
+
+With the second directory, a --quantize-weights-once build is checked
+against the default one (same bits).
 """
 from __future__ import annotations
 
@@ -220,6 +225,33 @@ def check_routed(c, d, block):
         c.report("routed: bad routing index rejected", "routing indices" in str(e), str(e)[:80])
 
 
+def check_weights_once(c, d, once_dir):
+    """A --quantize-weights-once build (the weights quantized once per step
+    in both orientations, the transposed copies saved for the backward)
+    gives the same bits as the default build, unrouted and routed."""
+    x, w13, w2, dy = data(41)
+    offs = torch.tensor([200, 200, 257, 512], dtype=torch.int32, device="cuda")
+    for fqn in ("block.experts", "routed.experts"):
+        a = mp.register_swiglu_experts_op(d, fqn, namespace="mxmoe_sx")
+        b = mp.register_swiglu_experts_op(once_dir, fqn, namespace="mxmoe_sx_once")
+        if fqn == "block.experts":
+            ra, rb = run(a, x, w13, w2, offs, dy), run(b, x, w13, w2, offs, dy)
+        else:
+            T, k = 128, 4
+            g = torch.Generator(device="cuda").manual_seed(43)
+            idx, s, o = routing(g, T, k)
+            outs = []
+            for op in (a, b):
+                ins = [t.clone().requires_grad_() for t in (x[:T], w13, w2, s)]
+                out = op(ins[0], ins[1], ins[2], o, idx, ins[3])
+                out.backward(dy[:T])
+                outs.append([out.detach()] + [t.grad for t in ins])
+            ra, rb = outs
+        mp.check_deferred()
+        c.report(f"{fqn}: weights-once build == default build",
+                 all(torch.equal(u, v) for u, v in zip(ra, rb)))
+
+
 def main():
     d = sys.argv[1]
     c = Checks(width=48)
@@ -235,6 +267,8 @@ def main():
     c.report("torch.compile(fullgraph=True) equal to eager",
              all(torch.equal(a, b) for a, b in zip(eager, compiled)))
     check_routed(c, d, block)
+    if len(sys.argv) > 2:
+        check_weights_once(c, d, sys.argv[2])
     bad = torch.tensor([100, 50, 301, 512], dtype=torch.int32, device="cuda")
     try:
         block(x, w13, w2, bad)

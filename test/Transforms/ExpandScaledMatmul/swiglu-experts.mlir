@@ -1,6 +1,7 @@
 // RUN: mxmoe-opt %s --mxmoe-expand-scaled-matmul --split-input-file --verify-diagnostics | FileCheck %s
 // RUN: mxmoe-opt %s --mxmoe-expand-scaled-matmul --mxmoe-pack-scales --mxmoe-fuse-quantize-producers --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=FUSED
 // RUN: mxmoe-opt %s --mxmoe-expand-scaled-matmul="backward=false" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=FWDONLY
+// RUN: mxmoe-opt %s --mxmoe-expand-scaled-matmul="quantize-weights-once" --split-input-file --verify-diagnostics | FileCheck %s --check-prefix=ONCE
 
 // mxmoe.swiglu_experts -> <fqn>.forward (x, w13, w2, offsets) -> (y, h)
 // and <fqn>.backward (dy, x, h, w13, w2, offsets) -> (dx, dw13, dw2): the
@@ -170,4 +171,25 @@ func.func @routed(%x: tensor<250x256xbf16>, %w13: tensor<8x768x256xbf16>, %w2: t
   %y = mxmoe.swiglu_experts %x, %w13, %w2, %offs routing(%idx, %s : tensor<1000xi32>, tensor<250x4xf32>) {fqn = "l1.experts", recipe = #mxmoe.mx_recipe<f8E4M3FN, block_size = 32, rounding = rceil, granularity = mx128>}
       : (tensor<250x256xbf16>, tensor<8x768x256xbf16>, tensor<8x256x384xbf16>, tensor<8xi32>) -> tensor<250x256xbf16>
   return %y : tensor<250x256xbf16>
+}
+
+// -----
+
+// quantize-weights-once (MX128): the forward quantizes w13 and w2 once in
+// both orientations and returns the transposed copies with their blocked
+// scales; the backward takes them last for both input gradients (no
+// weight quantization in it).
+// ONCE-LABEL: func.func @l2.experts.forward(
+// ONCE-SAME:      -> (tensor<1000x256xbf16>, tensor<1000x768xbf16>, tensor<8x256x768xf8E4M3FN>, tensor<8x256x24xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [128, 128]>>, tensor<8x384x256xf8E4M3FN>, tensor<8x384x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [128, 128]>>)
+// ONCE-COUNT-2:  mxmoe.quantize_weight
+// ONCE-LABEL: func.func @l2.experts.backward(
+// ONCE-SAME:      %arg6: tensor<8x256x768xf8E4M3FN>, %arg7: tensor<8x256x24xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [128, 128]>>, %arg8: tensor<8x384x256xf8E4M3FN>, %arg9: tensor<8x384x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [128, 128]>>)
+// ONCE-NOT:      mxmoe.quantize %arg3
+// ONCE-NOT:      mxmoe.quantize %arg4
+// ONCE:          mxmoe.grouped_matmul {{.*}}, %arg8 scales %arg9 offsets %arg5 {{.*}} -> tensor<1000x384xbf16>
+// ONCE:          mxmoe.grouped_matmul {{.*}}, %arg6 scales %arg7 offsets %arg5 {{.*}} -> tensor<1000x256xbf16>
+func.func @once(%x: tensor<1000x256xbf16>, %w13: tensor<8x768x256xbf16>, %w2: tensor<8x256x384xbf16>, %offs: tensor<8xi32>) -> tensor<1000x256xbf16> {
+  %y = mxmoe.swiglu_experts %x, %w13, %w2, %offs {fqn = "l2.experts", recipe = #mxmoe.mx_recipe<f8E4M3FN, block_size = 32, rounding = rceil, granularity = mx128>}
+      : (tensor<1000x256xbf16>, tensor<8x768x256xbf16>, tensor<8x256x384xbf16>, tensor<8xi32>) -> tensor<1000x256xbf16>
+  return %y : tensor<1000x256xbf16>
 }

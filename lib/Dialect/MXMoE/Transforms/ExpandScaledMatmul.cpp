@@ -406,18 +406,27 @@ namespace {
 /// producers of the quantizations that read them, and, routed, the
 /// dispatch (mxmoe.gather_rows, fused into the quantizations by
 /// mxmoe-fuse-quantize-producers) and combine (mxmoe.combine_rows).
+///
+/// With `once` (quantize-weights-once, MX128) the forward quantizes each
+/// weight once in both orientations (mxmoe.quantize_weight) and also
+/// returns the transposed copies (wt13, wt13 scales, wt2, wt2 scales),
+/// which the backward takes last instead of quantizing the weights along
+/// N again.
 struct ExpertsExpansion {
   SwiGLUExpertsOp op;
   MXRecipeAttr recipe;
-  bool weightGradBF16;
+  bool weightGradBF16, once;
   Location loc;
   Type bf16;
   int64_t topK;
   Dims d13, d2;
+  SmallVector<Type> onceTypes; ///< the forward's transposed weights
 
-  ExpertsExpansion(SwiGLUExpertsOp op, MXRecipeAttr recipe, bool wgradBF16)
-      : op(op), recipe(recipe), weightGradBF16(wgradBF16), loc(op.getLoc()),
-        bf16(op.getInput().getType().getElementType()), topK(op.getTopK()) {
+  ExpertsExpansion(SwiGLUExpertsOp op, MXRecipeAttr recipe, bool wgradBF16,
+                   bool once)
+      : op(op), recipe(recipe), weightGradBF16(wgradBF16), once(once),
+        loc(op.getLoc()), bf16(op.getInput().getType().getElementType()),
+        topK(op.getTopK()) {
     int64_t m = op.getRoutedRows(), h = op.getHidden(), i = op.getExpertDim(),
             g = op.getNumExperts();
     d13 = {m, 2 * i, h, g};
@@ -454,8 +463,6 @@ struct ExpertsExpansion {
     SmallVector<Type> ins(op->getOperandTypes());
     Type x = op.getInput().getType(), hT = routedT(d13.n);
     SmallVector<Type> outs{x, hT};
-    if (op.isRouted())
-      outs.push_back(routedT(d13.k));
     func::FuncOp fn = makeFunc(symbols, "forward", ins, outs);
     OpBuilder b = OpBuilder::atBlockBegin(&fn.front());
     Expander e13{b, loc, recipe, d13}, e2{b, loc, recipe, d2};
@@ -463,14 +470,24 @@ struct ExpertsExpansion {
     Value offs = a[3], in = a[0];
     if (op.isRouted())
       in = gather(b, in, a[4], Value());
-    Value hv = e13.forward(in, a[1], offs, bf16);
-    Value y = e2.forward(swiglu::forward(b, loc, hv), a[2], offs, bf16);
-    if (!op.isRouted()) {
-      func::ReturnOp::create(b, loc, ValueRange{y, hv});
-      return fn;
-    }
-    Value out = combine(b, y, a[4], invert(b, a[4]), a[5]);
-    func::ReturnOp::create(b, loc, ValueRange{out, hv, y});
+    SmallVector<Value> transposed;
+    auto gemm = [&](Expander &e, Value lhs, Value w) {
+      if (!once)
+        return e.forward(lhs, w, offs, bf16);
+      std::array<Value, 3> r = e.forwardOnce(lhs, w, offs, bf16);
+      transposed.append({r[1], r[2]});
+      return r[0];
+    };
+    Value hv = gemm(e13, in, a[1]);
+    Value y = gemm(e2, swiglu::forward(b, loc, hv), a[2]);
+    SmallVector<Value> results{y, hv};
+    if (op.isRouted())
+      results = {combine(b, y, a[4], invert(b, a[4]), a[5]), hv, y};
+    results.append(transposed);
+    func::ReturnOp::create(b, loc, results);
+    onceTypes = llvm::to_vector(ValueRange(transposed).getTypes());
+    fn.setType(FunctionType::get(op.getContext(), ins,
+                                 ValueRange(results).getTypes()));
     return fn;
   }
 
@@ -492,6 +509,8 @@ struct ExpertsExpansion {
              op.getScores().getType()};
       outs.push_back(op.getScores().getType());
     }
+    unsigned firstOnce = ins.size();
+    ins.append(onceTypes);
     func::FuncOp fn = makeFunc(symbols, "backward", ins, outs);
     OpBuilder b = OpBuilder::atBlockBegin(&fn.front());
     Expander e13{b, loc, recipe, d13}, e2{b, loc, recipe, d2};
@@ -510,7 +529,14 @@ struct ExpertsExpansion {
       dy = gather(b, dy, indices, a[8]);
       in = gather(b, in, indices, Value());
     }
-    Value da = e2.inputGrad(dy, w[1], offs, bf16);
+    // The input gradients: the weights along N, or the forward's copies.
+    auto inputGrad = [&](Expander &e, Value g, unsigned which) {
+      if (!once)
+        return e.inputGrad(g, w[which], offs, bf16);
+      unsigned at = firstOnce + 2 * which;
+      return e.inputGradOnce(g, a[at], a[at + 1], offs, bf16);
+    };
+    Value da = inputGrad(e2, dy, 1);
     Value act = swiglu::forward(b, loc, hv);
     Value dw2 = e2.weightGrad(dy, act, offs, bf16, weightGradBF16);
     Value dh = swiglu::backward(b, loc, da, hv);
@@ -519,7 +545,7 @@ struct ExpertsExpansion {
     // (every intermediate of a launch program lives in one workspace,
     // python/mxmoe/program.py memory_plan).
     Value dw13 = e13.weightGrad(dh, in, offs, bf16, weightGradBF16);
-    Value dx = e13.inputGrad(dh, w[0], offs, bf16);
+    Value dx = inputGrad(e13, dh, 0);
     SmallVector<Value> results{dx, dw13, dw2};
     if (routed) {
       results[0] = combine(b, dx, indices, inverse, Value());
@@ -609,7 +635,8 @@ struct ExpandScaledMatmulPass
                             "are not generated)");
     if (failed(checkNamesFree(op, op.getFqn(), symbols)))
       return failure();
-    ExpertsExpansion ex(op, recipe, weightGradBF16);
+    ExpertsExpansion ex(op, recipe, weightGradBF16,
+                        quantizeWeightsOnce && recipe.isMX128() && backward);
     func::FuncOp fwd = ex.forward(symbols);
     if (backward)
       ex.backward(symbols);

@@ -187,6 +187,9 @@ def MXMoEExpandScaledMatmul
     copy lives only during the recomputed forward and its backward. MX32
     ops keep two quantizations (their 1x32 and 32x1 blocks differ) and so
     do `mxmoe.linear`s.
+    An MX128 `mxmoe.swiglu_experts` does the same for both of its weights:
+    its forward also returns (wt13, wt13 scales, wt2, wt2 scales), which
+    its backward takes last.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::func::FuncDialect",
