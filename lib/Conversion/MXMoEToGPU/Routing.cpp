@@ -52,8 +52,8 @@ void raiseStatus(KB &b, Value status, int32_t code) {
                               ValueRange{at});
 }
 
-/// The kernel's first thread marks the run (status 0) unless the sizes
-/// are wrong (`sizesOk` false: status 2); returns `sizesOk`.
+/// The kernel's first thread marks the run (status 0), or status 2 when
+/// the sizes are wrong (`sizesOk` false).
 void markRun(KB &b, Value t, Value status, Value sizesOk) {
   ifThen(b, b.eq(t, b.idx(0)), [&] {
     raiseStatus(b, status, ::mxmoe::kKernelStatusDone);
