@@ -20,14 +20,20 @@ def MXMoE_Dialect : Dialect {
     Mixture-of-Experts (MoE) training in OCP Microscaling (MX) formats, at
     three levels:
 
-    * **Model level**: `mxmoe.linear`, `mxmoe.scaled_grouped_matmul` and
-      `mxmoe.tiled_mlp` carry the layer's fully qualified name (`fqn`), which
-      the precision policy matches, and high-precision (bf16/f32) operands.
+    * **Model level**: `mxmoe.linear`, `mxmoe.scaled_grouped_matmul`,
+      `mxmoe.swiglu_experts` (the routed experts' whole MLP, optionally with
+      dispatch and combine) and `mxmoe.tiled_mlp` carry the layer's fully
+      qualified name (`fqn`), which the precision policy matches, and
+      high-precision (bf16/f32) operands.
     * **MX level**: `mxmoe.quantize`, `mxmoe.dequantize`,
       `mxmoe.swizzle_scales` and `mxmoe.grouped_matmul` operate on MX data
       (builtin `f8E4M3FN`, `f8E5M2`, `f6E2M3FN`, `f6E3M2FN`, `f4E2M1FN`
       elements) and E8M0 scales (builtin `f8E8M0FNU`), one scale per block of
-      32 consecutive elements along the quantized (contraction) axis.
+      32 consecutive elements along the quantized (contraction) axis;
+      `mxmoe.fused_quantize` computes a producer inside the quantize
+      kernels; the routing ops (`mxmoe.gather_rows`, `invert_permutation`,
+      `combine_rows`, `combine_scores_grad`) move rows between token and
+      routed (expert) order.
     * Kernel level: the lowering passes produce `gpu`/`nvvm` IR.
 
     The physical layout of a scale tensor is part of its type: a scale tensor
@@ -51,7 +57,8 @@ def MXMoE_Dialect : Dialect {
   // tiled-MLP loop tags): named here once, each with its type, checked by
   // verifyOperationAttribute (a wrong type or value is a verifier error;
   // an `mxmoe.` attribute not listed is one too). Field meanings:
-  // docs/mxmoe-compile.md (manifest) and docs/passes-and-lowering.md.
+  // docs/kernel-abi.md, docs/mxmoe-compile.md (manifest) and
+  // docs/passes-and-lowering.md.
   let discardableAttrs = (ins
     // Kernel (gpu.func) attributes: launch shape, shared memory, MMA.
     "::mlir::DenseI64ArrayAttr":$grid,        // [x, y, z], each >= 1
