@@ -22,7 +22,6 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Approximation.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -94,9 +93,7 @@ SmallVector<Value> FusedSource::loadGathered(KB &b, Value r, Value c,
   Value safe = b.select(ok, idx, b.idx(0));
   ifThen(b, b.lnot(ok), [&] {
     Value code = b.i32(::mxmoe::kKernelStatusIndicesRejected);
-    Value at = b.idx(0);
-    memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::maxs, code, status,
-                                ValueRange{at});
+    atomicMaxStatus(b, status, code);
   });
   Value token = b.div(safe, topK);
   Value rowStart = b.mul(token, b.idx(src.rowWidth));

@@ -224,6 +224,12 @@ Value GroupTable::groupBegin(KB &b, Value g) {
   return b.select(first, zero, b.load(ends, prev));
 }
 
+void mlir::mxmoe::kernels::atomicMaxStatus(KB &b, Value status, Value code) {
+  Value at = b.idx(0);
+  memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::maxs, code, status,
+                              ValueRange{at});
+}
+
 void mlir::mxmoe::kernels::ifThen(KB &b, Value cond,
                                   function_ref<void()> then) {
   auto op = scf::IfOp::create(b, cond, /*withElseRegion=*/false);
@@ -416,8 +422,7 @@ void buildKernelBody(gpu::GPUFuncOp fn, KB &b, Value work, int64_t blockSize,
       // A fused gather's threads raise the word to 3 (routing indices) by
       // atomic max, maybe before this: the report joins them.
       if (activeFusedSource && activeFusedSource->gather)
-        memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::maxs, word, status,
-                                    ValueRange{b.idx(0)});
+        atomicMaxStatus(b, status, word);
       else
         b.store(word, status, b.idx(0));
     });

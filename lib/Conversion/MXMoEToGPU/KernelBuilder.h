@@ -145,6 +145,11 @@ struct PrefixUnit {
   int capacityScalar = -1;
 };
 
+/// atomicMax(status[0], code) on a kernel's i32 status word (signed: -1 <
+/// 0 < 1 < 2 < 3; mxmoe/KernelStatus.h): how threads that find bad input
+/// report it when more than one may.
+void atomicMaxStatus(KB &b, Value status, Value code);
+
 /// Runs `then` when `cond` (i1) holds (an scf.if without results).
 void ifThen(KB &b, Value cond, function_ref<void()> then);
 /// Runs `then` or `otherwise`.

@@ -25,7 +25,6 @@
 #include "mxmoe/KernelStatus.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -44,12 +43,10 @@ int64_t runLength(Type elem, int64_t h) {
   return n;
 }
 
-/// atomicMax(status[0], code) (signed: -1 < 0 < 2 < 3).
+/// Raises the status word to `code` (atomicMaxStatus).
 void raiseStatus(KB &b, Value status, int32_t code) {
   Value v = b.i32(code);
-  Value at = b.idx(0);
-  memref::AtomicRMWOp::create(b, arith::AtomicRMWKind::maxs, v, status,
-                              ValueRange{at});
+  atomicMaxStatus(b, status, v);
 }
 
 /// The kernel's first thread marks the run (status 0), or status 2 when
@@ -132,8 +129,9 @@ loop(KB &b, Value n, ValueRange init,
   auto forOp = scf::ForOp::create(
       b, b.getLoc(), zero, n, one, init,
       [&](OpBuilder &ob, Location loc, Value j, ValueRange carried) {
-        KB kb(loc, ob);
-        scf::YieldOp::create(kb, body(j, carried));
+        // `ob` is `b`, its insertion point in the loop body: `body` builds
+        // through `b`.
+        scf::YieldOp::create(ob, loc, body(j, carried));
       });
   return SmallVector<Value>(forOp.getResults());
 }
