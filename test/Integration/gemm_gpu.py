@@ -266,17 +266,18 @@ def run_case(L, c, seed):
 
 def deepgemm_peer():
     """DeepGEMM's SM90 FP8 grouped GEMMs (1x128 / 128x128 power-of-two
-    scales in fp32 containers, 128-aligned expert segments), when a
-    snapshot with its driver bench_deepgemm.py is at $MXMOE_DEEPGEMM (a
-    benchmark peer fetched into a git-ignored folder; never committed).
-    Returns fn(c, T) -> TF/s, or None."""
-    root = os.environ.get("MXMOE_DEEPGEMM")
-    if not root:
+    scales in fp32 containers, 128-aligned expert segments) through
+    bench/deepgemm_peer.py, when $MXMOE_DEEPGEMM names a built DeepGEMM
+    snapshot (a benchmark peer in a git-ignored folder; never committed).
+    Returns fn(c, T, timeit) -> TF/s, or None."""
+    if not os.environ.get("MXMOE_DEEPGEMM"):
         return None
-    sys.path.insert(0, root)
-    import bench_deepgemm as dgb  # noqa: E402
-    errs = dgb.run_checks() if hasattr(dgb, "run_checks") else None
+    sys.path.insert(0, os.path.join(HERE, "..", "..", "bench"))
+    import deepgemm_peer as dgb  # noqa: E402
+    errs = dgb.run_checks()
     print(json.dumps({"deepgemm_check": errs}, default=str))
+    if not (errs["m_grouped_rel_err"] < 5e-2 and errs["k_grouped_rel_err"] < 5e-2):
+        return None
 
     def tflops(c, T, timeit):
         actual, aligned = dgb.segments(T, c["G"])
@@ -285,7 +286,7 @@ def deepgemm_peer():
             fn = lambda: dgb.call_m_grouped(a, b, d, m_idx)  # noqa: E731
             flops = 2.0 * T * c["N"] * c["K"]
         else:
-            a, b, d, layout = dgb.make_k_grouped(aligned, c["M"], c["N"])
+            a, b, d, layout, _ = dgb.make_k_grouped(aligned, c["M"], c["N"])
             fn = lambda: dgb.call_k_grouped(a, b, d, aligned, layout)  # noqa: E731
             flops = 2.0 * T * c["M"] * c["N"]
         return flops / timeit(fn) / 1e12
