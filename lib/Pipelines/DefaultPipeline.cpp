@@ -134,16 +134,25 @@ void mlir::mxmoe::buildModelPipeline(OpPassManager &pm,
 
 void mlir::mxmoe::buildKernelPipeline(OpPassManager &pm, Chip chip,
                                       const DefaultPipelineOptions &opts) {
+  // The grouped-GEMM options (MXMoEGemmOptions) of both passes.
+  auto setGemmOptions = [&](auto &o) {
+    o.chip = chip;
+    o.gemmTileN = opts.gemmTileN;
+    o.gemmStages = opts.gemmStages;
+    o.gemmCTAs = opts.gemmCTAs;
+    o.gemmSm90Mma = opts.gemmSm90Mma;
+  };
+  // Every grouped GEMM gets its kernel configuration (#mxmoe.gemm_config),
+  // which convert-mxmoe-to-gpu builds.
+  MXMoESelectGemmConfigOptions select;
+  setGemmOptions(select);
+  pm.addPass(createMXMoESelectGemmConfig(select));
   ConvertMXMoEToGPUOptions conv;
   conv.hostLaunch = false;
   // An op equal to an earlier one takes its kernel without generating a
   // copy (a model's layers need one layer's kernels)...
   conv.reuseKernels = true;
-  conv.chip = chip;
-  conv.gemmTileN = opts.gemmTileN;
-  conv.gemmStages = opts.gemmStages;
-  conv.gemmCTAs = opts.gemmCTAs;
-  conv.gemmSm90Mma = opts.gemmSm90Mma;
+  setGemmOptions(conv);
   pm.addPass(createConvertMXMoEToGPU(conv));
   // ...and ops of other shapes whose kernels are equal (run-time sizes)
   // share one: compile each distinct kernel once.

@@ -5,6 +5,82 @@
 
 include "mlir/Pass/PassBase.td"
 
+// The grouped-GEMM options of mxmoe-select-gemm-config and
+// convert-mxmoe-to-gpu (one declaration; both passes check them with
+// checkGemmOptions, lib/Conversion/MXMoEToGPU/GemmConfig.h).
+defvar MXMoEGemmOptions = [
+    Option<"chip", "chip", "::mlir::mxmoe::Chip",
+           /*default=*/"::mlir::mxmoe::Chip::sm_90a",
+           "target chip of the grouped-GEMM kernels: sm_90a (wgmma kernel), "
+           "sm_100a or sm_103a (tcgen05 kernel); another value is rejected "
+           "when the option is parsed",
+           "MXMOE_CHIP_OPTION_VALUES">,
+    Option<"gemmTileN", "gemm-tile-n", "int64_t", /*default=*/"128",
+           "N of the grouped-GEMM tile (64 or 128; 256 on sm_100a/sm_103a; M "
+           "is 128, K 128 per "
+           "stage)">,
+    Option<"gemmStages", "gemm-stages", "int64_t", /*default=*/"0",
+           "pipeline stages of the grouped-GEMM kernel (2..8; 0 = auto: 4, "
+           "2 for sm_90a bf16-upcast kernels), each 128 x 128 (A) + N x 128 "
+           "(B) fp8 bytes + two 512-byte scale atoms of shared memory (sm_90a "
+           "fp8: + 8 KB + 16 x N bytes of decoded scale tables); a kernel "
+           "whose stages exceed the chip's 227 KB is an error naming its "
+           "budget (sm_90a fp8: at most 5 at tile N 128, 6 at tile N 64)">,
+    Option<"gemmSm90Mma", "gemm-sm90-mma", "::mlir::mxmoe::Sm90Mma",
+           /*default=*/"::mlir::mxmoe::Sm90Mma::automatic",
+           "MMA strategy of the sm_90a grouped GEMM: fp8 (fp8 wgmma per MX "
+           "block, its scale product from a tf32 wgmma, promoted into the "
+           "fp32 accumulator by one FFMA per element), "
+           "bf16 (each stage dequantized exactly to bf16 in shared memory, "
+           "bf16 wgmma accumulating the whole K in fp32: products exact, "
+           "two bf16 buffers of shared memory) or auto (bf16 for f32 "
+           "outputs, fp8 otherwise)", "MXMOE_SM90_MMA_OPTION_VALUES">,
+    Option<"gemmCTAs", "gemm-ctas", "int64_t", /*default=*/"132",
+           "CTAs of the persistent grouped-GEMM grid (the SM count of the "
+           "target GPU: 132 on H100/H200 SXM)">
+];
+
+def MXMoESelectGemmConfig
+    : Pass<"mxmoe-select-gemm-config", "::mlir::ModuleOp"> {
+  let summary = "Attach the kernel configuration (#mxmoe.gemm_config) to "
+                "every grouped GEMM";
+  let description = [{
+    The selection step of the grouped-GEMM kernels (as IREE's KernelConfig
+    attaches a lowering configuration that the code generators read):
+    every `mxmoe.grouped_matmul` that `convert-mxmoe-to-gpu` will build a
+    kernel for (MX operands, static shapes, something to compute, not yet
+    lowered) gets `mxmoe.gemm_config = #mxmoe.gemm_config<strategy = ...,
+    tile_m = 128, tile_n = ..., stages = ..., ctas = ...>`; the attribute
+    documents the fields. An op that already carries one keeps it (a user
+    or a test pins a configuration), and other ops (bf16 operands, dynamic
+    shapes, empty GEMMs) get none: `convert-mxmoe-to-gpu` reports what it
+    cannot lower. The default pipeline (mxmoe-compile) runs this pass right
+    before `convert-mxmoe-to-gpu`, with the same options; that pass runs the
+    same selection itself for an op without a configuration.
+
+    Selection, from the options (those of `convert-mxmoe-to-gpu`, checked
+    the same way) and the op:
+    * `chip=sm_100a` or `sm_103a`: `tcgen05_mxf8f6f4`;
+    * `chip=sm_90a`: `wgmma_bf16_upcast` for `gemm-sm90-mma=bf16`, and for
+      `auto` when the output is f32 (the fp8 MMA's internal accumulation
+      misses their 1e-4 accuracy); otherwise `wgmma_fp8_promote_k128` when
+      both scale layouts record a tile whose c is a multiple of 128
+      (MX128), else `wgmma_fp8_promote`;
+    * `tile_m` 128, `tile_n` = `gemm-tile-n`, `ctas` = `gemm-ctas`,
+      `stages` = `gemm-stages`, or for 0 (auto) 2 with `wgmma_bf16_upcast`
+      and 4 otherwise.
+
+    Budgets: on sm_90a a kernel whose shared memory (strategy, tile N,
+    stages and output type decide it) exceeds the chip's 227 KB is an op
+    error naming the strategy and the option to lower; on sm_100a and
+    sm_103a shared memory and TMEM are checked with the options, as in
+    `convert-mxmoe-to-gpu`. (An op that also has an error of its own, such
+    as FP4 operands on sm_90a, is reported by `convert-mxmoe-to-gpu`, after
+    this pass's budget error.)
+  }];
+  let options = MXMoEGemmOptions;
+}
+
 def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
   let summary = "Lower MX-level mxmoe ops (quantize, dequantize, "
                 "swizzle_scales, grouped_matmul on sm_90a, sm_100a and sm_103a) to GPU "
@@ -135,7 +211,13 @@ def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
     them), the grid is `gemm-ctas` CTAs of 384 threads with
     `mxmoe.dynamic_smem` bytes of dynamic shared memory (each kernel checks
     its budget: an op error names the strategy and the option to lower);
-    `mxmoe.mma` names the strategy. Because the tensor maps are built by
+    `mxmoe.mma` names the strategy. The strategy and tile configuration
+    are the op's `mxmoe.gemm_config` (`#mxmoe.gemm_config`, attached by
+    `mxmoe-select-gemm-config` or pinned by the user): its strategy must
+    be one of `chip`'s, `wgmma_fp8_promote_k128` needs MX128 scales and the
+    kernel must fit the chip's shared memory (and TMEM), else an op error;
+    an op without one gets the selection of `mxmoe-select-gemm-config`
+    from this pass's gemm-* options. Because the tensor maps are built by
     the runtime, grouped_matmul ops are always annotated with
     `mxmoe.kernel` (never replaced by a launch, even with host-launch). For
     `chip=sm_100a` and `chip=sm_103a` the same op becomes the tcgen05
@@ -158,36 +240,8 @@ def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
   let options = [
     Option<"blockSize", "block-size", "int64_t", /*default=*/"256",
            "threads per CTA of the generated kernels (32..1024, a multiple "
-           "of 32)">,
-    Option<"chip", "chip", "::mlir::mxmoe::Chip",
-           /*default=*/"::mlir::mxmoe::Chip::sm_90a",
-           "target chip of the grouped-GEMM kernels: sm_90a (wgmma kernel), "
-           "sm_100a or sm_103a (tcgen05 kernel); another value is rejected "
-           "when the option is parsed",
-           "MXMOE_CHIP_OPTION_VALUES">,
-    Option<"gemmTileN", "gemm-tile-n", "int64_t", /*default=*/"128",
-           "N of the grouped-GEMM tile (64 or 128; 256 on sm_100a/sm_103a; M "
-           "is 128, K 128 per "
-           "stage)">,
-    Option<"gemmStages", "gemm-stages", "int64_t", /*default=*/"0",
-           "pipeline stages of the grouped-GEMM kernel (2..8; 0 = auto: 4, "
-           "2 for sm_90a bf16-upcast kernels), each 128 x 128 (A) + N x 128 "
-           "(B) fp8 bytes + two 512-byte scale atoms of shared memory (sm_90a "
-           "fp8: + 8 KB + 16 x N bytes of decoded scale tables); a kernel "
-           "whose stages exceed the chip's 227 KB is an error naming its "
-           "budget (sm_90a fp8: at most 5 at tile N 128, 6 at tile N 64)">,
-    Option<"gemmSm90Mma", "gemm-sm90-mma", "::mlir::mxmoe::Sm90Mma",
-           /*default=*/"::mlir::mxmoe::Sm90Mma::automatic",
-           "MMA strategy of the sm_90a grouped GEMM: fp8 (fp8 wgmma per MX "
-           "block, its scale product from a tf32 wgmma, promoted into the "
-           "fp32 accumulator by one FFMA per element), "
-           "bf16 (each stage dequantized exactly to bf16 in shared memory, "
-           "bf16 wgmma accumulating the whole K in fp32: products exact, "
-           "two bf16 buffers of shared memory) or auto (bf16 for f32 "
-           "outputs, fp8 otherwise)", "MXMOE_SM90_MMA_OPTION_VALUES">,
-    Option<"gemmCTAs", "gemm-ctas", "int64_t", /*default=*/"132",
-           "CTAs of the persistent grouped-GEMM grid (the SM count of the "
-           "target GPU: 132 on H100/H200 SXM)">,
+           "of 32)">
+  ] # MXMoEGemmOptions # [
     Option<"hostLaunch", "host-launch", "bool", /*default=*/"true",
            "replace each op by a gpu.launch_func on buffers (false: keep "
            "the op and annotate it with mxmoe.kernel, for drivers that "

@@ -5,9 +5,10 @@
 //
 //   1. model level: mxmoe-precision-policy, mxmoe-expand-scaled-matmul,
 //      mxmoe-pack-scales, mxmoe-tile-mlp;
-//   2. kernels: convert-mxmoe-to-gpu{host-launch=false reuse-kernels}
-//      (every MX op is annotated with its kernel in gpu.module
-//      @mxmoe_kernels), mxmoe-dedupe-kernels;
+//   2. kernels: mxmoe-select-gemm-config (every grouped GEMM gets its
+//      #mxmoe.gemm_config), convert-mxmoe-to-gpu{host-launch=false
+//      reuse-kernels} (every MX op is annotated with its kernel in
+//      gpu.module @mxmoe_kernels), mxmoe-dedupe-kernels;
 //   3. lowering per chip: buildNVVMKernelPipeline + gpu-module-to-binary
 //      (format=isa: PTX text; ptxas is run by the driver, not here).
 //
@@ -70,12 +71,14 @@ struct DefaultPipelineOptions {
 /// tiled-MLP lowering) on a builtin.module.
 void buildModelPipeline(OpPassManager &pm, const DefaultPipelineOptions &opts);
 
-/// Stage 2: convert-mxmoe-to-gpu with host-launch=false and reuse-kernels
-/// (an op equal to an earlier one shares its kernel, none is generated for
-/// it) for `chip` (the grouped-GEMM kernels are chip specific; a name
-/// becomes a Chip through symbolizeChip, mxmoe/Conversion/Chips.h), then
-/// mxmoe-dedupe-kernels (one kernel per set of identical kernels; the ops'
-/// `mxmoe.kernel` references are redirected).
+/// Stage 2: mxmoe-select-gemm-config (the grouped GEMMs' kernel
+/// configurations), convert-mxmoe-to-gpu with host-launch=false and
+/// reuse-kernels (an op equal to an earlier one shares its kernel, none is
+/// generated for it) for `chip` (the grouped-GEMM kernels are chip
+/// specific; a name becomes a Chip through symbolizeChip,
+/// mxmoe/Conversion/Chips.h), then mxmoe-dedupe-kernels (one kernel per set
+/// of identical kernels; the ops' `mxmoe.kernel` references are
+/// redirected).
 void buildKernelPipeline(OpPassManager &pm, Chip chip,
                          const DefaultPipelineOptions &opts = {});
 

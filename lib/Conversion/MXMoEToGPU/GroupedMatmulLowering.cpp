@@ -1,17 +1,16 @@
 //===- GroupedMatmulLowering.cpp - mxmoe.grouped_matmul to a kernel -------===//
 //
 // grouped_matmul on sm_90a (wgmma) and sm_100a / sm_103a (tcgen05): checks
-// the op against what the kernels of GroupedMatmul.h implement, picks the
-// MMA strategy and configuration, and reuses one kernel per kind and
-// configuration (the sizes are launch parameters).
+// the op against what the kernels of GroupedMatmul.h implement, takes its
+// kernel configuration (#mxmoe.gemm_config, GemmConfigSelection.h), and
+// reuses one kernel per kind and configuration (the sizes are launch
+// parameters).
 //
 //===----------------------------------------------------------------------===//
 
 #include "KernelGen.h"
 
 #include "mxmoe/Dialect/MXMoE/Utils/ScaleLayout.h"
-
-#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace mlir::mxmoe;
@@ -62,14 +61,6 @@ LogicalResult KernelGen::genGroupedMatmul(GroupedMatmulOp op) {
   p.aType = *getMXElementKind(lhs.getElementType());
   p.bType = *getMXElementKind(rhs.getElementType());
   p.outF32 = res.getElementType().isF32();
-  // MX128 scales (tiles of 128 or a multiple along K on both operands):
-  // sm_90a promotes once per 128-wide stage. tcgen05 consumes the same
-  // blocked bytes per 1x32 block (each 128-run holds equal scales).
-  auto tileCols = [](RankedTensorType t) -> int64_t {
-    ScaleLayoutAttr l = getScaleLayout(t);
-    return l && !l.getTile().empty() ? l.getTile()[1] : ::mxmoe::kMXBlockSize;
-  };
-  bool mx128Tiles = tileCols(as) % 128 == 0 && tileCols(bs) % 128 == 0;
   if (sz.groups < 1)
     return op.emitOpError("needs at least one group");
   // GEMMs with an empty output or contraction extent 0 never get here:
@@ -100,34 +91,22 @@ LogicalResult KernelGen::genGroupedMatmul(GroupedMatmulOp op) {
       p.kGrouped ? std::max(sz.m, sz.n) : std::max(sz.m, sz.groups * sz.n);
   if (rows >= (int64_t{1} << 31) || sz.k >= (int64_t{1} << 31))
     return op.emitOpError("TMA coordinates exceed 2^31");
-  // sm_90a strategy: fp8 wgmma with per-block promotion is the faster one
-  // at bf16 output; the exact bf16 upcast keeps f32 outputs within fp32
-  // accumulation error (the fp8 MMA's internal accumulation of a 32-term
-  // block does not).
-  // (MX128 too: the fp8 wgmma's limited internal accumulation precision
-  // gives f32 outputs a normwise error of about 2e-4, measured on the H200
-  // by test/Integration/gemm_gpu.py, where the upcast stays near 1e-7.)
-  bool useUpcast = !sm100 && (sm90Mma == Sm90Mma::bf16 ||
-                              (sm90Mma == Sm90Mma::automatic && p.outF32));
-  p.mx128 = !sm100 && !useUpcast && mx128Tiles;
-  const GemmConfig &cfg = useUpcast ? upcast : gemm;
-  if (!sm100 && getSm90GemmSharedBytes(p, cfg) > kMaxDynamicSmem)
-    return op.emitOpError("the grouped-GEMM configuration needs ")
-           << getSm90GemmSharedBytes(p, cfg)
-           << " bytes of shared memory, over the 232448 of sm_90a ("
-           << (!useUpcast ? "fp8 kernel"
-               : sm90Mma == Sm90Mma::automatic
-                   ? "bf16 upcast kernel, chosen by "
-                     "gemm-sm90-mma=auto for the f32 output"
-                   : "bf16 upcast kernel")
-           << "); lower gemm-stages"
-           << (useUpcast ? " or choose gemm-sm90-mma=fp8" : "");
+  // The kernel configuration: the op's (mxmoe-select-gemm-config's or a
+  // user's), else the same selection from the pass options.
+  auto pinned = op->getAttrOfType<GemmConfigAttr>(
+      MXMoEDialect::GemmConfigAttrHelper::getNameStr());
+  FailureOr<GemmConfigAttr> selected =
+      pinned ? FailureOr<GemmConfigAttr>(pinned) : selectGemmConfig(op, gemm);
+  if (failed(selected))
+    return failure();
+  GemmConfigAttr config = *selected;
+  p.mx128 = config.getStrategy() == GemmStrategy::wgmma_fp8_promote_k128;
+  if (pinned && failed(checkGemmConfig(op, pinned, p, chip)))
+    return failure();
+  GemmConfig cfg = toGemmConfig(config);
   std::string kernelName = name("grouped_matmul", op);
-  std::string key =
-      llvm::formatv("{0}{1}{2}{3}{4}{5}{9}/{6}/{7}/{8}", p.kGrouped,
-                    static_cast<int>(p.aType), static_cast<int>(p.bType),
-                    p.outF32, p.kMultipleOf128, useUpcast, cfg.tileN,
-                    cfg.stages, cfg.numCTAs, p.mx128 ? "x" : "");
+  GemmKernelKey key{config,  p.kGrouped, p.aType,
+                    p.bType, p.outF32,   p.kMultipleOf128};
   gpu::GPUFuncOp &kernel = gemmKernels[key];
   if (kernel) {
     annotateGemm(op, kernel,
@@ -137,12 +116,10 @@ LogicalResult KernelGen::genGroupedMatmul(GroupedMatmulOp op) {
   }
   kernel = sm100 ? buildGroupedMatmulSm100(module, kernelName, p, cfg)
                  : buildGroupedMatmulSm90(module, kernelName, p, cfg);
-  kernel->setAttr(
-      MXMoEDialect::MmaAttrHelper::getNameStr(),
-      StringAttr::get(op.getContext(), sm100       ? "tcgen05_mxf8f6f4"
-                                       : useUpcast ? "wgmma_bf16_upcast"
-                                       : p.mx128   ? "wgmma_fp8_promote_k128"
-                                                   : "wgmma_fp8_promote"));
+  // The strategy's name is the kernel's mxmoe.mma.
+  kernel->setAttr(MXMoEDialect::MmaAttrHelper::getNameStr(),
+                  StringAttr::get(op.getContext(),
+                                  stringifyGemmStrategy(config.getStrategy())));
   annotateGemm(op, kernel,
                {sz.m, sz.n, sz.k, sz.groups, sz.aScaleRows, sz.aScaleCols,
                 sz.bScaleRows, sz.bScaleCols});

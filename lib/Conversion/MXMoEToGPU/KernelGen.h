@@ -20,6 +20,7 @@
 #ifndef MXMOE_LIB_CONVERSION_MXMOETOGPU_KERNELGEN_H
 #define MXMOE_LIB_CONVERSION_MXMOETOGPU_KERNELGEN_H
 
+#include "GemmConfigSelection.h"
 #include "GroupedMatmul.h"
 #include "KernelBuilder.h"
 
@@ -27,10 +28,12 @@
 #include "mxmoe/Dialect/MXMoE/Transforms/OptionEnums.h"
 #include "mxmoe/Dialect/MXMoE/Utils/MXFormats.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <optional>
 #include <string>
+#include <tuple>
 
 namespace mlir::mxmoe::kernels {
 
@@ -79,17 +82,22 @@ struct KernelGen {
   gpu::GPUModuleOp module;
   int64_t blockSize;
   bool hostLaunch;
-  GemmConfig gemm;   ///< fp8 configuration (sm_100a; sm_90a fp8 strategy)
-  GemmConfig upcast; ///< sm_90a bf16-upcast configuration
-  Sm90Mma sm90Mma;   ///< fp8, bf16 or auto (bf16 for f32 outputs)
-  bool sm100;        ///< grouped GEMMs use tcgen05 (else wgmma)
-  StringRef chip;    ///< target chip (diagnostics)
+  /// The gemm-* options: the configuration of grouped GEMMs without
+  /// `mxmoe.gemm_config` (GemmConfigSelection.h).
+  GemmOptions gemm;
+  bool sm100;     ///< grouped GEMMs use tcgen05 (else wgmma)
+  StringRef chip; ///< target chip (diagnostics)
   /// Kernels generated so far per enclosing function (names are
   /// `<function>__<op>_<n>`, n counting that function's MX ops).
-  llvm::StringMap<unsigned> counters;
-  /// Grouped-GEMM kernels by kind and configuration: their sizes are
-  /// run-time parameters, so later ops of the same kind reuse the kernel.
-  llvm::StringMap<gpu::GPUFuncOp> gemmKernels;
+  llvm::StringMap<unsigned> counters{};
+  /// Grouped-GEMM kernels by configuration and kind (GemmKind's kGrouped,
+  /// aType, bType, outF32, kMultipleOf128; mx128 follows from the
+  /// strategy): their sizes are run-time parameters, so later ops of the
+  /// same kind reuse the kernel.
+  using GemmKernelKey =
+      std::tuple<GemmConfigAttr, unsigned, ::mxmoe::MXElementKind,
+                 ::mxmoe::MXElementKind, unsigned, unsigned>;
+  llvm::DenseMap<GemmKernelKey, gpu::GPUFuncOp> gemmKernels{};
 
   /// Kernel names are PTX identifiers: characters outside [A-Za-z0-9_] of
   /// the function name (e.g. the dots of `layers.0.moe.experts.w13.forward`)

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "GemmConfigSelection.h"
 #include "KernelGen.h"
 
 #include "mxmoe/Conversion/Chips.h"
@@ -105,10 +106,13 @@ struct ConvertMXMoEToGPUPass
           ::mlir::mxmoe::impl::ConvertMXMoEToGPUBase<ConvertMXMoEToGPUPass>> {
   using CheckedPassOptions::CheckedPassOptions;
 
-  /// Checks the options: "" when they are valid, else the error, which
-  /// names the option and its value. The GEMM configurations are returned
-  /// in `gemm` (fp8) and `upcast` (bf16).
-  std::string checkOptions(GemmConfig &gemm, GemmConfig &upcast) {
+  GemmOptions gemmOptions() const {
+    return {chip, gemmTileN, gemmStages, gemmCTAs, gemmSm90Mma};
+  }
+
+  /// CheckedPassOptions' check (CheckedPassOptions.h): "" when the options
+  /// are valid, else the error, which names the option and its value.
+  std::string optionError() {
     std::string error;
     llvm::raw_string_ostream os(error);
     if (blockSize < 32 || blockSize > 1024 || blockSize % 32 != 0) {
@@ -117,64 +121,14 @@ struct ConvertMXMoEToGPUPass
          << static_cast<int64_t>(blockSize);
       return error;
     }
-    // `chip` is a typed option: llvm::cl rejected any other value.
-    StringRef chip = stringifyChip(this->chip);
-    bool sm100 = isTcgen05Chip(chip);
-    if (gemmTileN != 64 && gemmTileN != 128 && !(sm100 && gemmTileN == 256)) {
-      os << "convert-mxmoe-to-gpu: gemm-tile-n must be 64 or "
-            "128 (sm_90a) or 64, 128 or 256 (sm_100a, sm_103a), got "
-         << static_cast<int64_t>(gemmTileN);
-      return error;
-    }
-    if (gemmStages != 0 && (gemmStages < 2 || gemmStages > 8)) {
-      os << "convert-mxmoe-to-gpu: gemm-stages must be 0 "
-            "(auto) or in [2, 8], got "
-         << static_cast<int64_t>(gemmStages);
-      return error;
-    }
-    // A 1-D grid has at most 2^31 - 1 CTAs (CUDA gridDim.x).
-    if (gemmCTAs < 1 || gemmCTAs > 2147483647) {
-      os << "convert-mxmoe-to-gpu: gemm-ctas must be in [1, "
-            "2147483647] (the GPU's SM count, e.g. 132), got "
-         << static_cast<int64_t>(gemmCTAs);
-      return error;
-    }
-    // The fp8 configuration (every sm_100a kernel; sm_90a kernels with the
-    // fp8 strategy) and the bf16-upcast one (sm_90a); each generated kernel
-    // checks its own shared-memory budget.
-    gemm = GemmConfig{gemmTileN, gemmStages ? gemmStages : 4, gemmCTAs, false};
-    upcast = GemmConfig{gemmTileN, gemmStages ? gemmStages : 2, gemmCTAs, true};
-    if (sm100 && getSm100GemmSharedBytes(gemm) > kMaxDynamicSmem) {
-      os << "convert-mxmoe-to-gpu: the grouped-GEMM "
-            "configuration needs "
-         << getSm100GemmSharedBytes(gemm)
-         << " bytes of shared memory, over the 232448 of " << chip
-         << "; lower gemm-stages";
-      return error;
-    }
-    if (sm100 && getSm100GemmTmemColumns(gemm) > 512) {
-      os << "convert-mxmoe-to-gpu: the grouped-GEMM "
-            "configuration needs "
-         << getSm100GemmTmemColumns(gemm)
-         << " TMEM columns (accumulator + per-stage scales), "
-            "over the 512 of "
-         << chip
-         << "; lower gemm-stages or "
-            "gemm-tile-n";
-      return error;
-    }
-    if (reuseKernels && hostLaunch) {
+    // (`chip` is a typed option: llvm::cl rejected any other value.)
+    std::string gemm = checkGemmOptions(getArgument(), gemmOptions());
+    if (!gemm.empty())
+      return gemm;
+    if (reuseKernels && hostLaunch)
       os << "convert-mxmoe-to-gpu: reuse-kernels needs "
             "host-launch=false (a launch replaces its op)";
-      return error;
-    }
-    return "";
-  }
-
-  /// CheckedPassOptions' check (CheckedPassOptions.h).
-  std::string optionError() {
-    GemmConfig gemm, upcast;
-    return checkOptions(gemm, upcast);
+    return error;
   }
 
   /// This pass lowers MX-level ops only. Model-level ops that the model
@@ -314,8 +268,7 @@ struct ConvertMXMoEToGPUPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    GemmConfig gemm, upcast;
-    if (!optionsValid(module, checkOptions(gemm, upcast)))
+    if (!optionsValid(module))
       return signalPassFailure();
     warnModelLevelOps(module);
     // A quantize_weight that the one-kernel form does not cover is lowered
@@ -358,8 +311,7 @@ struct ConvertMXMoEToGPUPass
     }
     StringRef chip = stringifyChip(this->chip);
     bool sm100 = isTcgen05Chip(chip);
-    KernelGen gen{kernels,     blockSize, hostLaunch, gemm, upcast,
-                  gemmSm90Mma, sm100,     chip,       {},   {}};
+    KernelGen gen{kernels, blockSize, hostLaunch, gemmOptions(), sm100, chip};
     KernelReuse reuse;
     for (Operation *op : ops) {
       // (StringMap values stay where they are while others are added.)

@@ -28,6 +28,7 @@
 // TIMING: sm_90a
 // TIMING-NEXT: clone
 // TIMING-NEXT: kernel passes
+// TIMING-NEXT: MXMoESelectGemmConfig
 // TIMING-NEXT: ConvertMXMoEToGPU
 // TIMING-NEXT: MXMoEDedupeKernels
 // TIMING: PTX passes

@@ -142,6 +142,38 @@ LogicalResult MXRecipeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 
 //===----------------------------------------------------------------------===//
+// GemmConfigAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                       GemmStrategy strategy, int64_t tileM, int64_t tileN,
+                       int64_t stages, int64_t ctas) {
+  bool tcgen05 = strategy == GemmStrategy::tcgen05_mxf8f6f4;
+  if (tileM != 128)
+    return emitError() << "gemm_config tile_m must be 128 (the kernels' "
+                          "output tile has 128 rows), got "
+                       << tileM;
+  if (tileN != 64 && tileN != 128 && !(tcgen05 && tileN == 256))
+    return emitError() << "gemm_config tile_n must be "
+                       << (tcgen05 ? "64, 128 or 256" : "64 or 128")
+                       << " for strategy " << stringifyGemmStrategy(strategy)
+                       << " (" << (tcgen05 ? "sm_100a, sm_103a" : "sm_90a")
+                       << "), got " << tileN;
+  if (stages < 2 || stages > 8)
+    return emitError() << "gemm_config stages must be in [2, 8] (pipeline "
+                          "stages of 128 K each), got "
+                       << stages;
+  // A 1-D grid has at most 2^31 - 1 CTAs (CUDA gridDim.x).
+  if (ctas < 1 || ctas > 2147483647)
+    return emitError() << "gemm_config ctas must be in [1, 2147483647] (the "
+                          "persistent grid: the GPU's SM count, e.g. 132), "
+                          "got "
+                       << ctas;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
 

@@ -99,6 +99,7 @@ LogicalResult MXMoEDialect::verifyOperationAttribute(Operation *op,
                  TiledMlpBackwardAttrHelper::getNameStr(),
                  isOf<StringAttr, UnitAttr>)
           .Case(GradAccumulatorAttrHelper::getNameStr(), isOf<TypeAttr>)
+          .Case(GemmConfigAttrHelper::getNameStr(), isOf<GemmConfigAttr>)
           .Default(nullptr);
   if (!typeOk)
     return op->emitError() << "unknown mxmoe attribute '" << name
@@ -106,5 +107,9 @@ LogicalResult MXMoEDialect::verifyOperationAttribute(Operation *op,
   if (!typeOk(attr.getValue()))
     return op->emitError() << "'" << name
                            << "' has the wrong type: " << attr.getValue();
+  if (name == GemmConfigAttrHelper::getNameStr() && !isa<GroupedMatmulOp>(op))
+    return op->emitError() << "'" << name
+                           << "' configures a grouped-GEMM kernel: only "
+                              "mxmoe.grouped_matmul carries it";
   return verifyValue(op, attr);
 }

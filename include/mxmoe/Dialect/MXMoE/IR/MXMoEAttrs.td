@@ -275,4 +275,86 @@ def MXMoE_MXRecipeAttr : MXMoE_Attr<"MXRecipe", "mx_recipe"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Grouped-GEMM kernel configuration
+//===----------------------------------------------------------------------===//
+
+def MXMoE_GemmStrategy : I32EnumAttr<"GemmStrategy",
+    "the MMA strategy of a grouped-GEMM kernel (also the kernel's mxmoe.mma)", [
+      I32EnumAttrCase<"wgmma_fp8_promote", 0>,
+      I32EnumAttrCase<"wgmma_bf16_upcast", 1>,
+      I32EnumAttrCase<"wgmma_fp8_promote_k128", 2>,
+      I32EnumAttrCase<"tcgen05_mxf8f6f4", 3>
+    ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::mxmoe";
+}
+
+def MXMoE_GemmConfigAttr : MXMoE_Attr<"GemmConfig", "gemm_config"> {
+  let summary = "kernel configuration of a grouped GEMM: MMA strategy, tile, "
+                "pipeline stages, persistent CTAs";
+  let description = [{
+    The configuration of the kernel that implements an
+    `mxmoe.grouped_matmul`, carried by the op as `mxmoe.gemm_config`.
+    `mxmoe-select-gemm-config` attaches it from its options, the chip and
+    the op's operands; an op that already carries one keeps it (a user or a
+    test pins a configuration), and `convert-mxmoe-to-gpu` builds the
+    kernel it describes (an op without one gets the same selection there).
+    Ops whose configuration and kind (2D x 3D or 2D x 2D, element types,
+    output type, K % 128 == 0) are equal share one kernel.
+
+    * `strategy`: the MMA strategy, also the kernel's `mxmoe.mma` (and the
+      manifest's `"mma"`):
+      - `wgmma_fp8_promote` (sm_90a): per 32-wide MX block an fp8 wgmma
+        m64nNk32 into a fresh fp32 partial and a tf32 wgmma forming the
+        block's scale product, promoted into the fp32 accumulator by one
+        FFMA per element (`gemm-sm90-mma=fp8`; `auto` for bf16 outputs of
+        MX32 operands);
+      - `wgmma_bf16_upcast` (sm_90a): each stage dequantized exactly to
+        bf16 in shared memory, bf16 wgmma m64nNk16 accumulating the whole
+        K in fp32 (`gemm-sm90-mma=bf16`; `auto` for f32 outputs);
+      - `wgmma_fp8_promote_k128` (sm_90a): MX128 operands (both scale
+        layouts record a tile whose c is a multiple of 128): a stage's four
+        k32 fp8 wgmmas chain into one partial, promoted once per 128 K
+        (`fp8` and `auto` for bf16 outputs of MX128 operands);
+      - `tcgen05_mxf8f6f4` (sm_100a and sm_103a): block-scaled
+        `tcgen05.mma kind::mxf8f6f4` (fp8 and fp4 operands).
+    * `tile_m`: rows of the output tile, 128 (sm_90a: two consumer
+      warpgroups of 64 rows; tcgen05: the MMA's M).
+    * `tile_n`: columns of the output tile (the MMA's N): 64 or 128 on
+      sm_90a, 64, 128 or 256 on sm_100a / sm_103a. K is 128 per stage.
+    * `stages`: shared-memory pipeline stages, 2 to 8 (each 128 x 128 bytes
+      of A, tile_n x 128 of B and two 512-byte scale atoms; the kernel's
+      whole shared memory, `mxmoe.dynamic_smem`, must stay within the
+      chip's 227 KB, and on tcgen05 its TMEM within 512 columns: checked
+      when the kernel is built, against the op's output type and scales).
+    * `ctas`: CTAs of the persistent grid (the target GPU's SM count, 132
+      on H100/H200 SXM), 1 to 2^31 - 1.
+
+    Example: `#mxmoe.gemm_config<strategy = wgmma_fp8_promote, tile_m = 128,
+    tile_n = 128, stages = 4, ctas = 132>`
+  }];
+  let parameters = (ins
+    EnumParameter<MXMoE_GemmStrategy>:$strategy,
+    "int64_t":$tile_m,
+    "int64_t":$tile_n,
+    "int64_t":$stages,
+    "int64_t":$ctas
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// True for the tcgen05 strategy (sm_100a, sm_103a), false for the
+    /// wgmma ones (sm_90a).
+    bool isTcgen05() const {
+      return getStrategy() == GemmStrategy::tcgen05_mxf8f6f4;
+    }
+    /// The chips whose kernels use the strategy ("sm_90a" or "sm_100a,
+    /// sm_103a").
+    ::llvm::StringRef getChips() const {
+      return isTcgen05() ? "sm_100a, sm_103a" : "sm_90a";
+    }
+  }];
+}
+
 #endif // MXMOE_ATTRS

@@ -71,6 +71,8 @@ def MXMoE_Dialect : Dialect {
     "::mlir::ArrayAttr":$kernel_args,         // one binding string per parameter
     "::mlir::UnitAttr":$empty_result,         // results with no elements
     "::mlir::UnitAttr":$zero_result,          // results that are zeros
+    // The kernel configuration of an mxmoe.grouped_matmul (only there).
+    "::mlir::Attribute":$gemm_config,         // #mxmoe.gemm_config
     // Expanded functions.
     "::mlir::StringAttr":$fqn,
     "::mlir::StringAttr":$pass,
