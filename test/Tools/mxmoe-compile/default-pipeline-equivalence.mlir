@@ -36,6 +36,12 @@
 // RUN: cmp %t/p100.ptx %t/c100/sm_100a/kernels.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t/p100.ptx
 //
+// Each grouped GEMM carries the kernel configuration mxmoe-select-gemm-config
+// attached from the gemm-* options, right before convert-mxmoe-to-gpu
+// built its kernel.
+// RUN: FileCheck %s --check-prefix=CONFIG < %t/c90x/model.mlir
+// RUN: mxmoe-opt %s --mxmoe-default-pipeline="chip=sm_100a until=kernels gemm-tile-n=64 gemm-stages=3 gemm-ctas=148" | FileCheck %s --check-prefix=CONFIG100
+//
 // The model-level passes leave convert-mxmoe-to-gpu nothing to warn about
 // (test/Conversion/MXMoEToGPU/model-level-ops-warning.mlir).
 // RUN: mxmoe-opt %s --mxmoe-default-pipeline="chip=sm_90a until=kernels" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOWARN --allow-empty
@@ -67,6 +73,13 @@ func.func @moe(%x: tensor<512x256xbf16>, %w13: tensor<4x256x256xbf16>,
       : (tensor<512x256xbf16>, tensor<4x256x256xbf16>, tensor<4xi32>) -> tensor<512x256xbf16>
   return %y : tensor<512x256xbf16>
 }
+
+// CONFIG-LABEL: func.func @experts.w13.forward(
+// CONFIG:        mxmoe.grouped_matmul {{.*}}{mxmoe.gemm_config = #mxmoe.gemm_config<strategy = wgmma_fp8_promote_k128, tile_m = 128, tile_n = 128, stages = 4, ctas = 132>, mxmoe.kernel = @mxmoe_kernels::@{{.*}}__grouped_matmul_{{[0-9]+}},
+// CONFIG-LABEL: func.func @experts.w13.weight_grad(
+// CONFIG:        mxmoe.grouped_matmul {{.*}}{mxmoe.gemm_config = #mxmoe.gemm_config<strategy = wgmma_fp8_promote_k128, tile_m = 128, tile_n = 128, stages = 4, ctas = 132>, mxmoe.kernel =
+// CONFIG100-LABEL: func.func @experts.w13.forward(
+// CONFIG100:     mxmoe.grouped_matmul {{.*}}{mxmoe.gemm_config = #mxmoe.gemm_config<strategy = tcgen05_mxf8f6f4, tile_m = 128, tile_n = 64, stages = 3, ctas = 148>, mxmoe.kernel =
 
 // ONCE-LABEL: func.func @experts.w13.forward(
 // ONCE-SAME:     -> (tensor<{{.*}}xbf16>, tensor<{{.*}}xf8E4M3FN>, tensor<{{.*}}xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [128, 128]>>)

@@ -1,0 +1,64 @@
+// A configuration an op carries is checked when its kernel is built
+// (convert-mxmoe-to-gpu, GemmConfigSelection.cpp checkGemmConfig): its
+// strategy must be one of the target chip's, wgmma_fp8_promote_k128 needs
+// MX128 scales, and the kernel must fit the chip's shared memory. (The
+// attribute's own rules, e.g. tile_n per strategy: attrs-gemm-config-invalid
+// in test/Dialect/MXMoE; sm_100a: gemm-config-pinned-sm100.mlir.)
+// RUN: mxmoe-opt %s --split-input-file --verify-diagnostics --convert-mxmoe-to-gpu=chip=sm_90a
+
+func.func @tcgen05_on_sm90(%a: tensor<256x256xf8E4M3FN>, %as: tensor<512x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,
+    %w: tensor<2x128x256xf8E4M3FN>, %ws: tensor<2x128x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,
+    %offs: tensor<2xi32>) -> tensor<256x128xbf16> {
+  // expected-error @+1 {{mxmoe.gemm_config strategy tcgen05_mxf8f6f4 is for sm_100a, sm_103a, not for the target chip sm_90a}}
+  %o = mxmoe.grouped_matmul %a scales %as, %w scales %ws offsets %offs
+      {mxmoe.gemm_config = #mxmoe.gemm_config<strategy = tcgen05_mxf8f6f4, tile_m = 128, tile_n = 128, stages = 4, ctas = 148>}
+      : (tensor<256x256xf8E4M3FN>, tensor<512x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,
+         tensor<2x128x256xf8E4M3FN>, tensor<2x128x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,
+         tensor<2xi32>) -> tensor<256x128xbf16>
+  return %o : tensor<256x128xbf16>
+}
+
+// -----
+
+// Scales without a tile: one scale per 1x32 block, which a promotion per
+// 128 K would not apply.
+func.func @k128_on_mx32(%a: tensor<256x256xf8E4M3FN>, %as: tensor<512x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,
+    %w: tensor<2x128x256xf8E4M3FN>, %ws: tensor<2x128x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,
+    %offs: tensor<2xi32>) -> tensor<256x128xbf16> {
+  // expected-error @+1 {{mxmoe.gemm_config strategy wgmma_fp8_promote_k128 needs MX128 scales (both scale layouts with tile = [r, c], c a multiple of 128)}}
+  %o = mxmoe.grouped_matmul %a scales %as, %w scales %ws offsets %offs
+      {mxmoe.gemm_config = #mxmoe.gemm_config<strategy = wgmma_fp8_promote_k128, tile_m = 128, tile_n = 128, stages = 4, ctas = 132>}
+      : (tensor<256x256xf8E4M3FN>, tensor<512x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,
+         tensor<2x128x256xf8E4M3FN>, tensor<2x128x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,
+         tensor<2xi32>) -> tensor<256x128xbf16>
+  return %o : tensor<256x128xbf16>
+}
+
+// -----
+
+func.func @fp8_smem(%a: tensor<256x256xf8E4M3FN>, %as: tensor<512x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,
+    %w: tensor<2x128x256xf8E4M3FN>, %ws: tensor<2x128x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,
+    %offs: tensor<2xi32>) -> tensor<256x128xbf16> {
+  // expected-error @+1 {{the grouped-GEMM configuration #mxmoe.gemm_config<strategy = wgmma_fp8_promote, tile_m = 128, tile_n = 128, stages = 8, ctas = 132> needs 354624 bytes of shared memory, over the 232448 of sm_90a; lower its stages}}
+  %o = mxmoe.grouped_matmul %a scales %as, %w scales %ws offsets %offs
+      {mxmoe.gemm_config = #mxmoe.gemm_config<strategy = wgmma_fp8_promote, tile_m = 128, tile_n = 128, stages = 8, ctas = 132>}
+      : (tensor<256x256xf8E4M3FN>, tensor<512x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,
+         tensor<2x128x256xf8E4M3FN>, tensor<2x128x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,
+         tensor<2xi32>) -> tensor<256x128xbf16>
+  return %o : tensor<256x128xbf16>
+}
+
+// -----
+
+// The upcast's two bf16 buffers: 3 stages of tile N 128 are over.
+func.func @upcast_smem(%a: tensor<256x256xf8E4M3FN>, %as: tensor<512x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,
+    %w: tensor<2x128x256xf8E4M3FN>, %ws: tensor<2x128x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,
+    %offs: tensor<2xi32>) -> tensor<256x128xbf16> {
+  // expected-error @+1 {{the grouped-GEMM configuration #mxmoe.gemm_config<strategy = wgmma_bf16_upcast, tile_m = 128, tile_n = 128, stages = 3, ctas = 132> needs 233792 bytes of shared memory, over the 232448 of sm_90a; lower its stages}}
+  %o = mxmoe.grouped_matmul %a scales %as, %w scales %ws offsets %offs
+      {mxmoe.gemm_config = #mxmoe.gemm_config<strategy = wgmma_bf16_upcast, tile_m = 128, tile_n = 128, stages = 3, ctas = 132>}
+      : (tensor<256x256xf8E4M3FN>, tensor<512x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,
+         tensor<2x128x256xf8E4M3FN>, tensor<2x128x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,
+         tensor<2xi32>) -> tensor<256x128xbf16>
+  return %o : tensor<256x128xbf16>
+}
