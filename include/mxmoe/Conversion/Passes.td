@@ -63,9 +63,9 @@ def MXMoESelectGemmConfig
     * `chip=sm_100a` or `sm_103a`: `tcgen05_mxf8f6f4`;
     * `chip=sm_90a`: `wgmma_bf16_upcast` for `gemm-sm90-mma=bf16`, and for
       `auto` when the output is f32 (the fp8 MMA's internal accumulation
-      misses their 1e-4 accuracy); otherwise `wgmma_fp8_promote_k128` when
-      both scale layouts record a tile whose c is a multiple of 128
-      (MX128), else `wgmma_fp8_promote`;
+      misses the 1e-4 accuracy of f32 outputs); otherwise
+      `wgmma_fp8_promote_k128` when both scale layouts record a tile whose
+      c is a multiple of 128 (MX128), else `wgmma_fp8_promote`;
     * `tile_m` 128, `tile_n` = `gemm-tile-n`, `ctas` = `gemm-ctas`,
       `stages` = `gemm-stages`, or for 0 (auto) 2 with `wgmma_bf16_upcast`
       and 4 otherwise.
@@ -74,9 +74,10 @@ def MXMoESelectGemmConfig
     stages and output type decide it) exceeds the chip's 227 KB is an op
     error naming the strategy and the option to lower; on sm_100a and
     sm_103a shared memory and TMEM are checked with the options, as in
-    `convert-mxmoe-to-gpu`. (An op that also has an error of its own, such
-    as FP4 operands on sm_90a, is reported by `convert-mxmoe-to-gpu`, after
-    this pass's budget error.)
+    `convert-mxmoe-to-gpu`. The op's other errors (FP4 operands on sm_90a,
+    a contraction extent the kernel rejects...) are `convert-mxmoe-to-gpu`'s;
+    an op with both reports the budget error first in a pipeline that runs
+    this pass.
   }];
   let options = MXMoEGemmOptions;
 }

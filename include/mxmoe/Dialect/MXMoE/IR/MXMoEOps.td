@@ -1020,6 +1020,12 @@ def MXMoE_GroupedMatmulOp : MXMoE_Op<"grouped_matmul",
     report, arXiv 2412.19437 section 3.3.2); the result is the same product
     up to the fp8 MMA's internal accumulation of 128 terms instead of 32.
 
+    Kernel configuration: the op may carry `mxmoe.gemm_config =
+    #mxmoe.gemm_config<...>` (MMA strategy, tile, pipeline stages,
+    persistent CTAs of its kernel), attached by `mxmoe-select-gemm-config`
+    or pinned by the user; `convert-mxmoe-to-gpu` builds that kernel, and
+    selects one itself for an op without.
+
     Example:
     ```mlir
     %o = mxmoe.grouped_matmul %a scales %as, %w scales %ws offsets %offs
