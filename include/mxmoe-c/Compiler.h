@@ -41,7 +41,7 @@ typedef struct MxmoeLogicalResult {
 
 /** Pipeline knobs; start from mxmoeCompileOptionsDefault(), which gives
  *  the driver's defaults (a zero-filled struct is not a valid set of
- *  options: gemmTileN 0 is rejected, llvmOptLevel 0 means O0). String
+ *  options: gemmCTAs 0 is rejected, llvmOptLevel 0 means O0). String
  *  fields are NUL-terminated and may be NULL (default). The struct grows
  *  between versions: code compiled against one
  *  header must run with that version's library, whose SONAME carries the
@@ -53,7 +53,11 @@ typedef struct MxmoeCompileOptions {
   const char *rounding;    /**< "floor" | "rceil" (default) | "ceil" | "even" */
   const char *toolkit;     /**< CUDA root for ptxas; NULL or "": PTX only */
   int64_t tokensPerShard;  /**< tiled-MLP `auto` shard size (32768) */
-  int64_t gemmTileN;       /**< grouped-GEMM tile N: 64, 128 (default), 256 */
+  int64_t gemmTileN;       /**< grouped-GEMM tile N: 0 = auto (default:
+                                192 for sm_90a MX128 2D x 3D bf16-output
+                                kernels, 128 otherwise), 64, 128 (every
+                                kernel), 192 (sm_90a MX128 2D x 3D bf16),
+                                256 (sm_100a / sm_103a) */
   int64_t gemmStages;      /**< grouped-GEMM pipeline stages, 2..8; 0 = auto
                                 (4; 2 for sm_90a bf16-upcast kernels) */
   int64_t gemmCTAs;        /**< persistent CTAs, the GPU's SM count (132) */

@@ -52,8 +52,8 @@ std::vector<std::string> splitList(const char *s) {
 extern "C" {
 
 MxmoeCompileOptions mxmoeCompileOptionsDefault(void) {
-  return {nullptr, nullptr, nullptr, nullptr, 32768,   128, 0,
-          132,     nullptr, 3,       nullptr, nullptr, 0,   0};
+  return {nullptr, nullptr, nullptr, nullptr, 32768,   0, 0,
+          132,     nullptr, 3,       nullptr, nullptr, 0, 0};
 }
 
 MxmoeCompiler mxmoeCompilerCreate(void) {

@@ -33,11 +33,14 @@ LogicalResult checkOptions(Location loc, const CompileOptions &options) {
            << kSupportedChips << ")";
   bool anySm90 = llvm::any_of(
       options.chips, [](const std::string &c) { return !isTcgen05Chip(c); });
-  if (options.gemmTileN != 64 && options.gemmTileN != 128 &&
-      !(options.gemmTileN == 256 && !anySm90))
-    return emitError(loc, "mxmoe: gemm-tile-n must be 64 or 128 (and 256 "
-                          "only when every chip is sm_100a or sm_103a), got ")
-           << options.gemmTileN;
+  bool allSm90 = llvm::none_of(options.chips, isTcgen05Chip);
+  int64_t tileN = options.gemmTileN;
+  if (tileN != 0 && tileN != 64 && tileN != 128 &&
+      !(tileN == 256 && !anySm90) && !(tileN == 192 && allSm90))
+    return emitError(loc, "mxmoe: gemm-tile-n must be 0 (auto), 64 or 128 "
+                          "(192 only when every chip is sm_90a, 256 only "
+                          "when every chip is sm_100a or sm_103a), got ")
+           << tileN;
   if (options.gemmStages != 0 &&
       (options.gemmStages < 2 || options.gemmStages > 8))
     return emitError(loc, "mxmoe: gemm-stages must be 0 (auto) or in [2, 8], "

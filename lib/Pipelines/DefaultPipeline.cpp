@@ -51,9 +51,10 @@ struct DefaultPipelineCLOptions
       llvm::cl::desc("shard rule of tiled MLPs: tokens or square"),
       llvm::cl::init(mlir::mxmoe::ShardRule::tokens),
       MXMOE_SHARD_RULE_OPTION_VALUES};
-  Option<int64_t> gemmTileN{*this, "gemm-tile-n",
-                            llvm::cl::desc("grouped-GEMM tile N"),
-                            llvm::cl::init(128)};
+  Option<int64_t> gemmTileN{
+      *this, "gemm-tile-n",
+      llvm::cl::desc("grouped-GEMM tile N (0: auto, see convert-mxmoe-to-gpu)"),
+      llvm::cl::init(0)};
   Option<int64_t> gemmStages{*this, "gemm-stages",
                              llvm::cl::desc("grouped-GEMM stages (0: auto)"),
                              llvm::cl::init(0)};

@@ -141,7 +141,7 @@ def _csv(v) -> Optional[bytes]:
 def compile(ir: str, chips: Sequence[str] = ("sm_90a", "sm_100a"),  # noqa: A001
             excludes: Sequence[str] = (), rounding: str = "rceil",
             toolkit: Optional[str] = "/usr/local/cuda", tokens_per_shard: int = 32768,
-            gemm_tile_n: int = 128, gemm_stages: int = 0, gemm_ctas: int = 132,
+            gemm_tile_n: int = 0, gemm_stages: int = 0, gemm_ctas: int = 132,
             gemm_sm90_mma: str = "auto", llvm_opt_level: int = 3,
             tile_rule: str = "tokens", recipe: str = "mx32",
             quantize_weights_once: bool = False, programs_only: bool = False,

@@ -140,7 +140,7 @@ func.func @f(%x: tensor<?x64xbf16>, %w: tensor<64x64xbf16>) -> tensor<?x64xbf16>
     def test_bad_tile(self):
         with self.assertRaises(mc.CompileError) as e:
             mc.compile(IR, chips=["sm_90a"], gemm_tile_n=256)
-        self.assertIn("gemm-tile-n must be 64 or 128 (and 256 only when every chip is sm_100a or sm_103a), got 256", str(e.exception))
+        self.assertIn("gemm-tile-n must be 0 (auto), 64 or 128 (192 only when every chip is sm_90a, 256 only when every chip is sm_100a or sm_103a), got 256", str(e.exception))
 
 
 if __name__ == "__main__":

@@ -56,7 +56,7 @@ struct DefaultPipelineOptions {
   std::string policyReport;
   /// Grouped-GEMM tile N (64/128; 256 on sm_100a), pipeline stages and
   /// persistent CTAs (convert-mxmoe-to-gpu's gemm-* options).
-  int64_t gemmTileN = 128;
+  int64_t gemmTileN = 0;
   int64_t gemmStages = 0; ///< 0: auto (4; 2 for sm_90a bf16-upcast kernels)
   int64_t gemmCTAs = 132;
   /// sm_90a grouped-GEMM MMA strategy: "fp8" or "bf16" (gemm-sm90-mma).

@@ -75,10 +75,11 @@ std::string mlir::mxmoe::kernels::checkGemmOptions(StringRef pass,
   std::string error;
   llvm::raw_string_ostream os(error);
   bool sm100 = o.tcgen05();
-  if (o.tileN != 64 && o.tileN != 128 && !(sm100 && o.tileN == 256)) {
+  if (o.tileN != 0 && o.tileN != 64 && o.tileN != 128 &&
+      !(sm100 && o.tileN == 256) && !(!sm100 && o.tileN == 192)) {
     os << pass
-       << ": gemm-tile-n must be 64 or 128 (sm_90a) or 64, 128 or 256 "
-          "(sm_100a, sm_103a), got "
+       << ": gemm-tile-n must be 0 (auto), 64, 128 or 192 (sm_90a) or 0, "
+          "64, 128 or 256 (sm_100a, sm_103a), got "
        << o.tileN;
     return error;
   }
@@ -100,7 +101,8 @@ std::string mlir::mxmoe::kernels::checkGemmOptions(StringRef pass,
   if (!sm100)
     return "";
   bool tmem = false;
-  GemmConfig cfg{o.tileN, o.stages ? o.stages : 4, o.ctas, false};
+  GemmConfig cfg{o.tileN ? o.tileN : 128, o.stages ? o.stages : 4, o.ctas,
+                 false};
   std::string over = overBudget(GemmKind{}, cfg, o.chipName(), tmem);
   if (!over.empty())
     os << pass << ": the grouped-GEMM configuration " << over
@@ -136,7 +138,18 @@ mlir::mxmoe::kernels::selectGemmConfig(GroupedMatmulOp op,
                           : mx128     ? GemmStrategy::wgmma_fp8_promote_k128
                                       : GemmStrategy::wgmma_fp8_promote;
   int64_t stages = o.stages ? o.stages : useUpcast ? 2 : 4;
-  auto attr = GemmConfigAttr::get(op.getContext(), strategy, kTileM, o.tileN,
+  // Tile N 0 (auto): 192 for the MX128 2D x 3D bf16-output kernels (two
+  // math warpgroups of m64n192: 1.5x the MMA work per stage's fixed cost,
+  // DeepGEMM's choice at these shapes; bench/RESULTS.md), 128 otherwise.
+  // 192 fits only them: f32 rows exceed the staged epilogue's shared
+  // memory, the 2D x 2D column scales the registers.
+  bool wide = mx128 && !op.isKGrouped() && !outF32;
+  int64_t tileN = o.tileN ? o.tileN : wide ? 192 : 128;
+  if (tileN == 192 && !wide)
+    return op.emitOpError("gemm-tile-n=192 is the tile of the sm_90a MX128 "
+                          "2D x 3D kernels with bf16 output (fp8 strategy); "
+                          "this grouped matmul needs 64 or 128 (or 0, auto)");
+  auto attr = GemmConfigAttr::get(op.getContext(), strategy, kTileM, tileN,
                                   stages, o.ctas);
   if (sm100) // (budgets checked with the options: checkGemmOptions)
     return attr;
@@ -168,6 +181,9 @@ LogicalResult mlir::mxmoe::kernels::checkGemmConfig(GroupedMatmulOp op,
     return op.emitOpError("mxmoe.gemm_config strategy ")
            << strategy << " is for " << attr.getChips()
            << ", not for the target chip " << chip;
+  if (attr.getTileN() == 192 && (p.kGrouped || p.outF32))
+    return op.emitOpError("mxmoe.gemm_config tile_n 192 is the tile of the "
+                          "sm_90a MX128 2D x 3D kernels with bf16 output");
   if (p.mx128 && !hasMX128Scales(op))
     return op.emitOpError("mxmoe.gemm_config strategy ")
            << strategy

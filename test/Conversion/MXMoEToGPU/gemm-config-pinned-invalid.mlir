@@ -62,3 +62,17 @@ func.func @upcast_smem(%a: tensor<256x256xf8E4M3FN>, %as: tensor<512x8xf8E8M0FNU
          tensor<2xi32>) -> tensor<256x128xbf16>
   return %o : tensor<256x128xbf16>
 }
+
+// -----
+
+// tile_n 192 (an MX128 strategy value) on an MX128 op with f32 output: the
+// 192-wide staged epilogue of f32 rows does not fit the shared memory.
+func.func @k128_192_f32(%a: tensor<256x256xf8E4M3FN>, %as: tensor<512x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128]>>,
+    %w: tensor<2x128x256xf8E4M3FN>, %ws: tensor<2x128x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [128, 128]>>,
+    %offs: tensor<2xi32>) -> tensor<256x128xf32> {
+  // expected-error @+1 {{mxmoe.gemm_config tile_n 192 is the tile of the sm_90a MX128 2D x 3D kernels with bf16 output}}
+  %o = mxmoe.grouped_matmul %a scales %as, %w scales %ws offsets %offs
+      {mxmoe.gemm_config = #mxmoe.gemm_config<strategy = wgmma_fp8_promote_k128, tile_m = 128, tile_n = 192, stages = 4, ctas = 132>}
+      : (tensor<256x256xf8E4M3FN>, tensor<512x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128]>>, tensor<2x128x256xf8E4M3FN>, tensor<2x128x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [128, 128]>>, tensor<2xi32>) -> tensor<256x128xf32>
+  return %o : tensor<256x128xf32>
+}

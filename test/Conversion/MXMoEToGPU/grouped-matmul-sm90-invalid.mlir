@@ -2,13 +2,16 @@
 // diagnostic naming the rule.
 // RUN: mxmoe-opt %s --convert-mxmoe-to-gpu=chip=sm_90a --split-input-file --verify-diagnostics
 // RUN: not mxmoe-opt %s --split-input-file --convert-mxmoe-to-gpu="chip=sm_90a gemm-tile-n=96" 2>&1 | FileCheck %s --check-prefix=TILE
+// RUN: not mxmoe-opt %S/grouped-matmul-sm90.mlir --convert-mxmoe-to-gpu="chip=sm_90a gemm-tile-n=192" 2>&1 | FileCheck %s --check-prefix=TILE192
 // RUN: not mxmoe-opt %S/grouped-matmul-sm90.mlir --convert-mxmoe-to-gpu="chip=sm_90a gemm-stages=8" 2>&1 | FileCheck %s --check-prefix=SMEM
 // RUN: not mxmoe-opt %S/grouped-matmul-sm90.mlir --convert-mxmoe-to-gpu="chip=sm_90a gemm-sm90-mma=bf16 gemm-stages=3" 2>&1 | FileCheck %s --check-prefix=SMEMUP
 // RUN: not mxmoe-opt %s --split-input-file --convert-mxmoe-to-gpu="chip=sm_90a gemm-sm90-mma=int8" 2>&1 | FileCheck %s --check-prefix=MMA
 // RUN: not mxmoe-opt %s --split-input-file --convert-mxmoe-to-gpu="chip=sm_90a gemm-stages=1" 2>&1 | FileCheck %s --check-prefix=STAGES
 // RUN: not mxmoe-opt %s --split-input-file --convert-mxmoe-to-gpu="chip=sm_80" 2>&1 | FileCheck %s --check-prefix=CHIP
 // RUN: not mxmoe-opt %s --split-input-file --mxmoe-to-nvvm="chip=sm_80" 2>&1 | FileCheck %s --check-prefix=CHIPLIST
-// TILE: gemm-tile-n must be 64 or 128 (sm_90a) or 64, 128 or 256 (sm_100a, sm_103a), got 96
+// TILE: gemm-tile-n must be 0 (auto), 64, 128 or 192 (sm_90a) or 0, 64, 128 or 256 (sm_100a, sm_103a), got 96
+// Tile N 192 is the MX128 2D x 3D bf16-output kernel's only (these are MX32).
+// TILE192: error: 'mxmoe.grouped_matmul' op gemm-tile-n=192 is the tile of the sm_90a MX128 2D x 3D kernels with bf16 output (fp8 strategy); this grouped matmul needs 64 or 128 (or 0, auto)
 // SMEM: error: 'mxmoe.grouped_matmul' op the grouped-GEMM configuration needs 354624 bytes of shared memory, over the 232448 of sm_90a (fp8 kernel); lower gemm-stages
 // SMEMUP: error: 'mxmoe.grouped_matmul' op the grouped-GEMM configuration needs 233792 bytes of shared memory, over the 232448 of sm_90a (bf16 upcast kernel); lower gemm-stages or choose gemm-sm90-mma=fp8
 // MMA: for the --gemm-sm90-mma option: 'int8' is not one of: auto, fp8, bf16

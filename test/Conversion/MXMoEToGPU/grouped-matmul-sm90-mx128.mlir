@@ -6,17 +6,29 @@
 // fp32 table, no tf32 scale-product wgmma. Scales without a tile, or with
 // c = 32 or 64, keep the per-block promotion of the exact MX32 path.
 // RUN: mxmoe-opt %s --split-input-file --convert-mxmoe-to-gpu=chip=sm_90a | FileCheck %s
+// RUN: mxmoe-opt %s --split-input-file --convert-mxmoe-to-gpu="chip=sm_90a gemm-tile-n=128" | FileCheck %s --check-prefix=N128
 // RUN: mxmoe-opt %s --mxmoe-to-nvvm=chip=sm_90a | mxmoe-opt --gpu-module-to-binary=format=isa | %python %S/../../Inputs/extract_ptx.py > %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 
-// K = 2880 (22.5 x 128): the last stage runs two live blocks.
+// K = 2880 (22.5 x 128): the last stage runs two live blocks. Tile N is
+// 192 (auto for MX128 2D x 3D bf16 output): the rhs box is 192 rows and a
+// tile spans two 128-row blocks of N.
 // CHECK-LABEL: func.func @fwd_k2880(
 // CHECK: gpu.func @fwd_k2880__grouped_matmul_0(
+// CHECK-SAME: box = array<i64: 128, 192>
 // CHECK-SAME: mxmoe.mma = "wgmma_fp8_promote_k128"
-// Decoder (threads 64-127): one 32-bit atom load per row, byte 0 decoded,
-// times the tile's rhs scale, stored as fp32; then the decoded barrier.
+// Decoder (threads 64-127): the second block's scale byte (its stage atom's
+// byte 0, or the first block's past the expert's last block) loaded from
+// global memory before the stage's wait; then per row one 32-bit atom
+// load, byte 0 decoded, times each block's rhs scale, stored as fp32 (the
+// second block's at +512); then the decoded barrier.
 // CHECK: arith.cmpi sge, %thread_id_x, %c64 : index
+// CHECK: arith.select
+// CHECK: llvm.load {{.*}} : !llvm.ptr<1> -> i8
+// CHECK: nvvm.mbarrier.try_wait.parity
+// CHECK: arith.mulf
+// CHECK: llvm.store {{.*}} : f32, !llvm.ptr<3>
 // CHECK: arith.mulf
 // CHECK: llvm.store {{.*}} : f32, !llvm.ptr<3>
 // CHECK: nvvm.mbarrier.arrive
@@ -24,10 +36,10 @@
 // one commit and one wait; no tf32 wgmma.
 // CHECK-NOT: <tf32>
 // CHECK: nvvm.wgmma.fence.aligned
-// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
-// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <one>]
-// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <one>]
-// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <one>]
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 192, k = 32>, D[<f32>, <zero>], A[<e4m3>, <one>, <row>], B[<e4m3>, <one>, <col>]
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 192, k = 32>, D[<f32>, <one>]
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 192, k = 32>, D[<f32>, <one>]
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 192, k = 32>, D[<f32>, <one>]
 // CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
 // CHECK-NEXT: nvvm.wgmma.wait.group.sync.aligned 0
 // The partial stages: three, two, then one live block.
@@ -40,6 +52,13 @@
 // CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
 // CHECK: D[<f32>, <zero>]
 // CHECK-NEXT: nvvm.wgmma.commit.group.sync.aligned
+// Then (after every MMA variant) the stage's scales (read after the wgmmas at tile N 192): columns
+// 64-127 take the first block's row scales when the tile starts a block
+// (bAtomRow 0), else the second's.
+// CHECK: llvm.load {{.*}} : !llvm.ptr<3> -> f32
+// CHECK: arith.cmpi eq
+// CHECK: arith.select
+// CHECK: arith.select
 // Every consumer thread releases the slot, then one FFMA per element.
 // CHECK: nvvm.mbarrier.arrive
 // CHECK-COUNT-64: llvm.intr.fma
@@ -59,7 +78,7 @@
 // CHECK-NOT: {read}
 // CHECK-NOT: <tf32>
 // PTX-LABEL: .entry fwd_k2880__grouped_matmul_0(
-// PTX: wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3
+// PTX: wgmma.mma_async.sync.aligned.m64n192k32.f32.e4m3.e4m3
 // PTX-NOT: wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32
 // PTX-LABEL: .entry wgrad__grouped_matmul_0(
 // PTX-NOT: wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32
@@ -71,6 +90,11 @@
 // PTXAS: Compiling entry function 'fwd_k2880__grouped_matmul_0' for 'sm_90a'
 // PTXAS-NEXT: Function properties
 // PTXAS-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+// gemm-tile-n=128: one rhs scale atom per stage, m64n128 wgmmas.
+// N128-LABEL: gpu.func @fwd_k2880__grouped_matmul_0(
+// N128-SAME: box = array<i64: 128, 128>
+// N128: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <zero>]
+// N128-LABEL: gpu.func @wgrad__grouped_matmul_0(
 func.func @fwd_k2880(%a: tensor<1000x2880xf8E4M3FN>, %as: tensor<1536x92xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128]>>, %b: tensor<4x320x2880xf8E4M3FN>, %bs: tensor<4x384x92xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [128, 128]>>, %o: tensor<4xi32>) -> tensor<1000x320xbf16> {
   %r = mxmoe.grouped_matmul %a scales %as, %b scales %bs offsets %o : (tensor<1000x2880xf8E4M3FN>, tensor<1536x92xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128]>>, tensor<4x320x2880xf8E4M3FN>, tensor<4x384x92xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [128, 128]>>, tensor<4xi32>) -> tensor<1000x320xbf16>
   return %r : tensor<1000x320xbf16>

@@ -6,6 +6,7 @@
 // convert-mxmoe-to-gpu.
 // RUN: not mxmoe-opt %s --mxmoe-select-gemm-config="chip=sm_90a gemm-tile-n=256" 2>&1 | FileCheck %s --check-prefix=TILE
 // RUN: not mxmoe-opt %s --mxmoe-select-gemm-config="chip=sm_100a gemm-tile-n=96" 2>&1 | FileCheck %s --check-prefix=TILE100
+// RUN: not mxmoe-opt %s --mxmoe-select-gemm-config="chip=sm_90a gemm-tile-n=192" 2>&1 | FileCheck %s --check-prefix=TILE192
 // RUN: not mxmoe-opt %s --mxmoe-select-gemm-config="gemm-stages=9" 2>&1 | FileCheck %s --check-prefix=STAGES
 // RUN: not mxmoe-opt %s --mxmoe-select-gemm-config="gemm-ctas=0" 2>&1 | FileCheck %s --check-prefix=CTAS
 // RUN: not mxmoe-opt %s --mxmoe-select-gemm-config="chip=sm_100a gemm-stages=8" 2>&1 | FileCheck %s --check-prefix=SMEM100
@@ -14,9 +15,11 @@
 // RUN: not mxmoe-opt %s --mxmoe-select-gemm-config="gemm-stages=8" 2>&1 | FileCheck %s --check-prefix=SMEM
 // RUN: not mxmoe-opt %s --mxmoe-select-gemm-config="gemm-tile-n=64 gemm-stages=6" 2>&1 | FileCheck %s --check-prefix=SMEMAUTO
 // RUN: not mxmoe-opt %s --mxmoe-select-gemm-config="gemm-sm90-mma=bf16 gemm-stages=3" 2>&1 | FileCheck %s --check-prefix=SMEMUP
-// TILE: <unknown>:0: error: mxmoe-select-gemm-config: gemm-tile-n must be 64 or 128 (sm_90a) or 64, 128 or 256 (sm_100a, sm_103a), got 256
+// TILE: <unknown>:0: error: mxmoe-select-gemm-config: gemm-tile-n must be 0 (auto), 64, 128 or 192 (sm_90a) or 0, 64, 128 or 256 (sm_100a, sm_103a), got 256
 // TILE-NOT: mxmoe.grouped_matmul
-// TILE100: error: mxmoe-select-gemm-config: gemm-tile-n must be 64 or 128 (sm_90a) or 64, 128 or 256 (sm_100a, sm_103a), got 96
+// Tile N 192 is the MX128 2D x 3D bf16-output kernels' only (these are MX32).
+// TILE192: error: 'mxmoe.grouped_matmul' op gemm-tile-n=192 is the tile of the sm_90a MX128 2D x 3D kernels with bf16 output (fp8 strategy); this grouped matmul needs 64 or 128 (or 0, auto)
+// TILE100: error: mxmoe-select-gemm-config: gemm-tile-n must be 0 (auto), 64, 128 or 192 (sm_90a) or 0, 64, 128 or 256 (sm_100a, sm_103a), got 96
 // STAGES: error: mxmoe-select-gemm-config: gemm-stages must be 0 (auto) or in [2, 8], got 9
 // CTAS: error: mxmoe-select-gemm-config: gemm-ctas must be in [1, 2147483647] (the GPU's SM count, e.g. 132), got 0
 // SMEM100: error: mxmoe-select-gemm-config: the grouped-GEMM configuration needs 271616 bytes of shared memory, over the 232448 of sm_100a; lower gemm-stages

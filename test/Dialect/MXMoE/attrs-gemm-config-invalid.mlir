@@ -28,8 +28,9 @@ func.func @tile_m() attributes {c = #mxmoe.gemm_config<strategy = wgmma_fp8_prom
 // -----
 
 // tile_n 256 is tcgen05's only (wgmma's N is at most 256, but the sm_90a
-// kernel's registers hold at most 128 columns per consumer).
-// expected-error @+1 {{gemm_config tile_n must be 64 or 128 for strategy wgmma_fp8_promote_k128 (sm_90a), got 256}}
+// kernel's registers hold at most 192 columns per consumer: the MX128
+// kernel's partial and accumulator).
+// expected-error @+1 {{gemm_config tile_n must be 64, 128 or 192 for strategy wgmma_fp8_promote_k128 (sm_90a), got 256}}
 func.func @tile_n_sm90() attributes {c = #mxmoe.gemm_config<strategy = wgmma_fp8_promote_k128, tile_m = 128, tile_n = 256, stages = 4, ctas = 132>} {
   return
 }
@@ -105,4 +106,13 @@ func.func @wrong_type(%a: tensor<256x256xf8E4M3FN>, %as: tensor<512x8xf8E8M0FNU,
          tensor<2x128x256xf8E4M3FN>, tensor<2x128x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,
          tensor<2xi32>) -> tensor<256x128xbf16>
   return %o : tensor<256x128xbf16>
+}
+
+// -----
+
+// tile_n 192 is the MX128 strategy's only (the MX32 kernel's tf32
+// scale-product operands do not fit beside a 192-column accumulator).
+// expected-error @+1 {{gemm_config tile_n must be 64 or 128 for strategy wgmma_fp8_promote (sm_90a), got 192}}
+func.func @tile_n_192_mx32() attributes {c = #mxmoe.gemm_config<strategy = wgmma_fp8_promote, tile_m = 128, tile_n = 192, stages = 4, ctas = 132>} {
+  return
 }

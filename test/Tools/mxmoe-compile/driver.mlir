@@ -156,7 +156,7 @@
 // STAGES: error: mxmoe: gemm-stages must be 0 (auto) or in [2, 8], got 9
 // STAGES-NOT: see current operation
 // CTAS: error: mxmoe: gemm-ctas must be in [1, 2147483647] (the GPU's SM count, e.g. 132), got 4294967297
-// TILEN: error: mxmoe: gemm-tile-n must be 64 or 128 (and 256 only when every chip is sm_100a or sm_103a), got 256
+// TILEN: error: mxmoe: gemm-tile-n must be 0 (auto), 64 or 128 (192 only when every chip is sm_90a, 256 only when every chip is sm_100a or sm_103a), got 256
 // NOTDIR: mxmoe-compile: -o {{.*}}manifest.json exists and is not a directory
 // NOPTXAS: mxmoe-compile: note: sm_90a: PTX only, no cubin (not built: ptxas not found at {{.*}}nowhere/bin/ptxas)
 // TWICE: -> {{.*}} (sm_90a) in

@@ -218,6 +218,10 @@ Tile Generator::expertTile(const Walk &w, Value local, Value inGroups) {
   T.bAtomRow = b.rem(nRow, kBM);
   T.bAtomStride = b.mulc(cpB, kAtom);
   T.nRow = nRow;
+  if (cfg.tileN > kBM) {
+    Value past = b.sge(b.add(nRow, b.idx(kBM)), b.roundUpc(s.n, kBM));
+    T.bAtom1 = b.add(T.bAtom0, b.select(past, b.idx(0), T.bAtomStride));
+  }
   return T;
 }
 

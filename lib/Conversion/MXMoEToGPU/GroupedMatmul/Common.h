@@ -82,7 +82,8 @@ struct Sm90SmemMap {
   int64_t saTableBytes() const { return 64 * 16; }
   int64_t sbTableOff() const { return 2 * kBlocksPerStage * saTableBytes(); }
   /// MX128: one stage's fp32 scales, 128 row scales (2D x 3D: times the
-  /// tile's rhs scale) then, 2D x 2D, tileN column scales.
+  /// tile's rhs scale) then, 2D x 2D, tileN column scales (2D x 3D at N
+  /// 192: the 128 row scales times the second rhs block's scale).
   int64_t tableBytes() const {
     return upcast ? 0 : mx128 ? 4 * (kBM + tileN) : sbTableOff() + 16 * tileN;
   }
@@ -223,7 +224,12 @@ struct Tile {
   Value aAtom0, bAtom0;       ///< byte offsets of the stage-0 scale atoms
   Value bAtomRow;             ///< first row of this tile inside the B atom
   Value bAtomStride;          ///< bytes between B atoms 128 rows apart
-  Value nRow;                 ///< first output column (rhs row within N)
+  /// sm_90a 2D x 3D tiles wider than 128 (MX128, N 192): byte offset of
+  /// the B scale atom of K-block 0 of the tile's second 128-row block of
+  /// N (bAtom0 again past the expert's last block: its columns are
+  /// masked). Its MX128 scale is byte 0 of the stage's atom.
+  Value bAtom1;
+  Value nRow; ///< first output column (rhs row within N)
   /// sm_90a consumers: shared-memory address of the tile's record
   /// (rowsValid, colsValid and outBase are read from it at the epilogue).
   Value record;

@@ -224,7 +224,7 @@ void Sm90Kernel::emitScaleDecoder() {
   gen.forEachTileStage(f.bid, f.grid, f.base, map.stageBytes(),
                        [&](const Tile &T, Value s, const RingSlot &slot) {
                          if (p.mx128)
-                           decodeStageMx128(T, d, slot);
+                           decodeStageMx128(T, d, s, slot);
                          else
                            decodeStage(T, d, s, slot);
                        });

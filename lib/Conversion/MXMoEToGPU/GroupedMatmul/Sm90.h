@@ -64,7 +64,7 @@ private:
   void emitScaleDecoder();
   void decodeStage(const Tile &T, Value d, Value s, const RingSlot &slot);
   /// MX128 (Sm90Mx128.cpp): the stage's fp32 row (and column) scales.
-  void decodeStageMx128(const Tile &T, Value d, const RingSlot &slot);
+  void decodeStageMx128(const Tile &T, Value d, Value s, const RingSlot &slot);
   /// The four e8m0 bytes of row `row` of the scale atom at `atomOff` of
   /// ring slot `slot` (one i32 load).
   Value atomWord(const RingSlot &slot, int64_t atomOff, Value row);
@@ -125,7 +125,9 @@ private:
   // MX128: chained k32 wgmmas, one promotion per stage (Sm90Mx128.cpp).
   SmallVector<Value> mx128Stage(const Tile &T, Value s, Value it,
                                 SmallVector<Value> acc);
-  SmallVector<Value> mx128Scales(Value table);
+  SmallVector<Value> mx128Scales(const Tile &T, Value table);
+  SmallVector<Value> mx128TwoBlockScales(const Tile &T, Value table,
+                                         Value rowTop, Value top, Value bottom);
   Value mx128Mma(Value aTile, Value bTile, int64_t blocks);
   Value mx128LiveMma(Value aTile, Value bTile, Value live, int64_t blocks);
   void mx128Epilogue(const Tile &T, ArrayRef<Value> accv);

@@ -49,17 +49,34 @@ namespace mlir::mxmoe::kernels::gemm {
 /// rhs scale (exact: a product of two powers of two, wherever it is an
 /// fp32 number), 2D x 2D then tile columns d, d + 64, ... of the column
 /// scales.
-void Sm90Kernel::decodeStageMx128(const Tile &T, Value d,
+void Sm90Kernel::decodeStageMx128(const Tile &T, Value d, Value s,
                                   const RingSlot &slot) {
+  // Tile N 192 (2D x 3D): the second 128-row block's scale, byte 0 of its
+  // stage atom, read from global memory (L2) before the wait, so its
+  // latency overlaps the stage's TMA (a second atom copy would cost the
+  // loader thread registers it does not have).
+  Value sbNextByte;
+  if (!p.kGrouped && cfg.tileN > kBM) {
+    Value at = b.add(T.bAtom1, b.mulc(s, kAtom));
+    sbNextByte = b.ldg(b.getI8Type(), f.bScales, at);
+  }
   waitParity(b, f.bar(map.barOff(), slot.st), slot.phase);
   Value tables = f.at(map.tablesOff());
   Value tab = b.add(tables, b.mulc(slot.st, map.tableBytes()));
-  Value sbTile;
+  Value sbTile, sbNext;
   if (!p.kGrouped)
     sbTile = decodeByte(atomWord(slot, map.sbOff(), T.bAtomRow), 0);
+  if (sbNextByte)
+    sbNext =
+        decodeByte(arith::ExtUIOp::create(b, b.getI32Type(), sbNextByte), 0);
   for (int64_t h = 0; h < 2; ++h) {
     Value row = b.add(d, b.idx(64 * h));
     Value sa = decodeByte(atomWord(slot, map.saOff(), row), 0);
+    if (sbNext) {
+      Value second = arith::MulFOp::create(b, sa, sbNext);
+      Value at = b.add(tab, b.idx(map.colScaleOff()));
+      b.sts(second, b.add(at, b.mulc(row, 4)));
+    }
     if (sbTile)
       sa = arith::MulFOp::create(b, sa, sbTile);
     b.sts(sa, b.add(tab, b.mulc(row, 4)));
@@ -84,11 +101,13 @@ void Sm90Kernel::decodeStageMx128(const Tile &T, Value d,
 /// 64, column fragCol + 8 * (i / 4) + i % 2, PTX ISA 9.7.15.5.2), read from
 /// the stage's table at `table`: the row scale (2D x 3D, already times the
 /// rhs scale), or the row scale times the column scale (2D x 2D).
-SmallVector<Value> Sm90Consumer::mx128Scales(Value table) {
+SmallVector<Value> Sm90Consumer::mx128Scales(const Tile &T, Value table) {
   Value rowTop = b.add(b.mulc(w, 64), fragRow);
   Value top = b.lds(f32, b.add(table, b.mulc(rowTop, 4)));
   Value bottom = b.lds(f32, b.add(table, b.mulc(b.add(rowTop, b.idx(8)), 4)));
   SmallVector<Value> scales;
+  if (!p.kGrouped && cfg.tileN > kBM)
+    return mx128TwoBlockScales(T, table, rowTop, top, bottom);
   if (!p.kGrouped) {
     for (int64_t i = 0; i < nFrag; ++i)
       scales.push_back((i / 2) % 2 ? bottom : top);
@@ -113,6 +132,35 @@ SmallVector<Value> Sm90Consumer::mx128Scales(Value table) {
   return scales;
 }
 
+/// 2D x 3D at tile N 192: the tile starts at row 0 or 64 of a 128-row
+/// block of N (bAtomRow), so its columns 0-63 take the first block's
+/// scales, 128-191 the second's, and 64-127 the first's only when the
+/// tile starts a block: two selects per stage (the second block's row
+/// scales are the table's second half).
+SmallVector<Value> Sm90Consumer::mx128TwoBlockScales(const Tile &T, Value table,
+                                                     Value rowTop, Value top,
+                                                     Value bottom) {
+  Value second = b.add(table, b.idx(map.colScaleOff()));
+  Value top1 = b.lds(f32, b.add(second, b.mulc(rowTop, 4)));
+  Value bottomAt = b.mulc(b.add(rowTop, b.idx(8)), 4);
+  Value bottom1 = b.lds(f32, b.add(second, bottomAt));
+  Value startsBlock = b.eq(T.bAtomRow, b.idx(0));
+  Value midTop = b.select(startsBlock, top, top1);
+  Value midBottom = b.select(startsBlock, bottom, bottom1);
+  SmallVector<Value> scales;
+  for (int64_t i = 0; i < nFrag; ++i) {
+    int64_t col = 8 * (i / 4);
+    bool low = (i / 2) % 2 == 0;
+    if (col < 64)
+      scales.push_back(low ? top : bottom);
+    else if (col < kBM)
+      scales.push_back(low ? midTop : midBottom);
+    else
+      scales.push_back(low ? top1 : bottom1);
+  }
+  return scales;
+}
+
 /// One MX128 stage: wait for its decoded table, read this thread's scales,
 /// run the stage's live MX blocks (all four; in the last stage of a 2D x 2D
 /// group's tile or of a K tail the first kBlocks - 4s) into one fp32
@@ -122,7 +170,12 @@ SmallVector<Value> Sm90Consumer::mx128Stage(const Tile &T, Value s, Value it,
   auto [slot, empty] = acquireStage(it, map.decodedBar(0));
   Value tables = k.f.at(map.tablesOff());
   Value table = b.add(tables, b.mulc(slot.st, map.tableBytes()));
-  SmallVector<Value> scales = mx128Scales(table);
+  // Tile N 192: the scales are read after the wgmmas (their registers are
+  // not live beside the 96 of P and the 96 of the accumulator).
+  bool late = cfg.tileN > kBM;
+  SmallVector<Value> scales;
+  if (!late)
+    scales = mx128Scales(T, table);
   Value aSlot = b.add(slot.stage, b.idx(map.aOff()));
   Value aTile = b.add(aSlot, b.mulc(w, 64 * 128));
   Value bTile = b.add(slot.stage, b.idx(map.bOff()));
@@ -133,6 +186,8 @@ SmallVector<Value> Sm90Consumer::mx128Stage(const Tile &T, Value s, Value it,
     Value live = b.sub(T.kBlocks, b.mulc(s, kBlocksPerStage));
     P = mx128LiveMma(aTile, bTile, live, kBlocksPerStage);
   }
+  if (late)
+    scales = mx128Scales(T, table);
   // The wgmmas completed (wait_group 0) and the scales are in registers:
   // every consumer thread releases the slot before the promotion.
   NVVM::MBarrierArriveOp::create(b, Type(), empty, Value(),

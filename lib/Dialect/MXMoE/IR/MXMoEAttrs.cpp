@@ -154,9 +154,13 @@ GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "gemm_config tile_m must be 128 (the kernels' "
                           "output tile has 128 rows), got "
                        << tileM;
-  if (tileN != 64 && tileN != 128 && !(tcgen05 && tileN == 256))
+  bool k128 = strategy == GemmStrategy::wgmma_fp8_promote_k128;
+  if (tileN != 64 && tileN != 128 && !(tcgen05 && tileN == 256) &&
+      !(k128 && tileN == 192))
     return emitError() << "gemm_config tile_n must be "
-                       << (tcgen05 ? "64, 128 or 256" : "64 or 128")
+                       << (tcgen05 ? "64, 128 or 256"
+                           : k128  ? "64, 128 or 192"
+                                   : "64 or 128")
                        << " for strategy " << stringifyGemmStrategy(strategy)
                        << " (" << (tcgen05 ? "sm_100a, sm_103a" : "sm_90a")
                        << "), got " << tileN;

@@ -322,7 +322,10 @@ def MXMoE_GemmConfigAttr : MXMoE_Attr<"GemmConfig", "gemm_config"> {
     * `tile_m`: rows of the output tile, 128 (sm_90a: two consumer
       warpgroups of 64 rows; tcgen05: the MMA's M).
     * `tile_n`: columns of the output tile (the MMA's N): 64 or 128 on
-      sm_90a, 64, 128 or 256 on sm_100a / sm_103a. K is 128 per stage.
+      sm_90a (192 with `wgmma_fp8_promote_k128` on a 2D x 3D op with bf16
+      output: a tile spans two 128-row blocks of the weight's N, each
+      with its own 128x128 scale), 64, 128 or 256 on sm_100a / sm_103a.
+      K is 128 per stage.
     * `stages`: shared-memory pipeline stages, 2 to 8 (each 128 x 128 bytes
       of A, tile_n x 128 of B and two 512-byte scale atoms; the kernel's
       whole shared memory, `mxmoe.dynamic_smem`, must stay within the
