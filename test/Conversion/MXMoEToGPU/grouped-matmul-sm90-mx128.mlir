@@ -6,14 +6,14 @@
 // fp32 table, no tf32 scale-product wgmma. Scales without a tile, or with
 // c = 32 or 64, keep the per-block promotion of the exact MX32 path.
 // RUN: mxmoe-opt %s --split-input-file --convert-mxmoe-to-gpu=chip=sm_90a | FileCheck %s
-// RUN: mxmoe-opt %s --split-input-file --convert-mxmoe-to-gpu="chip=sm_90a gemm-tile-n=128" | FileCheck %s --check-prefix=N128
 // RUN: mxmoe-opt %s --mxmoe-to-nvvm=chip=sm_90a | mxmoe-opt --gpu-module-to-binary=format=isa | %python %S/../../Inputs/extract_ptx.py > %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 
-// K = 2880 (22.5 x 128): the last stage runs two live blocks. Tile N is
-// 192 (auto for MX128 2D x 3D bf16 output): the rhs box is 192 rows and a
-// tile spans two 128-row blocks of N.
+// K = 2880 (22.5 x 128): the last stage runs two live blocks. Tile N 192
+// (pinned: auto keeps 128 until this kernel has run on a GPU; the 128 one
+// is @fwd_k2880_n128 below): the rhs box is 192 rows and a tile spans two
+// 128-row blocks of N.
 // CHECK-LABEL: func.func @fwd_k2880(
 // CHECK: gpu.func @fwd_k2880__grouped_matmul_0(
 // CHECK-SAME: box = array<i64: 128, 192>
@@ -90,13 +90,8 @@
 // PTXAS: Compiling entry function 'fwd_k2880__grouped_matmul_0' for 'sm_90a'
 // PTXAS-NEXT: Function properties
 // PTXAS-NEXT: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
-// gemm-tile-n=128: one rhs scale atom per stage, m64n128 wgmmas.
-// N128-LABEL: gpu.func @fwd_k2880__grouped_matmul_0(
-// N128-SAME: box = array<i64: 128, 128>
-// N128: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <zero>]
-// N128-LABEL: gpu.func @wgrad__grouped_matmul_0(
 func.func @fwd_k2880(%a: tensor<1000x2880xf8E4M3FN>, %as: tensor<1536x92xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128]>>, %b: tensor<4x320x2880xf8E4M3FN>, %bs: tensor<4x384x92xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [128, 128]>>, %o: tensor<4xi32>) -> tensor<1000x320xbf16> {
-  %r = mxmoe.grouped_matmul %a scales %as, %b scales %bs offsets %o : (tensor<1000x2880xf8E4M3FN>, tensor<1536x92xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128]>>, tensor<4x320x2880xf8E4M3FN>, tensor<4x384x92xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [128, 128]>>, tensor<4xi32>) -> tensor<1000x320xbf16>
+  %r = mxmoe.grouped_matmul %a scales %as, %b scales %bs offsets %o {mxmoe.gemm_config = #mxmoe.gemm_config<strategy = wgmma_fp8_promote_k128, tile_m = 128, tile_n = 192, stages = 4, ctas = 132>} : (tensor<1000x2880xf8E4M3FN>, tensor<1536x92xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128]>>, tensor<4x320x2880xf8E4M3FN>, tensor<4x384x92xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [128, 128]>>, tensor<4xi32>) -> tensor<1000x320xbf16>
   return %r : tensor<1000x320xbf16>
 }
 
@@ -142,4 +137,18 @@ func.func @mixed(%a: tensor<1000x256xf8E4M3FN>, %as: tensor<1536x8xf8E8M0FNU, #m
 func.func @f32_out(%a: tensor<1000x256xf8E4M3FN>, %as: tensor<1536x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128]>>, %b: tensor<4x320x256xf8E4M3FN>, %bs: tensor<4x384x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [128, 128]>>, %o: tensor<4xi32>) -> tensor<1000x320xf32> {
   %r = mxmoe.grouped_matmul %a scales %as, %b scales %bs offsets %o : (tensor<1000x256xf8E4M3FN>, tensor<1536x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128]>>, tensor<4x320x256xf8E4M3FN>, tensor<4x384x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [128, 128]>>, tensor<4xi32>) -> tensor<1000x320xf32>
   return %r : tensor<1000x320xf32>
+}
+
+// -----
+
+// The same GEMM at tile N 128 (auto): one rhs scale byte per stage (no
+// global load of a second block's), m64n128 wgmmas.
+// CHECK-LABEL: func.func @fwd_k2880_n128(
+// CHECK: gpu.func @fwd_k2880_n128__grouped_matmul_0(
+// CHECK-SAME: box = array<i64: 128, 128>
+// CHECK-NOT: llvm.load {{.*}} : !llvm.ptr<1> -> i8
+// CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <zero>]
+func.func @fwd_k2880_n128(%a: tensor<1000x2880xf8E4M3FN>, %as: tensor<1536x92xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128]>>, %b: tensor<4x320x2880xf8E4M3FN>, %bs: tensor<4x384x92xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [128, 128]>>, %o: tensor<4xi32>) -> tensor<1000x320xbf16> {
+  %r = mxmoe.grouped_matmul %a scales %as, %b scales %bs offsets %o : (tensor<1000x2880xf8E4M3FN>, tensor<1536x92xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128]>>, tensor<4x320x2880xf8E4M3FN>, tensor<4x384x92xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [128, 128]>>, tensor<4xi32>) -> tensor<1000x320xbf16>
+  return %r : tensor<1000x320xbf16>
 }
