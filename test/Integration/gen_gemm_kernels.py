@@ -178,11 +178,16 @@ def main():
     ap.add_argument("--mx128-only", action="store_true",
                     help="only the bf16-output MX128 cases (the fp8 MX128 kernels, e.g. "
                          "for stage counts only they fit)")
+    ap.add_argument("--2dx3d-only", dest="fwd_only", action="store_true",
+                    help="only the 2D x 3D cases (forward / input gradient), e.g. "
+                         "with --mx128-only for --extra=--gemm-tile-n=192")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     cases = correctness_cases() + (bench_cases() if args.bench else [])
     if args.mx128_only:
         cases = [c for c in cases if c.get("mx128") and c["out"] == "bf16"]
+    if args.fwd_only:
+        cases = [c for c in cases if c["kind"] == "2Dx3D"]
     src = os.path.join(args.out, "gemm_cases.mlir")
     with open(src, "w") as f:
         f.write(module_text(cases))

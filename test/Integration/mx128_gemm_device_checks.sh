@@ -4,15 +4,20 @@
 #   python3 test/Integration/gen_gemm_kernels.py --chips sm_90a --bench --out .device/gemm
 #   python3 test/Integration/gen_gemm_kernels.py --chips sm_90a --out .device/gemm-fp8 \
 #       --extra=--gemm-sm90-mma=fp8
-# then run this with .device/gemm, .device/gemm-fp8 and
+#   python3 test/Integration/gen_gemm_kernels.py --chips sm_90a --bench --mx128-only \
+#       --2dx3d-only --out .device/gemm192 --extra=--gemm-tile-n=192   # (tile192)
+# then run this with .device/gemm, .device/gemm-fp8 (.device/gemm192) and
 # build/lib/libmxmoe_runtime.so carried (and .peers/deepgemm for the
 # DeepGEMM column, when present):
-#   test/Integration/mx128_gemm_device_checks.sh [check|sanitize|sass|bench|all]
+#   test/Integration/mx128_gemm_device_checks.sh [check|sanitize|sass|bench|tile192|all]
 # check: every correctness case (MX32 and MX128) of the default build, and
 # the f32-output MX128 cases of the fp8-strategy build; sanitize:
 # compute-sanitizer memcheck, racecheck, initcheck and synccheck on small
 # MX128 cases;
-# sass: QGMMA per K block of the MX128 kernels; bench: the benchmark table.
+# sass: QGMMA per K block of the MX128 kernels; bench: the benchmark table;
+# tile192 (not in all): the 128x192 MX128 2D x 3D kernels (gemm-tile-n=192):
+# their correctness cases, memcheck, spills in SASS, and TFLOP/s against
+# the 128 tile of .device/gemm at five model shapes.
 # Logs go to $OUT (default .).
 set -uo pipefail
 out="${OUT:-.}"
@@ -47,4 +52,22 @@ PY
 fi
 if [ "$part" = bench ] || [ "$part" = all ]; then
   python3 $T/gemm_gpu.py .device/gemm --bench --no-check 2>&1 | tee "$out/gemm_bench.txt" | tail -n 40
+fi
+if [ "$part" = tile192 ]; then
+  g=.device/gemm192
+  only=$(python3 -c "import json;print(','.join(c['name'] for c in json.load(open('$g/cases.json')) if 'bench' not in c))")
+  python3 $T/gemm_gpu.py $g --only "$only" > "$out/gemm192_check.txt" 2>&1
+  grep -E "FAIL|Error" "$out/gemm192_check.txt" | head; tail -n 1 "$out/gemm192_check.txt"
+  compute-sanitizer --tool memcheck python3 $T/gemm_gpu.py $g --only mx128_fwd_g1,mx128_fwd_sizes,mx128_fwd_short \
+    > "$out/gemm192_memcheck.txt" 2>&1
+  echo "memcheck: $(grep -E "ERROR SUMMARY" "$out/gemm192_memcheck.txt" | tail -n 1)"
+  cuobjdump -sass $g/sm_90a/kernels.cubin | grep -cE "\b(STL|LDL)\b" | sed 's/^/STL+LDL in SASS: /'
+  ab=""
+  for m in llama4_scout_t16k llama4_scout_t64k qwen3_30b_a3b_t64k gpt_oss_20b_t16k deepseek_v3_e32_t16k; do
+    for gm in fwd dgrad; do ab="$ab,bench_${m}_${gm}_mx128"; done
+  done
+  for v in .device/gemm $g; do
+    echo "== $v"
+    python3 $T/gemm_gpu.py $v --bench --no-check --bf16-peer-only --only "${ab#,}" 2>&1 | grep '"model"'
+  done | tee "$out/gemm192_ab.txt"
 fi
