@@ -219,8 +219,13 @@ Tile Generator::expertTile(const Walk &w, Value local, Value inGroups) {
   T.bAtomStride = b.mulc(cpB, kAtom);
   T.nRow = nRow;
   if (cfg.tileN > kBM) {
-    Value past = b.sge(b.add(nRow, b.idx(kBM)), b.roundUpc(s.n, kBM));
-    T.bAtom1 = b.add(T.bAtom0, b.select(past, b.idx(0), T.bAtomStride));
+    // (One IR-creating call per argument list: GCC and clang evaluate
+    // arguments in different orders.)
+    Value nextRow = b.add(nRow, b.idx(kBM));
+    Value rowsPadded = b.roundUpc(s.n, kBM);
+    Value past = b.sge(nextRow, rowsPadded);
+    Value step = b.select(past, b.idx(0), T.bAtomStride);
+    T.bAtom1 = b.add(T.bAtom0, step);
   }
   return T;
 }
