@@ -50,6 +50,15 @@ LogicalResult checkOptions(Location loc, const CompileOptions &options) {
     return emitError(loc, "mxmoe: gemm-ctas must be in [1, 2147483647] (the "
                           "GPU's SM count, e.g. 132), got ")
            << options.gemmCTAs;
+  if (options.gemmCluster != 0 && options.gemmCluster != 1 &&
+      !(options.gemmCluster == 2 && allSm90))
+    return emitError(loc, "mxmoe: gemm-cluster must be 0 (auto), 1 or 2 (2 "
+                          "only when every chip is sm_90a), got ")
+           << options.gemmCluster;
+  if (options.gemmCluster == 2 && options.gemmCTAs % 2 != 0)
+    return emitError(loc, "mxmoe: gemm-cluster=2 needs an even gemm-ctas "
+                          "(whole clusters), got ")
+           << options.gemmCTAs;
   if (options.tokensPerShard < 1)
     return emitError(loc, "mxmoe: tokens-per-shard must be >= 1, got ")
            << options.tokensPerShard;

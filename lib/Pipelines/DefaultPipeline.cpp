@@ -61,6 +61,11 @@ struct DefaultPipelineCLOptions
   Option<int64_t> gemmCTAs{*this, "gemm-ctas",
                            llvm::cl::desc("persistent grouped-GEMM CTAs"),
                            llvm::cl::init(132)};
+  Option<int64_t> gemmCluster{
+      *this, "gemm-cluster",
+      llvm::cl::desc("grouped-GEMM CTAs per cluster along M (0: auto, see "
+                     "convert-mxmoe-to-gpu)"),
+      llvm::cl::init(0)};
   Option<mlir::mxmoe::Sm90Mma> gemmSm90Mma{
       *this, "gemm-sm90-mma",
       llvm::cl::desc("sm_90a grouped-GEMM MMA strategy: auto, fp8 or bf16"),
@@ -99,6 +104,7 @@ toOptions(const DefaultPipelineCLOptions &o) {
   opts.gemmTileN = o.gemmTileN;
   opts.gemmStages = o.gemmStages;
   opts.gemmCTAs = o.gemmCTAs;
+  opts.gemmCluster = o.gemmCluster;
   opts.gemmSm90Mma = o.gemmSm90Mma;
   opts.llvmOptLevel = o.llvmOptLevel;
   opts.policyReport = o.policyReport;
@@ -141,6 +147,7 @@ void mlir::mxmoe::buildKernelPipeline(OpPassManager &pm, Chip chip,
     o.gemmTileN = opts.gemmTileN;
     o.gemmStages = opts.gemmStages;
     o.gemmCTAs = opts.gemmCTAs;
+    o.gemmCluster = opts.gemmCluster;
     o.gemmSm90Mma = opts.gemmSm90Mma;
   };
   // Every grouped GEMM gets its kernel configuration (#mxmoe.gemm_config),

@@ -142,6 +142,12 @@ static cl::opt<int64_t> gemmCTAs(
     "gemm-ctas",
     cl::desc("persistent CTAs of the grouped GEMM (the GPU's SM count)"),
     cl::init(132), cl::cat(category));
+static cl::opt<int64_t> gemmCluster(
+    "gemm-cluster",
+    cl::desc("CTAs per thread-block cluster of the grouped GEMM along M: 0 = "
+             "auto (1), 1, or 2 (sm_90a MX128 2D x 3D bf16 output only: the "
+             "weight tile multicast to both CTAs; not yet run on a GPU)"),
+    cl::init(0), cl::cat(category));
 static cl::opt<std::string> gemmSm90Mma(
     "gemm-sm90-mma",
     cl::desc("sm_90a grouped-GEMM MMA strategy: fp8 (per-block promotion), "
@@ -359,6 +365,7 @@ int main(int argc, char **argv) {
   opts.gemmTileN = gemmTileN;
   opts.gemmStages = gemmStages;
   opts.gemmCTAs = gemmCTAs;
+  opts.gemmCluster = gemmCluster;
   std::pair<llvm::StringRef, std::string> named[] = {
       {"rounding", rounding},
       {"recipe", recipe},

@@ -38,7 +38,13 @@ defvar MXMoEGemmOptions = [
            "outputs, fp8 otherwise)", "MXMOE_SM90_MMA_OPTION_VALUES">,
     Option<"gemmCTAs", "gemm-ctas", "int64_t", /*default=*/"132",
            "CTAs of the persistent grouped-GEMM grid (the SM count of the "
-           "target GPU: 132 on H100/H200 SXM)">
+           "target GPU: 132 on H100/H200 SXM)">,
+    Option<"gemmCluster", "gemm-cluster", "int64_t", /*default=*/"0",
+           "CTAs per thread-block cluster of the grouped-GEMM kernel, along "
+           "M: 0 = auto (1), 1, or 2 (sm_90a MX128 2D x 3D bf16-output "
+           "kernels only, another kernel is an error; needs an even "
+           "gemm-ctas): the two CTAs compute adjacent 128-row tiles of one "
+           "expert and each loads half of the weight tile, multicast to both">
 ];
 
 def MXMoESelectGemmConfig

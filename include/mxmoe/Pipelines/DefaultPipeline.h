@@ -59,6 +59,9 @@ struct DefaultPipelineOptions {
   int64_t gemmTileN = 0;
   int64_t gemmStages = 0; ///< 0: auto (4; 2 for sm_90a bf16-upcast kernels)
   int64_t gemmCTAs = 132;
+  /// CTAs per thread-block cluster along M (gemm-cluster: 0 auto = 1; 2
+  /// for sm_90a MX128 2D x 3D bf16-output kernels).
+  int64_t gemmCluster = 0;
   /// sm_90a grouped-GEMM MMA strategy: "fp8" or "bf16" (gemm-sm90-mma).
   Sm90Mma gemmSm90Mma = Sm90Mma::automatic;
   /// LLVM IR optimization level (0-3) of the kernels' NVVM target
@@ -89,7 +92,7 @@ void buildPTXPipeline(OpPassManager &pm, llvm::StringRef chip,
 
 /// Registers the named pipeline `mxmoe-default-pipeline{chip=sm_90a
 /// recipe=mx32|mx128|auto rounding=rceil exclude=... tokens-per-shard=N
-/// tile-rule=tokens gemm-tile-n=128 gemm-stages=0 gemm-ctas=132
+/// tile-rule=tokens gemm-tile-n=128 gemm-stages=0 gemm-ctas=132 gemm-cluster=0
 /// gemm-sm90-mma=auto llvm-opt-level=3 policy-report=FILE
 /// until=model|kernels|ptx}`: stages 1, 2 and 3 above for one chip, the
 /// passes mxmoe-compile runs (so `mxmoe-opt --mxmoe-default-pipeline`

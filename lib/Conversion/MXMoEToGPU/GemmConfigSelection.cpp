@@ -96,6 +96,19 @@ std::string mlir::mxmoe::kernels::checkGemmOptions(StringRef pass,
        << o.ctas;
     return error;
   }
+  if (o.cluster != 0 && o.cluster != 1 && !(!sm100 && o.cluster == 2)) {
+    os << pass
+       << ": gemm-cluster must be 0 (auto), 1 or 2 (sm_90a) or 0 or 1 "
+          "(sm_100a, sm_103a), got "
+       << o.cluster;
+    return error;
+  }
+  if (o.cluster == 2 && o.ctas % 2 != 0) {
+    os << pass
+       << ": gemm-cluster=2 needs an even gemm-ctas (whole clusters), got "
+       << o.ctas;
+    return error;
+  }
   // The tcgen05 configuration is the same for every op (sm_90a kernels
   // depend on the op's strategy, output and scales: selectGemmConfig).
   if (!sm100)
@@ -111,8 +124,10 @@ std::string mlir::mxmoe::kernels::checkGemmOptions(StringRef pass,
 }
 
 GemmConfig mlir::mxmoe::kernels::toGemmConfig(GemmConfigAttr attr) {
-  return GemmConfig{attr.getTileN(), attr.getStages(), attr.getCtas(),
-                    attr.getStrategy() == GemmStrategy::wgmma_bf16_upcast};
+  GemmConfig cfg{attr.getTileN(), attr.getStages(), attr.getCtas(),
+                 attr.getStrategy() == GemmStrategy::wgmma_bf16_upcast};
+  cfg.clusterM = attr.getCluster();
+  return cfg;
 }
 
 FailureOr<GemmConfigAttr>
@@ -150,8 +165,15 @@ mlir::mxmoe::kernels::selectGemmConfig(GroupedMatmulOp op,
     return op.emitOpError("gemm-tile-n=192 is the tile of the sm_90a MX128 "
                           "2D x 3D kernels with bf16 output (fp8 strategy); "
                           "this grouped matmul needs 64 or 128 (or 0, auto)");
+  // Cluster 0 (auto) is 1; 2 (TMA multicast of the weight tile to two
+  // CTAs, DeepGEMM's configuration) is opt-in until measured.
+  int64_t cluster = o.cluster ? o.cluster : 1;
+  if (cluster == 2 && !wide)
+    return op.emitOpError("gemm-cluster=2 is for the sm_90a MX128 2D x 3D "
+                          "kernels with bf16 output (fp8 strategy); this "
+                          "grouped matmul needs 1 (or 0, auto)");
   auto attr = GemmConfigAttr::get(op.getContext(), strategy, kTileM, tileN,
-                                  stages, o.ctas);
+                                  stages, o.ctas, cluster);
   if (sm100) // (budgets checked with the options: checkGemmOptions)
     return attr;
   // The sm_90a shared memory depends on the output type and mx128 only.
@@ -185,6 +207,9 @@ LogicalResult mlir::mxmoe::kernels::checkGemmConfig(GroupedMatmulOp op,
   if (attr.getTileN() == 192 && (p.kGrouped || p.outF32))
     return op.emitOpError("mxmoe.gemm_config tile_n 192 is the tile of the "
                           "sm_90a MX128 2D x 3D kernels with bf16 output");
+  if (attr.getCluster() == 2 && (p.kGrouped || p.outF32))
+    return op.emitOpError("mxmoe.gemm_config cluster 2 is for the sm_90a "
+                          "MX128 2D x 3D kernels with bf16 output");
   if (p.mx128 && !hasMX128Scales(op))
     return op.emitOpError("mxmoe.gemm_config strategy ")
            << strategy
@@ -209,7 +234,7 @@ struct MXMoESelectGemmConfigPass
   using CheckedPassOptions::CheckedPassOptions;
 
   GemmOptions gemmOptions() const {
-    return {chip, gemmTileN, gemmStages, gemmCTAs, gemmSm90Mma};
+    return {chip, gemmTileN, gemmStages, gemmCTAs, gemmSm90Mma, gemmCluster};
   }
 
   /// CheckedPassOptions' check.

@@ -126,6 +126,10 @@ struct GemmConfig {
   /// 128B-swizzled bf16 buffers, and bf16 wgmma m64nNk16 accumulates the
   /// whole K in fp32 (no per-block promotion; products exact).
   bool upcastBF16 = false;
+  /// CTAs per thread-block cluster along M (sm_90a MX128 2D x 3D: 2 =
+  /// each CTA loads half of the weight tile, multicast to both; the tile
+  /// walk pairs vertically adjacent tiles; #mxmoe.gemm_config's cluster).
+  int64_t clusterM = 1;
 };
 
 /// Dynamic shared memory (bytes) the sm_90a kernel of kind `p` needs for

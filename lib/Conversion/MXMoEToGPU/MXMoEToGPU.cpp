@@ -107,7 +107,7 @@ struct ConvertMXMoEToGPUPass
   using CheckedPassOptions::CheckedPassOptions;
 
   GemmOptions gemmOptions() const {
-    return {chip, gemmTileN, gemmStages, gemmCTAs, gemmSm90Mma};
+    return {chip, gemmTileN, gemmStages, gemmCTAs, gemmSm90Mma, gemmCluster};
   }
 
   /// CheckedPassOptions' check (CheckedPassOptions.h): "" when the options

@@ -76,3 +76,15 @@ func.func @k128_192_f32(%a: tensor<256x256xf8E4M3FN>, %as: tensor<512x8xf8E8M0FN
       : (tensor<256x256xf8E4M3FN>, tensor<512x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128]>>, tensor<2x128x256xf8E4M3FN>, tensor<2x128x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [128, 128]>>, tensor<2xi32>) -> tensor<256x128xf32>
   return %o : tensor<256x128xf32>
 }
+
+// -----
+
+// cluster 2 on the MX128 weight gradient (2D x 2D): its tiles are not
+// pairs of one expert's rows sharing a weight tile.
+func.func @k128_cluster_wgrad(%a: tensor<256x1248xf8E4M3FN>, %as: tensor<256x64xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128], per_k_group>>, %b: tensor<384x1248xf8E4M3FN>, %bs: tensor<384x64xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128], per_k_group>>, %o: tensor<8xi32>) -> tensor<8x256x384xbf16> {
+  // expected-error @+1 {{mxmoe.gemm_config cluster 2 is for the sm_90a MX128 2D x 3D kernels with bf16 output}}
+  %r = mxmoe.grouped_matmul %a scales %as, %b scales %bs offsets %o
+      {mxmoe.gemm_config = #mxmoe.gemm_config<strategy = wgmma_fp8_promote_k128, tile_m = 128, tile_n = 128, stages = 4, ctas = 132, cluster = 2>}
+      : (tensor<256x1248xf8E4M3FN>, tensor<256x64xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128], per_k_group>>, tensor<384x1248xf8E4M3FN>, tensor<384x64xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128], per_k_group>>, tensor<8xi32>) -> tensor<8x256x384xbf16>
+  return %r : tensor<8x256x384xbf16>
+}

@@ -7,6 +7,10 @@
 // RUN: not mxmoe-opt %s --mxmoe-select-gemm-config="chip=sm_90a gemm-tile-n=256" 2>&1 | FileCheck %s --check-prefix=TILE
 // RUN: not mxmoe-opt %s --mxmoe-select-gemm-config="chip=sm_100a gemm-tile-n=96" 2>&1 | FileCheck %s --check-prefix=TILE100
 // RUN: not mxmoe-opt %s --mxmoe-select-gemm-config="chip=sm_90a gemm-tile-n=192" 2>&1 | FileCheck %s --check-prefix=TILE192
+// RUN: not mxmoe-opt %s --mxmoe-select-gemm-config="chip=sm_90a gemm-cluster=2" 2>&1 | FileCheck %s --check-prefix=CLUSTER2
+// RUN: not mxmoe-opt %s --mxmoe-select-gemm-config="chip=sm_90a gemm-cluster=4" 2>&1 | FileCheck %s --check-prefix=CLUSTER4
+// RUN: not mxmoe-opt %s --mxmoe-select-gemm-config="chip=sm_100a gemm-cluster=2" 2>&1 | FileCheck %s --check-prefix=CLUSTER100
+// RUN: not mxmoe-opt %s --mxmoe-select-gemm-config="gemm-cluster=2 gemm-ctas=131" 2>&1 | FileCheck %s --check-prefix=CLUSTERODD
 // RUN: not mxmoe-opt %s --mxmoe-select-gemm-config="gemm-stages=9" 2>&1 | FileCheck %s --check-prefix=STAGES
 // RUN: not mxmoe-opt %s --mxmoe-select-gemm-config="gemm-ctas=0" 2>&1 | FileCheck %s --check-prefix=CTAS
 // RUN: not mxmoe-opt %s --mxmoe-select-gemm-config="chip=sm_100a gemm-stages=8" 2>&1 | FileCheck %s --check-prefix=SMEM100
@@ -19,6 +23,12 @@
 // TILE-NOT: mxmoe.grouped_matmul
 // Tile N 192 is the MX128 2D x 3D bf16-output kernels' only (these are MX32).
 // TILE192: error: 'mxmoe.grouped_matmul' op gemm-tile-n=192 is the tile of the sm_90a MX128 2D x 3D kernels with bf16 output (fp8 strategy); this grouped matmul needs 64 or 128 (or 0, auto)
+// Clusters of two are the MX128 2D x 3D bf16-output kernels' only.
+// CLUSTER2: error: 'mxmoe.grouped_matmul' op gemm-cluster=2 is for the sm_90a MX128 2D x 3D kernels with bf16 output (fp8 strategy); this grouped matmul needs 1 (or 0, auto)
+// CLUSTER4: error: mxmoe-select-gemm-config: gemm-cluster must be 0 (auto), 1 or 2 (sm_90a) or 0 or 1 (sm_100a, sm_103a), got 4
+// CLUSTER100: error: mxmoe-select-gemm-config: gemm-cluster must be 0 (auto), 1 or 2 (sm_90a) or 0 or 1 (sm_100a, sm_103a), got 2
+// CLUSTERODD: error: mxmoe-select-gemm-config: gemm-cluster=2 needs an even gemm-ctas (whole clusters), got 131
+// CLUSTERODD-NOT: mxmoe.grouped_matmul
 // TILE100: error: mxmoe-select-gemm-config: gemm-tile-n must be 0 (auto), 64, 128 or 192 (sm_90a) or 0, 64, 128 or 256 (sm_100a, sm_103a), got 96
 // STAGES: error: mxmoe-select-gemm-config: gemm-stages must be 0 (auto) or in [2, 8], got 9
 // CTAS: error: mxmoe-select-gemm-config: gemm-ctas must be in [1, 2147483647] (the GPU's SM count, e.g. 132), got 0

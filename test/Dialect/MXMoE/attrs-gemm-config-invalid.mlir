@@ -12,8 +12,8 @@ func.func @unknown_strategy() attributes {c = #mxmoe.gemm_config<strategy = fp8_
 
 // -----
 
-// Every parameter is required.
-// expected-error @+1 {{expected ','}}
+// Every parameter but `cluster` is required.
+// expected-error @+1 {{struct is missing required parameter: ctas}}
 func.func @missing_parameter() attributes {c = #mxmoe.gemm_config<strategy = wgmma_fp8_promote, tile_m = 128, tile_n = 128, stages = 4>} {
   return
 }
@@ -114,5 +114,27 @@ func.func @wrong_type(%a: tensor<256x256xf8E4M3FN>, %as: tensor<512x8xf8E8M0FNU,
 // scale-product operands do not fit beside a 192-column accumulator).
 // expected-error @+1 {{gemm_config tile_n must be 64 or 128 for strategy wgmma_fp8_promote (sm_90a), got 192}}
 func.func @tile_n_192_mx32() attributes {c = #mxmoe.gemm_config<strategy = wgmma_fp8_promote, tile_m = 128, tile_n = 192, stages = 4, ctas = 132>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{gemm_config cluster must be 1 or 2 (CTAs per thread-block cluster along M), got 4}}
+func.func @cluster_4() attributes {c = #mxmoe.gemm_config<strategy = wgmma_fp8_promote_k128, tile_m = 128, tile_n = 128, stages = 4, ctas = 132, cluster = 4>} {
+  return
+}
+
+// -----
+
+// Weight tiles are multicast only by the MX128 kernel.
+// expected-error @+1 {{gemm_config cluster 2 (weight tiles multicast to two CTAs) needs strategy wgmma_fp8_promote_k128, got wgmma_fp8_promote}}
+func.func @cluster_mx32() attributes {c = #mxmoe.gemm_config<strategy = wgmma_fp8_promote, tile_m = 128, tile_n = 128, stages = 4, ctas = 132, cluster = 2>} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{gemm_config cluster 2 needs an even number of ctas (whole clusters), got 131}}
+func.func @cluster_odd_ctas() attributes {c = #mxmoe.gemm_config<strategy = wgmma_fp8_promote_k128, tile_m = 128, tile_n = 128, stages = 4, ctas = 131, cluster = 2>} {
   return
 }

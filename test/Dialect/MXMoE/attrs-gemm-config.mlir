@@ -19,6 +19,16 @@ func.func @strategies() attributes {
   return
 }
 
+// `cluster` (default 1) prints only when not 1.
+// CHECK-LABEL: func.func @cluster()
+// CHECK-SAME:    c0 = #mxmoe.gemm_config<strategy = wgmma_fp8_promote_k128, tile_m = 128, tile_n = 192, stages = 4, ctas = 132, cluster = 2>
+// CHECK-SAME:    c1 = #mxmoe.gemm_config<strategy = wgmma_fp8_promote_k128, tile_m = 128, tile_n = 128, stages = 4, ctas = 132>}
+func.func @cluster() attributes {
+    c0 = #mxmoe.gemm_config<strategy = wgmma_fp8_promote_k128, tile_m = 128, tile_n = 192, stages = 4, ctas = 132, cluster = 2>,
+    c1 = #mxmoe.gemm_config<strategy = wgmma_fp8_promote_k128, tile_m = 128, tile_n = 128, stages = 4, ctas = 132, cluster = 1>} {
+  return
+}
+
 // The parameters may come in any order; they print in the declared one.
 // CHECK-LABEL: func.func @any_order()
 // CHECK-SAME:    attributes {c = #mxmoe.gemm_config<strategy = tcgen05_mxf8f6f4, tile_m = 128, tile_n = 64, stages = 2, ctas = 1>}

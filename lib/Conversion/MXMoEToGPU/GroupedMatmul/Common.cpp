@@ -129,7 +129,11 @@ Value Generator::offsetAt(Value g) {
 Value Generator::groupTiles(Value size) {
   if (p.kGrouped)
     return b.mul(mTiles, nTiles);
-  return b.mul(b.ceilDivc(size, kBM), nTiles);
+  return b.mul(clusterRows(b.ceilDivc(size, kBM)), nTiles);
+}
+
+Value Generator::clusterRows(Value rowTiles) {
+  return cfg.clusterM > 1 ? b.roundUpc(rowTiles, cfg.clusterM) : rowTiles;
 }
 
 Walk Generator::advance(Walk w) {
@@ -172,7 +176,7 @@ Value Generator::exists(const Walk &w) {
   if (p.kGrouped)
     return inGroups;
   Value tail = b.sub(s.m, w.gStart);
-  Value tailTiles = b.mul(b.ceilDivc(tail, kBM), nTiles);
+  Value tailTiles = b.mul(clusterRows(b.ceilDivc(tail, kBM)), nTiles);
   return b.ori(inGroups, b.ult(b.sub(w.t, w.gBase), tailTiles));
 }
 
@@ -191,11 +195,23 @@ Tile Generator::expertTile(const Walk &w, Value local, Value inGroups) {
   Value end = b.select(inGroups, offsetAt(w.g), s.m);
   Value size = b.sub(end, w.gStart);
   Value sizeTiles = b.ceilDivc(size, kBM);
-  Value mtCount = b.maxsi(sizeTiles, b.idx(1));
+  Value mtReal = b.maxsi(sizeTiles, b.idx(1));
+  Value mtCount = clusterRows(mtReal);
   auto [nt, mt] = b.divRem32(local, mtCount);
+  if (cfg.clusterM > 1) {
+    // A cluster's padding tile (past the group's last 128-row tile) loads
+    // that tile's rows and scales again and writes nothing.
+    Value rowsLeft = b.sub(size, b.mulc(mt, kBM));
+    Value rows = b.minsi(rowsLeft, b.idx(kBM));
+    T.rowsValid = b.maxsi(rows, b.idx(0));
+    Value lastTile = b.sub(mtReal, b.idx(1));
+    mt = b.minui(mt, lastTile);
+  }
   Value row0 = b.add(w.gStart, b.mulc(mt, kBM));
-  Value rowsLeft = b.sub(size, b.mulc(mt, kBM));
-  T.rowsValid = b.minsi(rowsLeft, b.idx(kBM));
+  if (cfg.clusterM == 1) {
+    Value rowsLeft = b.sub(size, b.mulc(mt, kBM));
+    T.rowsValid = b.minsi(rowsLeft, b.idx(kBM));
+  }
   Value colsLeft = b.sub(s.n, b.mulc(nt, cfg.tileN));
   T.colsValid = b.minsi(colsLeft, b.idx(cfg.tileN));
   T.outStride = s.n;
@@ -350,6 +366,12 @@ KernelFrame createGemmKernel(gpu::GPUModuleOp module, StringRef name,
   // registers and made them spill.
   fn->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
               ob.getI32IntegerAttr(1));
+  // A cluster's shape is part of the kernel (PTX `.reqnctapercluster`,
+  // `.explicitcluster`): launchers need no cluster attribute.
+  if (cfg.clusterM > 1)
+    fn->setAttr(
+        NVVM::NVVMDialect::getClusterDimAttrName(),
+        ob.getDenseI32ArrayAttr({static_cast<int32_t>(cfg.clusterM), 1, 1}));
   fn->setAttr(MXMoEDialect::BlockAttrHelper::getNameStr(),
               ob.getDenseI64ArrayAttr({threads, 1, 1}));
   fn->setAttr(MXMoEDialect::GridAttrHelper::getNameStr(),
@@ -381,8 +403,10 @@ KernelFrame createGemmKernel(gpu::GPUModuleOp module, StringRef name,
         {ob.getNamedAttr("operand", ob.getStringAttr(operand)),
          ob.getNamedAttr("data_type",
                          ob.getStringAttr(fp4 ? "16U4_ALIGN16B" : "uint8")),
-         ob.getNamedAttr("box", ob.getDenseI64ArrayAttr(
-                                    {kBK, operand == "lhs" ? kBM : cfg.tileN})),
+         ob.getNamedAttr(
+             "box",
+             ob.getDenseI64ArrayAttr(
+                 {kBK, operand == "lhs" ? kBM : cfg.tileN / cfg.clusterM})),
          ob.getNamedAttr("swizzle", ob.getStringAttr("128B")),
          ob.getNamedAttr("oob_fill", ob.getStringAttr("zero"))});
   };
@@ -434,21 +458,22 @@ Value acquireTensorMap(KB &b, Value globalMap) {
 
 void loadTiles(KB &b, Value stage, Value full, Value empty, Value phase,
                int64_t txBytes, Value kc, int64_t aOff, int64_t bOff,
-               Value descA, Value descB, const Tile &T) {
+               Value descA, Value descB, const Tile &T, bool loadB) {
   waitParity(b, empty, b.xori(phase, b.idx(1)));
   NVVM::MBarrierArriveExpectTxOp::create(
       b, Type(), full, b.i32(txBytes), NVVM::MemScopeKind::CTA, false, Value());
-  auto tma = [&](int64_t off, Value desc, Value row) {
+  auto tma = [&](Value off, Value desc, Value row, Value mask) {
     // A shared::cta address is valid in the shared::cluster window (the
     // PTX 8.0 form of the instruction takes the latter).
-    Value dst = LLVM::AddrSpaceCastOp::create(b, b.ptr(7),
-                                              b.sptr(b.add(stage, b.idx(off))));
+    Value dst =
+        LLVM::AddrSpaceCastOp::create(b, b.ptr(7), b.sptr(b.add(stage, off)));
     NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
         b, dst, desc, ValueRange{b.toI32(kc), b.toI32(row)}, full, ValueRange{},
-        Value(), Value(), NVVM::TMALoadMode::TILE, false, nullptr, Value());
+        mask, Value(), NVVM::TMALoadMode::TILE, false, nullptr, Value());
   };
-  tma(aOff, descA, T.aRow);
-  tma(bOff, descB, T.bRow);
+  tma(b.idx(aOff), descA, T.aRow, Value());
+  if (loadB)
+    tma(b.idx(bOff), descB, T.bRow, Value());
 }
 
 void loadAtom(KB &b, Value dstAddr, Value src, Value full) {

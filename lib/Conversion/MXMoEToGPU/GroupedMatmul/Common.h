@@ -55,9 +55,11 @@ struct Sm90SmemMap {
   bool upcast = false;  ///< GemmConfig::upcastBF16
   bool mx128 = false;   ///< GemmKind::mx128
   int64_t outBytes = 2; ///< bytes per output element (bf16 2, f32 4)
+  int64_t cluster = 1;  ///< GemmConfig::clusterM
   /// The map of the kernel of kind `p` under `cfg`.
   static Sm90SmemMap of(const GemmKind &p, const GemmConfig &cfg) {
-    return {cfg.tileN, cfg.stages, cfg.upcastBF16, p.mx128, p.outF32 ? 4 : 2};
+    return {cfg.tileN, cfg.stages,       cfg.upcastBF16,
+            p.mx128,   p.outF32 ? 4 : 2, cfg.clusterM};
   }
   int64_t aBytes() const { return kBM * kBK; }
   int64_t bBytes() const { return tileN * kBK; }
@@ -113,7 +115,11 @@ struct Sm90SmemMap {
   int64_t tileRecord(int64_t i) const { return barOff() + 192 + 32 * i; }
   /// fp8 path: stage s's scale tables are decoded (kDecoderThreads arrive).
   int64_t decodedBar(int64_t s) const { return barOff() + 256 + 8 * s; }
-  int64_t total() const { return barOff() + 320 + 1024; /* align slack */ }
+  /// Cluster: stage s's slot is free in every CTA of the cluster.
+  int64_t clusterFreeBar(int64_t s) const { return barOff() + 320 + 8 * s; }
+  int64_t total() const {
+    return barOff() + (cluster > 1 ? 384 : 320) + 1024; /* align slack */
+  }
 };
 
 /// Shared memory of the sm_100a (tcgen05) kernel (offsets from the
@@ -259,6 +265,11 @@ struct Generator {
   Value offsetAt(Value g);
   /// Tiles of group g (size `size`).
   Value groupTiles(Value size);
+  /// `rowTiles` 128-row tiles rounded up to whole clusters (cfg.clusterM):
+  /// the two CTAs of a cluster take tiles t and t + 1 of a group, rows
+  /// 128 mt and 128 (mt + 1) of one N block (their shared weight tile is
+  /// multicast).
+  Value clusterRows(Value rowTiles);
   /// Advances (g, gBase, gStart, padStart, sStart) past every group whose
   /// tiles all lie before tile t.
   Walk advance(Walk w);
@@ -343,10 +354,11 @@ Value acquireTensorMap(KB &b, Value globalMap);
 /// Loader step shared by both chips: wait until the consumers freed ring
 /// slot `st` (parity trick: the first pass waits on the "previous" phase,
 /// which counts as complete), announce `txBytes` on its full barrier, and
-/// issue the TMA tile loads of A and B at K coordinate `kc`.
+/// issue the TMA tile loads of A and (`loadB`; a cluster's B tiles are
+/// multicast by another thread) B at K coordinate `kc`.
 void loadTiles(KB &b, Value stage, Value full, Value empty, Value phase,
                int64_t txBytes, Value kc, int64_t aOff, int64_t bOff,
-               Value descA, Value descB, const Tile &T);
+               Value descA, Value descB, const Tile &T, bool loadB = true);
 
 /// cp.async.bulk of one 512-byte scale atom into shared memory.
 void loadAtom(KB &b, Value dstAddr, Value src, Value full);

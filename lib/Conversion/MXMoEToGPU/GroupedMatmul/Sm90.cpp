@@ -32,6 +32,9 @@ constexpr int64_t kThreads = 384; // producer + 2 consumer warpgroups
 /// semantics for compute-sanitizer racecheck, which then reports the next
 /// fill's bulk copy as racing with the other lanes' reads.)
 constexpr int64_t kConsumerArrivals = 256;
+/// The loader-warpgroup thread that multicasts the B tiles in a cluster
+/// (warp 1, beside the tile-record publisher at thread 32).
+constexpr int64_t kMulticastThread = 33;
 
 /// The wgmma element type of an fp8 (E4M3 or E5M2) operand.
 NVVM::WGMMATypes wgmmaFp8Type(::mxmoe::MXElementKind kind) {
@@ -73,6 +76,10 @@ SmallVector<std::pair<Value, int64_t>> Sm90Kernel::prologueBarriers() {
     bars.push_back({f.at(map.fullBar(s)), 1});
     bars.push_back({f.at(map.emptyBarBase() + 8 * s), kConsumerArrivals});
   }
+  // Cluster: a slot is free in every CTA (one arrival per CTA's
+  // multicast thread).
+  for (int64_t s = 0; s < cfg.stages && cfg.clusterM > 1; ++s)
+    bars.push_back({f.at(map.clusterFreeBar(s)), cfg.clusterM});
   for (int64_t i = 0; i < kTileRing; ++i) {
     bars.push_back({f.at(map.tileFullBar(i)), 1});
     bars.push_back({f.at(map.tileEmptyBar(i)), kConsumerArrivals});
@@ -107,6 +114,11 @@ void Sm90Kernel::build() {
   if (!cfg.upcastBF16)
     zeroScaleTables();
   Value valid = emitPrologue(b, f, p, f.at(map.flagOff()), bars);
+  // Every CTA's mbarriers are initialized before any CTA of the cluster
+  // multicasts into it or arrives on them (the prologue fenced the inits
+  // with fence.mbarrier_init.release.cluster).
+  if (cfg.clusterM > 1)
+    clusterSync();
 
   // Register rebalancing (PTX setmaxnreg, per warpgroup): the loader
   // warpgroup (loads, tile records, scale decode) needs few registers, the
@@ -136,7 +148,19 @@ void Sm90Kernel::build() {
       Sm90Consumer(*this, wg).emitTileLoop();
     }
   });
+  // No CTA leaves while the others may still multicast into its shared
+  // memory or arrive on its barriers.
+  if (cfg.clusterM > 1)
+    clusterSync();
   gpu::ReturnOp::create(b);
+}
+
+/// barrier.cluster.arrive (release) and barrier.cluster.wait (acquire) by
+/// every thread (PTX ISA 9.7.13.4 barrier.cluster; exited threads count as
+/// arrived).
+void Sm90Kernel::clusterSync() {
+  NVVM::ClusterArriveOp::create(b, UnitAttr());
+  NVVM::ClusterWaitOp::create(b, UnitAttr());
 }
 
 /// Loader warpgroup: loads (thread 0), tile records (thread 32), scale
@@ -148,6 +172,8 @@ void Sm90Kernel::emitLoaderWarpgroup(int64_t regs) {
   // walk) walks the same tiles and publishes their records, then a
   // record with kBlocks = -1 after the CTA's last tile.
   ifThen(b, b.eq(f.tid, b.idx(32)), [&] { emitTileRecordPublisher(); });
+  if (cfg.clusterM > 1)
+    ifThen(b, b.eq(f.tid, b.idx(kMulticastThread)), [&] { emitMulticaster(); });
   if (!cfg.upcastBF16)
     ifThen(b, b.sge(f.tid, b.idx(128 - kDecoderThreads)),
            [&] { emitScaleDecoder(); });
@@ -166,12 +192,56 @@ void Sm90Kernel::emitLoader() {
         Value empty = f.bar(map.emptyBarBase(), st);
         loadTiles(b, stage, full, empty, phase, txBytes,
                   b.add(T.kCoord0, b.mulc(s, kBK)), map.aOff(), map.bOff(),
-                  descA, descB, T);
+                  descA, descB, T, /*loadB=*/cfg.clusterM == 1);
         Value sOff = b.mulc(s, kAtom);
         Value saDst = b.add(stage, b.idx(map.saOff()));
         loadAtom(b, saDst, b.gep8(saG, b.add(T.aAtom0, sOff)), full);
         Value sbDst = b.add(stage, b.idx(map.sbOff()));
         loadAtom(b, sbDst, b.gep8(sbG, b.add(T.bAtom0, sOff)), full);
+      });
+}
+
+/// Cluster of two along M: for each stage, once this CTA's consumers
+/// released the ring slot (its empty barrier), say so to both CTAs (an
+/// arrival on the slot's cluster-free barrier here and, through mapa, in
+/// the other CTA: mbarrier.arrive.release.cluster, PTX ISA 9.7.13.15.13),
+/// wait until both did (phase r of the cluster-free barrier completes
+/// with the two arrivals of the slot's r-th fill), then load this CTA's
+/// half of the B tile into the slot of both CTAs (TMA .multicast::cluster,
+/// 9.7.9.25; each CTA's full barrier counts the bytes of both halves,
+/// announced by its loader thread). The loader thread and the consumers
+/// are those of a single CTA: their registers are at the limit.
+void Sm90Kernel::emitMulticaster() {
+  Value descB = acquireTensorMap(b, f.tmapB);
+  Value rank32 = NVVM::ClusterId::create(b, b.getI32Type());
+  Value peer = arith::XOrIOp::create(b, rank32, b.i32(1));
+  Value rank = arith::IndexCastUIOp::create(b, b.getIndexType(), rank32);
+  int64_t rows = cfg.tileN / cfg.clusterM;
+  Value first = b.mulc(rank, rows);
+  Value firstBytes = b.mulc(first, kBK);
+  Value dstOff = b.add(b.idx(map.bOff()), firstBytes);
+  Value mask = arith::ConstantOp::create(
+      b, b.getI16IntegerAttr((1 << cfg.clusterM) - 1));
+  gen.forEachTileStage(
+      f.bid, f.grid, f.base, map.stageBytes(),
+      [&](const Tile &T, Value s, const RingSlot &slot) {
+        waitParity(b, f.bar(map.emptyBarBase(), slot.st),
+                   b.xori(slot.phase, b.idx(1)));
+        Value free = f.bar(map.clusterFreeBar(0), slot.st);
+        NVVM::MBarrierArriveOp::create(b, Type(), free, Value(),
+                                       NVVM::MemScopeKind::CLUSTER, false);
+        Value remote = NVVM::MapaOp::create(b, b.ptr(7), free, peer);
+        NVVM::MBarrierArriveOp::create(b, Type(), remote, Value(),
+                                       NVVM::MemScopeKind::CLUSTER, false);
+        waitParity(b, free, slot.phase);
+        Value dst = LLVM::AddrSpaceCastOp::create(
+            b, b.ptr(7), b.sptr(b.add(slot.stage, dstOff)));
+        Value kc = b.add(T.kCoord0, b.mulc(s, kBK));
+        Value row = b.add(T.bRow, first);
+        NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+            b, dst, descB, ValueRange{b.toI32(kc), b.toI32(row)},
+            f.bar(map.barOff(), slot.st), ValueRange{}, mask, Value(),
+            NVVM::TMALoadMode::TILE, false, nullptr, Value());
       });
 }
 

@@ -51,6 +51,8 @@ private:
   SmallVector<std::pair<Value, int64_t>> prologueBarriers();
   /// fp8 path: zeroes the scale tables and the zero block.
   void zeroScaleTables();
+  /// Cluster barrier of every thread (cfg.clusterM > 1).
+  void clusterSync();
 
   // Loader warpgroup (warpgroup 0).
   void emitLoaderWarpgroup(int64_t regs);
@@ -58,6 +60,9 @@ private:
   void emitLoader();
   /// Thread 32: the tile records for the consumers.
   void emitTileRecordPublisher();
+  /// Thread 33 (cfg.clusterM > 1): the cluster's slot handshake and this
+  /// CTA's share of each B tile, multicast.
+  void emitMulticaster();
   void publishRecord(Value tc, Value kBlocks, Value bAtomRow, Value rowsValid,
                      Value colsValid, Value outBase);
   /// Threads 64-127 (fp8 path): scale decode into the tf32 tables.

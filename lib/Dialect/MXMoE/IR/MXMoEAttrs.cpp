@@ -148,7 +148,7 @@ LogicalResult MXRecipeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 LogicalResult
 GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        GemmStrategy strategy, int64_t tileM, int64_t tileN,
-                       int64_t stages, int64_t ctas) {
+                       int64_t stages, int64_t ctas, int64_t cluster) {
   bool tcgen05 = strategy == GemmStrategy::tcgen05_mxf8f6f4;
   if (tileM != 128)
     return emitError() << "gemm_config tile_m must be 128 (the kernels' "
@@ -173,6 +173,19 @@ GemmConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "gemm_config ctas must be in [1, 2147483647] (the "
                           "persistent grid: the GPU's SM count, e.g. 132), "
                           "got "
+                       << ctas;
+  if (cluster != 1 && cluster != 2)
+    return emitError() << "gemm_config cluster must be 1 or 2 (CTAs per "
+                          "thread-block cluster along M), got "
+                       << cluster;
+  if (cluster == 2 && strategy != GemmStrategy::wgmma_fp8_promote_k128)
+    return emitError() << "gemm_config cluster 2 (weight tiles multicast to "
+                          "two CTAs) needs strategy wgmma_fp8_promote_k128, "
+                          "got "
+                       << stringifyGemmStrategy(strategy);
+  if (cluster == 2 && ctas % 2 != 0)
+    return emitError() << "gemm_config cluster 2 needs an even number of "
+                          "ctas (whole clusters), got "
                        << ctas;
   return success();
 }

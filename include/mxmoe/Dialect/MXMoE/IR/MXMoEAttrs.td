@@ -333,6 +333,16 @@ def MXMoE_GemmConfigAttr : MXMoE_Attr<"GemmConfig", "gemm_config"> {
       when the kernel is built, against the op's output type and scales).
     * `ctas`: CTAs of the persistent grid (the target GPU's SM count, 132
       on H100/H200 SXM), 1 to 2^31 - 1.
+    * `cluster` (optional, default 1, printed only when not 1): CTAs per
+      thread-block cluster along M (PTX ISA 9.7.9.25
+      `cp.async.bulk.tensor ... .multicast::cluster`; CUDA Programming
+      Guide, "Thread Block Clusters"). 2 (`wgmma_fp8_promote_k128` only, the
+      sm_90a MX128 2D x 3D kernels with bf16 output; `ctas` even): the two
+      CTAs of a cluster compute vertically adjacent 128-row tiles of one
+      expert and N block and each loads half of the shared weight tile,
+      multicast into both CTAs' shared memory (DeepGEMM's configuration
+      at these shapes); a group with an odd number of 128-row tiles gets
+      one tile computed but not written.
 
     Example: `#mxmoe.gemm_config<strategy = wgmma_fp8_promote, tile_m = 128,
     tile_n = 128, stages = 4, ctas = 132>`
@@ -342,7 +352,8 @@ def MXMoE_GemmConfigAttr : MXMoE_Attr<"GemmConfig", "gemm_config"> {
     "int64_t":$tile_m,
     "int64_t":$tile_n,
     "int64_t":$stages,
-    "int64_t":$ctas
+    "int64_t":$ctas,
+    DefaultValuedParameter<"int64_t", "1">:$cluster
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
