@@ -46,7 +46,7 @@ typedef struct MxmoeLogicalResult {
  *  between versions: code compiled against one
  *  header must run with that version's library, whose SONAME carries the
  *  version (libmxmoe_compiler.so.0.1; llvmOptLevel, tileRule, recipe,
- *  quantizeWeightsOnce and programsOnly came in 0.1). */
+ *  quantizeWeightsOnce, programsOnly and gemmCluster came in 0.1). */
 typedef struct MxmoeCompileOptions {
   const char *chips;       /**< comma-separated: "sm_90a,sm_100a" (default) */
   const char *excludes;    /**< comma-separated extra policy exclude patterns */
@@ -77,6 +77,10 @@ typedef struct MxmoeCompileOptions {
   int64_t programsOnly;        /**< nonzero: stop after kernel generation: the
                                     manifest (kernel rows with `kernel_hash`,
                                     programs), no PTX or cubin (default 0) */
+  int64_t gemmCluster;         /**< grouped-GEMM CTAs per cluster along M:
+                                    0 = auto (default: 1), 1, or 2 (sm_90a
+                                    MX128 2D x 3D bf16 output, even
+                                    gemmCTAs: weight tiles multicast) */
 } MxmoeCompileOptions;
 
 MxmoeCompileOptions mxmoeCompileOptionsDefault(void);

@@ -52,8 +52,8 @@ std::vector<std::string> splitList(const char *s) {
 extern "C" {
 
 MxmoeCompileOptions mxmoeCompileOptionsDefault(void) {
-  return {nullptr, nullptr, nullptr, nullptr, 32768,   0, 0,
-          132,     nullptr, 3,       nullptr, nullptr, 0, 0};
+  return {nullptr, nullptr, nullptr, nullptr, 32768, 0, 0, 132,
+          nullptr, 3,       nullptr, nullptr, 0,     0, 0};
 }
 
 MxmoeCompiler mxmoeCompilerCreate(void) {
@@ -111,6 +111,7 @@ MxmoeLogicalResult mxmoeCompile(MxmoeCompiler compiler, MxmoeStringRef ir,
   opts.toolkit = o.toolkit ? o.toolkit : "";
   opts.tokensPerShard = o.tokensPerShard;
   opts.gemmTileN = o.gemmTileN;
+  opts.gemmCluster = o.gemmCluster;
   opts.gemmStages = o.gemmStages;
   opts.gemmCTAs = o.gemmCTAs;
   opts.llvmOptLevel = o.llvmOptLevel;

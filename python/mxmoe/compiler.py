@@ -59,7 +59,8 @@ class _Options(ctypes.Structure):
                 ("gemmStages", ctypes.c_int64), ("gemmCTAs", ctypes.c_int64),
                 ("gemmSm90Mma", ctypes.c_char_p), ("llvmOptLevel", ctypes.c_int64),
                 ("tileRule", ctypes.c_char_p), ("recipe", ctypes.c_char_p),
-                ("quantizeWeightsOnce", ctypes.c_int64), ("programsOnly", ctypes.c_int64)]
+                ("quantizeWeightsOnce", ctypes.c_int64), ("programsOnly", ctypes.c_int64),
+                ("gemmCluster", ctypes.c_int64)]
 
 
 def _load():
@@ -145,7 +146,7 @@ def compile(ir: str, chips: Sequence[str] = ("sm_90a", "sm_100a"),  # noqa: A001
             gemm_sm90_mma: str = "auto", llvm_opt_level: int = 3,
             tile_rule: str = "tokens", recipe: str = "mx32",
             quantize_weights_once: bool = False, programs_only: bool = False,
-            source_name: str = "<python>") -> CompileOutput:
+            gemm_cluster: int = 0, source_name: str = "<python>") -> CompileOutput:
     """Compiles model-level (or MX-level) mxmoe IR text; see the module doc.
     The options are mxmoe-compile's (`--llvm-opt-level` = llvm_opt_level,
     `--tile-rule` = tile_rule, `--programs-only` = programs_only: the
@@ -164,6 +165,7 @@ def compile(ir: str, chips: Sequence[str] = ("sm_90a", "sm_100a"),  # noqa: A001
     opts.recipe = recipe.encode()
     opts.quantizeWeightsOnce = int(bool(quantize_weights_once))
     opts.programsOnly = int(bool(programs_only))
+    opts.gemmCluster = gemm_cluster
     data = ir.encode()
     name = source_name.encode()
     src = _StringRef(ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p), len(data))

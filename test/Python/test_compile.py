@@ -72,6 +72,17 @@ class CompileTest(unittest.TestCase):
         fwd = {p["function"]: p for p in plain.manifest["programs"]}["layers.0.moe.experts.w13.forward"]
         self.assertEqual(len(fwd["returns"]), 1)
 
+    def test_gemm_cluster(self):
+        # gemm_cluster=2 fits only the MX128 2D x 3D bf16 kernels (forward,
+        # input gradient): a layer with a weight gradient is rejected with
+        # the op's diagnostic, as an odd CTA count is at option checking.
+        with self.assertRaises(mc.CompileError) as e:
+            mc.compile(IR, chips=("sm_90a",), toolkit=None, recipe="mx128", gemm_cluster=2)
+        self.assertIn("gemm-cluster=2 is for the sm_90a MX128 2D x 3D kernels with bf16 output", str(e.exception))
+        with self.assertRaises(mc.CompileError) as e:
+            mc.compile(IR, chips=("sm_90a",), toolkit=None, gemm_cluster=2, gemm_ctas=131)
+        self.assertIn("gemm-cluster=2 needs an even gemm-ctas (whole clusters), got 131", str(e.exception))
+
     def test_builders_recipe(self):
         # No recipe on the expert ops unless asked: the pipeline's recipe
         # option applies to builder IR (a recipe on an op would win).
