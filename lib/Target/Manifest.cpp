@@ -130,22 +130,21 @@ stepBindings(Operation &op, llvm::DenseMap<Value, llvm::json::Object> &where) {
   llvm::json::Array bind;
   for (Attribute a : op.getAttrOfType<ArrayAttr>(
            MXMoEDialect::KernelArgsAttrHelper::getNameStr())) {
-    StringRef s = cast<StringAttr>(a).getValue();
-    bool tmap = s.consume_front("tensor_map:");
+    // (The dialect verified every entry: a kernel_arg naming one of op's
+    // operands or results.)
+    auto arg = cast<KernelArgAttr>(a);
+    KernelArgKind kind = arg.getKind();
     llvm::json::Object b;
-    if (s == "status") {
+    if (kind == KernelArgKind::status) {
       b["status"] = true;
-    } else if (s.consume_front("value:")) {
-      int64_t v = 0;
-      s.getAsInteger(10, v);
-      b["value"] = v;
+    } else if (kind == KernelArgKind::value) {
+      b["value"] = arg.getIndex();
     } else {
-      auto [kind, idx] = s.split(':');
-      unsigned i = 0;
-      idx.getAsInteger(10, i);
-      Value v = kind == "operand" ? op.getOperand(i) : op.getResult(i);
+      unsigned i = arg.getIndex();
+      Value v =
+          kind == KernelArgKind::result ? op.getResult(i) : op.getOperand(i);
       b = llvm::json::Object(where[v]);
-      if (tmap) {
+      if (kind == KernelArgKind::tensor_map) {
         // The bound tensor viewed as [rows, K] (K its last extent, in
         // elements; fp4 rows hold two elements per byte).
         auto tt = cast<RankedTensorType>(v.getType());

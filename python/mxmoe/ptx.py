@@ -50,7 +50,7 @@ def compile_to_ptx(mlir: str, opt: str, chip: str) -> tuple[str, dict]:
         if use:
             grid = re.search(r"mxmoe\.grid = " + arr, line)
             args = re.search(r"mxmoe\.kernel_args = \[([^\]]*)\]", line)
-            values = re.findall(r'"value:(-?\d+)"', args.group(1)) if args else []
+            values = re.findall(r"#mxmoe\.kernel_arg<value (-?\d+)>", args.group(1)) if args else []
             info = {"grid": [int(grid.group(i)) for i in (1, 2, 3)] if grid else None,
                     "scalars": [int(v) for v in values]}
             # One launch configuration per kernel name: a kernel shared by

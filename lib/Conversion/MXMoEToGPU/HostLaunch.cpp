@@ -23,39 +23,40 @@ using namespace mlir::mxmoe;
 using namespace mlir::mxmoe::kernels;
 
 void KernelGen::annotate(Operation *op, gpu::GPUFuncOp kernel,
-                         ArrayRef<std::string> bindings) {
+                         ArrayRef<Attribute> bindings) {
   op->setAttr(MXMoEDialect::KernelAttrHelper::getNameStr(),
               SymbolRefAttr::get(module.getNameAttr(),
                                  {FlatSymbolRefAttr::get(kernel)}));
-  SmallVector<Attribute> b;
-  for (const std::string &s : bindings)
-    b.push_back(StringAttr::get(op->getContext(), s));
   op->setAttr(MXMoEDialect::KernelArgsAttrHelper::getNameStr(),
-              ArrayAttr::get(op->getContext(), b));
+              ArrayAttr::get(op->getContext(), bindings));
 }
 
 void KernelGen::annotateGemm(Operation *op, gpu::GPUFuncOp kernel,
                              std::initializer_list<int64_t> sizes) {
-  SmallVector<std::string> bindings{"tensor_map:operand:0",
-                                    "operand:1",
-                                    "tensor_map:operand:2",
-                                    "operand:3",
-                                    "operand:4",
-                                    "result:0",
-                                    "status"};
+  MLIRContext *ctx = op->getContext();
+  auto arg = [&](KernelArgKind kind, int64_t i) -> Attribute {
+    return KernelArgAttr::get(ctx, kind, i);
+  };
+  using K = KernelArgKind;
+  SmallVector<Attribute> bindings{arg(K::tensor_map, 0), arg(K::operand, 1),
+                                  arg(K::tensor_map, 2), arg(K::operand, 3),
+                                  arg(K::operand, 4),    arg(K::result, 0),
+                                  arg(K::status, 0)};
   for (int64_t v : sizes)
-    bindings.push_back("value:" + std::to_string(v));
+    bindings.push_back(arg(K::value, v));
   annotate(op, kernel, bindings);
 }
 
-std::string KernelGen::bindingOf(Operation *op, const HostArg &arg) {
+Attribute KernelGen::bindingOf(Operation *op, const HostArg &arg) {
+  MLIRContext *ctx = op->getContext();
   if (arg.kind == HostArg::Status)
-    return "status";
+    return KernelArgAttr::get(ctx, KernelArgKind::status);
   for (OpOperand &o : op->getOpOperands())
     if (o.get() == arg.value)
-      return "operand:" + std::to_string(o.getOperandNumber());
-  return "result:" +
-         std::to_string(cast<OpResult>(arg.value).getResultNumber());
+      return KernelArgAttr::get(ctx, KernelArgKind::operand,
+                                o.getOperandNumber());
+  return KernelArgAttr::get(ctx, KernelArgKind::result,
+                            cast<OpResult>(arg.value).getResultNumber());
 }
 
 void KernelGen::finish(Operation *op, gpu::GPUFuncOp kernel,
@@ -79,11 +80,12 @@ void KernelGen::finish(Operation *op, gpu::GPUFuncOp kernel,
     op->setAttr(MXMoEDialect::GridAttrHelper::getNameStr(),
                 DenseI64ArrayAttr::get(op->getContext(), {*gridX, 1, 1}));
   if (!hostLaunch) {
-    SmallVector<std::string> bindings;
+    SmallVector<Attribute> bindings;
     for (const HostArg &a : args)
       bindings.push_back(bindingOf(op, a));
     for (int64_t v : scalars)
-      bindings.push_back("value:" + std::to_string(v));
+      bindings.push_back(
+          KernelArgAttr::get(op->getContext(), KernelArgKind::value, v));
     annotate(op, kernel, bindings);
     return;
   }

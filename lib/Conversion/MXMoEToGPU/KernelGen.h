@@ -110,18 +110,18 @@ struct KernelGen {
   // HostLaunch.cpp.
 
   /// Marks `op` as implemented by `kernel` and records, per kernel
-  /// parameter, what it binds to (`mxmoe.kernel_args`): "operand:i",
-  /// "result:i", "status" (an i32 status buffer), "tensor_map:operand:i"
-  /// (a TMA descriptor of operand i) or "value:N" (an i64 scalar, e.g. a
-  /// grouped GEMM's sizes). Drivers turn this into launch
-  /// programs (mxmoe-compile's manifest).
+  /// parameter, what it binds to (`mxmoe.kernel_args`, one
+  /// #mxmoe.kernel_arg each: operand i, result i, status (an i32 status
+  /// buffer), tensor_map i (a TMA descriptor of operand i) or value N (an
+  /// i64 scalar, e.g. a grouped GEMM's sizes). Drivers turn this into
+  /// launch programs (mxmoe-compile's manifest).
   void annotate(Operation *op, gpu::GPUFuncOp kernel,
-                ArrayRef<std::string> bindings);
+                ArrayRef<Attribute> bindings);
   /// A grouped GEMM's bindings: the seven pointers, then its sizes in
   /// kGemmScalarParams order.
   void annotateGemm(Operation *op, gpu::GPUFuncOp kernel,
                     std::initializer_list<int64_t> sizes);
-  static std::string bindingOf(Operation *op, const HostArg &arg);
+  static Attribute bindingOf(Operation *op, const HostArg &arg);
 
   /// Replaces `op` by a launch of `kernel` on buffers: operands go through
   /// bufferization.to_buffer (+ collapse to 1-D), results are gpu.alloc'ed

@@ -13,9 +13,9 @@
 // bindings). Dequantize kernels are still specialized on their shapes:
 // @d and @f share one, @e (another shape) keeps its own.
 // CHECK-LABEL: func.func @a(
-// CHECK: mxmoe.quantize {{.*}}mxmoe.kernel = @mxmoe_kernels::@a__quantize_0, mxmoe.kernel_args = [{{.*}}"value:256", "value:64"
+// CHECK: mxmoe.quantize {{.*}}mxmoe.kernel = @mxmoe_kernels::@a__quantize_0, mxmoe.kernel_args = [{{.*}}#mxmoe.kernel_arg<value 256>, #mxmoe.kernel_arg<value 64>
 // CHECK-LABEL: func.func @b(
-// CHECK: mxmoe.quantize {{.*}}mxmoe.kernel = @mxmoe_kernels::@a__quantize_0, mxmoe.kernel_args = [{{.*}}"value:128", "value:64"
+// CHECK: mxmoe.quantize {{.*}}mxmoe.kernel = @mxmoe_kernels::@a__quantize_0, mxmoe.kernel_args = [{{.*}}#mxmoe.kernel_arg<value 128>, #mxmoe.kernel_arg<value 64>
 // CHECK-LABEL: func.func @c(
 // CHECK: mxmoe.quantize {{.*}}mxmoe.kernel = @mxmoe_kernels::@a__quantize_0
 // CHECK-LABEL: func.func @d(
@@ -45,11 +45,11 @@
 // @c (equal to @a) and @f (equal to @d) take their kernels; @b and @e
 // (other shapes) get their own, which only the dedupe merges.
 // REUSE-LABEL: func.func @a(
-// REUSE: mxmoe.kernel = @mxmoe_kernels::@a__quantize_0, mxmoe.kernel_args = [{{.*}}"value:256", "value:64"
+// REUSE: mxmoe.kernel = @mxmoe_kernels::@a__quantize_0, mxmoe.kernel_args = [{{.*}}#mxmoe.kernel_arg<value 256>, #mxmoe.kernel_arg<value 64>
 // REUSE-LABEL: func.func @b(
-// REUSE: mxmoe.kernel = @mxmoe_kernels::@b__quantize_0, mxmoe.kernel_args = [{{.*}}"value:128", "value:64"
+// REUSE: mxmoe.kernel = @mxmoe_kernels::@b__quantize_0, mxmoe.kernel_args = [{{.*}}#mxmoe.kernel_arg<value 128>, #mxmoe.kernel_arg<value 64>
 // REUSE-LABEL: func.func @c(
-// REUSE: mxmoe.kernel = @mxmoe_kernels::@a__quantize_0, mxmoe.kernel_args = [{{.*}}"value:256", "value:64"
+// REUSE: mxmoe.kernel = @mxmoe_kernels::@a__quantize_0, mxmoe.kernel_args = [{{.*}}#mxmoe.kernel_arg<value 256>, #mxmoe.kernel_arg<value 64>
 // REUSE-LABEL: func.func @f(
 // REUSE: mxmoe.kernel = @mxmoe_kernels::@d__dequantize_0
 // REUSE: gpu.module @mxmoe_kernels

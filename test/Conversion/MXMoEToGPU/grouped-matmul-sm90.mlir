@@ -16,7 +16,7 @@
 // CHECK-LABEL: func.func @fwd(
 // The sizes are run-time parameters: the op binds M, N, K, G and the scale
 // extents (lhs rows, cols; rhs rows, cols of one expert) after the pointers.
-// CHECK: mxmoe.grouped_matmul {{.*}}mxmoe.kernel = @mxmoe_kernels::@fwd__grouped_matmul_0, mxmoe.kernel_args = ["tensor_map:operand:0", "operand:1", "tensor_map:operand:2", "operand:3", "operand:4", "result:0", "status", "value:1000", "value:320", "value:2880", "value:4", "value:1536", "value:92", "value:384", "value:92"]
+// CHECK: mxmoe.grouped_matmul {{.*}}mxmoe.kernel = @mxmoe_kernels::@fwd__grouped_matmul_0, mxmoe.kernel_args = [#mxmoe.kernel_arg<tensor_map 0>, #mxmoe.kernel_arg<operand 1>, #mxmoe.kernel_arg<tensor_map 2>, #mxmoe.kernel_arg<operand 3>, #mxmoe.kernel_arg<operand 4>, #mxmoe.kernel_arg<result 0>, #mxmoe.kernel_arg<status>, #mxmoe.kernel_arg<value 1000>, #mxmoe.kernel_arg<value 320>, #mxmoe.kernel_arg<value 2880>, #mxmoe.kernel_arg<value 4>, #mxmoe.kernel_arg<value 1536>, #mxmoe.kernel_arg<value 92>, #mxmoe.kernel_arg<value 384>, #mxmoe.kernel_arg<value 92>]
 // CHECK: gpu.module @mxmoe_kernels
 // CHECK: llvm.mlir.global external @__mxmoe_dynamic_smem() {addr_space = 3 : i32, alignment = 1024 : i64}
 // CHECK: gpu.func @fwd__grouped_matmul_0(

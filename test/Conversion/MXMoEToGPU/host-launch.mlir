@@ -5,7 +5,7 @@
 // kernel, its bindings (pointers, then the run-time sizes: batch, rows,
 // len, scale rows, scale columns) and the grid of this use.
 // ANNOTATE-LABEL: func.func @grouped
-// ANNOTATE: mxmoe.quantize %{{.*}} offsets(%{{.*}} : tensor<4xi32>) {axis = 1 : i64, mxmoe.grid = array<i64: 40, 1, 1>, mxmoe.kernel = @mxmoe_kernels::@grouped__quantize_0, mxmoe.kernel_args = ["operand:0", "operand:1", "result:0", "result:1", "status", "value:1", "value:256", "value:512", "value:640", "value:16"]}
+// ANNOTATE: mxmoe.quantize %{{.*}} offsets(%{{.*}} : tensor<4xi32>) {axis = 1 : i64, mxmoe.grid = array<i64: 40, 1, 1>, mxmoe.kernel = @mxmoe_kernels::@grouped__quantize_0, mxmoe.kernel_args = [#mxmoe.kernel_arg<operand 0>, #mxmoe.kernel_arg<operand 1>, #mxmoe.kernel_arg<result 0>, #mxmoe.kernel_arg<result 1>, #mxmoe.kernel_arg<status>, #mxmoe.kernel_arg<value 1>, #mxmoe.kernel_arg<value 256>, #mxmoe.kernel_arg<value 512>, #mxmoe.kernel_arg<value 640>, #mxmoe.kernel_arg<value 16>]}
 // ANNOTATE: gpu.func @grouped__quantize_0(
 
 // After one-shot bufferization the whole function is on buffers; the

@@ -15,7 +15,7 @@
 // both orientations bit-exactly against python/mxmoe/reference.py.
 
 // CHECK-LABEL: func.func @blocked_both(
-// CHECK:         mxmoe.quantize_weight %{{.*}} {mxmoe.grid = array<i64: 184, 1, 1>, mxmoe.kernel = @mxmoe_kernels::@blocked_both__quantize_weight_0, mxmoe.kernel_args = ["operand:0", "result:2", "result:3", "result:0", "result:1", "value:4", "value:2880", "value:224", "value:645120", "value:1", "value:2880", "value:2944", "value:8", "value:256", "value:92"]
+// CHECK:         mxmoe.quantize_weight %{{.*}} {mxmoe.grid = array<i64: 184, 1, 1>, mxmoe.kernel = @mxmoe_kernels::@blocked_both__quantize_weight_0, mxmoe.kernel_args = [#mxmoe.kernel_arg<operand 0>, #mxmoe.kernel_arg<result 2>, #mxmoe.kernel_arg<result 3>, #mxmoe.kernel_arg<result 0>, #mxmoe.kernel_arg<result 1>, #mxmoe.kernel_arg<value 4>, #mxmoe.kernel_arg<value 2880>, #mxmoe.kernel_arg<value 224>, #mxmoe.kernel_arg<value 645120>, #mxmoe.kernel_arg<value 1>, #mxmoe.kernel_arg<value 2880>, #mxmoe.kernel_arg<value 2944>, #mxmoe.kernel_arg<value 8>, #mxmoe.kernel_arg<value 256>, #mxmoe.kernel_arg<value 92>]
 func.func @blocked_both(%w: tensor<4x224x2880xbf16>) -> (tensor<4x224x2880xf8E4M3FN>, tensor<4x256x92xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>, tensor<4x2880x224xf8E4M3FN>, tensor<4x2944x8xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>) {
   %q, %s, %qt, %st = mxmoe.quantize_weight %w {scale_tile = array<i64: 128, 128>}
       : tensor<4x224x2880xbf16> -> tensor<4x224x2880xf8E4M3FN>, tensor<4x256x92xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4>>,

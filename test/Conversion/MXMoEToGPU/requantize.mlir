@@ -15,7 +15,7 @@
 // python/mxmoe/reference.py mx_to_tiled.
 
 // CHECK-LABEL: func.func @weights_compact(
-// CHECK:         mxmoe.requantize %{{.*}}, %{{.*}} {mxmoe.grid = array<i64: 92, 1, 1>, mxmoe.kernel = @mxmoe_kernels::@weights_compact__requantize_0, mxmoe.kernel_args = ["operand:0", "operand:1", "result:0", "result:1", "value:4", "value:200", "value:2880"]
+// CHECK:         mxmoe.requantize %{{.*}}, %{{.*}} {mxmoe.grid = array<i64: 92, 1, 1>, mxmoe.kernel = @mxmoe_kernels::@weights_compact__requantize_0, mxmoe.kernel_args = [#mxmoe.kernel_arg<operand 0>, #mxmoe.kernel_arg<operand 1>, #mxmoe.kernel_arg<result 0>, #mxmoe.kernel_arg<result 1>, #mxmoe.kernel_arg<value 4>, #mxmoe.kernel_arg<value 200>, #mxmoe.kernel_arg<value 2880>]
 // CHECK-LABEL: gpu.func @weights_compact__requantize_0(
 // CHECK-SAME:    workgroup(%{{.*}} : memref<8xf32, #gpu.address_space<workgroup>>)
 // CHECK-COUNT-5: nvvm.shfl.sync  bfly

@@ -7,7 +7,7 @@
 // CHECK: gpu.func @k() kernel attributes {mxmoe.block = array<i64: 128, 1, 1>, mxmoe.dynamic_smem = 1024 : i64, mxmoe.grid = array<i64: 132, 1, 1>, mxmoe.mma = "wgmma_fp8_promote_k128"}
 // CHECK-LABEL: func.func @well_formed
 // CHECK-SAME: mxmoe.fqn = "layers.0.w13"
-// CHECK: arith.addi {{.*}} {mxmoe.kernel = @kernels::@k, mxmoe.kernel_args = ["operand:0", "tensor_map:operand:1", "result:0", "status", "value:-3"]}
+// CHECK: arith.addi {{.*}} {mxmoe.kernel = @kernels::@k, mxmoe.kernel_args = [#mxmoe.kernel_arg<operand 0>, #mxmoe.kernel_arg<tensor_map 1>, #mxmoe.kernel_arg<result 0>, #mxmoe.kernel_arg<status>, #mxmoe.kernel_arg<value -3>]}
 // CHECK: {mxmoe.grad_accumulator = f32, mxmoe.num_shards = 2 : i64, mxmoe.shard_tokens = 64 : i64, mxmoe.tiled_mlp = "layers.0.mlp", mxmoe.tiled_mlp_id = 0 : i64}
 module attributes {gpu.container_module} {
   gpu.module @kernels {
@@ -17,7 +17,7 @@ module attributes {gpu.container_module} {
   }
   func.func @well_formed(%a: i32, %b: i32, %lb: index, %ub: index, %s: index) -> i32
       attributes {mxmoe.fqn = "layers.0.w13", mxmoe.pass = "forward"} {
-    %c = arith.addi %a, %b {mxmoe.kernel = @kernels::@k, mxmoe.kernel_args = ["operand:0", "tensor_map:operand:1", "result:0", "status", "value:-3"]} : i32
+    %c = arith.addi %a, %b {mxmoe.kernel = @kernels::@k, mxmoe.kernel_args = [#mxmoe.kernel_arg<operand 0>, #mxmoe.kernel_arg<tensor_map 1>, #mxmoe.kernel_arg<result 0>, #mxmoe.kernel_arg<status>, #mxmoe.kernel_arg<value -3>]} : i32
     scf.for %i = %lb to %ub step %s {
     } {mxmoe.tiled_mlp = "layers.0.mlp", mxmoe.tiled_mlp_id = 0 : i64, mxmoe.num_shards = 2 : i64, mxmoe.shard_tokens = 64 : i64, mxmoe.grad_accumulator = f32}
     return %c : i32
@@ -69,16 +69,41 @@ func.func @negative_smem() {
 // A binding past the op's operands would make the manifest writer read an
 // operand that does not exist.
 func.func @binding_out_of_range(%a: i32) -> i32 {
-  // expected-error @+1 {{'mxmoe.kernel_args' entries must be "status", "value:<i64>" or ["tensor_map:"]("operand"|"result"):<index of this op's operands or results>, got ["operand:0", "operand:2"]}}
-  %b = arith.addi %a, %a {mxmoe.kernel = @k, mxmoe.kernel_args = ["operand:0", "operand:2"]} : i32
+  // expected-error @+1 {{'mxmoe.kernel_args' entries must be #mxmoe.kernel_arg<...> naming this op's operands (operand, tensor_map) or results (result), or status or value, got [#mxmoe.kernel_arg<operand 0>, #mxmoe.kernel_arg<operand 2>]}}
+  %b = arith.addi %a, %a {mxmoe.kernel = @k, mxmoe.kernel_args = [#mxmoe.kernel_arg<operand 0>, #mxmoe.kernel_arg<operand 2>]} : i32
   return %b : i32
 }
 
 // -----
 
-func.func @binding_grammar(%a: i32) -> i32 {
+// The string bindings of earlier versions are not accepted.
+func.func @binding_string(%a: i32) -> i32 {
   // expected-error @+1 {{'mxmoe.kernel_args' entries must be}}
-  %b = arith.addi %a, %a {mxmoe.kernel_args = ["input:0"]} : i32
+  %b = arith.addi %a, %a {mxmoe.kernel_args = ["operand:0"]} : i32
+  return %b : i32
+}
+
+// -----
+
+func.func @binding_result_out_of_range(%a: i32) -> i32 {
+  // expected-error @+1 {{'mxmoe.kernel_args' entries must be}}
+  %b = arith.addi %a, %a {mxmoe.kernel_args = [#mxmoe.kernel_arg<result 1>]} : i32
+  return %b : i32
+}
+
+// -----
+
+func.func @binding_kind(%a: i32) -> i32 {
+  // expected-error @+1 {{expected operand, result, tensor_map, status or value, got input}}
+  %b = arith.addi %a, %a {mxmoe.kernel_args = [#mxmoe.kernel_arg<input 0>]} : i32
+  return %b : i32
+}
+
+// -----
+
+func.func @binding_negative(%a: i32) -> i32 {
+  // expected-error @+1 {{kernel_arg operand index must be >= 0, got -1}}
+  %b = arith.addi %a, %a {mxmoe.kernel_args = [#mxmoe.kernel_arg<operand -1>]} : i32
   return %b : i32
 }
 

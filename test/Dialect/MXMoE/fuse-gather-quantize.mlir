@@ -22,8 +22,8 @@
 // The fused op splits into one kernel per quantization; each takes the
 // source in place of the quantize input, then indices and scores.
 // GPU-LABEL: func.func @dispatch(
-// GPU:         mxmoe.fused_quantize(%arg0, %arg1, %arg2, %arg3) {{{.*}}mxmoe.kernel = @mxmoe_kernels::@dispatch__quantize_0, mxmoe.kernel_args = ["operand:0", "operand:3", "result:0", "result:1", "status", "operand:1", "operand:2",
-// GPU:         mxmoe.fused_quantize(%arg0, %arg1, %arg2, %arg3) {{{.*}}mxmoe.kernel = @mxmoe_kernels::@dispatch__quantize_1, mxmoe.kernel_args = ["operand:0", "operand:3", "result:0", "result:1", "status", "operand:1", "operand:2",
+// GPU:         mxmoe.fused_quantize(%arg0, %arg1, %arg2, %arg3) {{{.*}}mxmoe.kernel = @mxmoe_kernels::@dispatch__quantize_0, mxmoe.kernel_args = [#mxmoe.kernel_arg<operand 0>, #mxmoe.kernel_arg<operand 3>, #mxmoe.kernel_arg<result 0>, #mxmoe.kernel_arg<result 1>, #mxmoe.kernel_arg<status>, #mxmoe.kernel_arg<operand 1>, #mxmoe.kernel_arg<operand 2>,
+// GPU:         mxmoe.fused_quantize(%arg0, %arg1, %arg2, %arg3) {{{.*}}mxmoe.kernel = @mxmoe_kernels::@dispatch__quantize_1, mxmoe.kernel_args = [#mxmoe.kernel_arg<operand 0>, #mxmoe.kernel_arg<operand 3>, #mxmoe.kernel_arg<result 0>, #mxmoe.kernel_arg<result 1>, #mxmoe.kernel_arg<status>, #mxmoe.kernel_arg<operand 1>, #mxmoe.kernel_arg<operand 2>,
 // A bad routing index raises the status word to 3; the group table's
 // report joins it by atomic max.
 // PTX-LABEL: .entry dispatch__quantize_0(

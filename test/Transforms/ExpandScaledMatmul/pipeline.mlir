@@ -10,7 +10,7 @@
 // CHECK: call @layers.0.moe.experts.w13.forward
 // CHECK: call @layers.0.moe.experts.w2.forward
 // CHECK: func.func @layers.0.moe.experts.w13.forward
-// CHECK: mxmoe.quantize %arg0 {axis = 1 : i64, mxmoe.grid = array<i64: 5120, 1, 1>, mxmoe.kernel = @mxmoe_kernels::@layers_0_moe_experts_w13_forward__quantize_0, mxmoe.kernel_args = ["operand:0", "result:0", "result:1", "value:1", "value:8192", "value:5120", "value:41943040", "value:5120", "value:1", "value:8192", "value:160", "value:8192"]}
+// CHECK: mxmoe.quantize %arg0 {axis = 1 : i64, mxmoe.grid = array<i64: 5120, 1, 1>, mxmoe.kernel = @mxmoe_kernels::@layers_0_moe_experts_w13_forward__quantize_0, mxmoe.kernel_args = [#mxmoe.kernel_arg<operand 0>, #mxmoe.kernel_arg<result 0>, #mxmoe.kernel_arg<result 1>, #mxmoe.kernel_arg<value 1>, #mxmoe.kernel_arg<value 8192>, #mxmoe.kernel_arg<value 5120>, #mxmoe.kernel_arg<value 41943040>, #mxmoe.kernel_arg<value 5120>, #mxmoe.kernel_arg<value 1>, #mxmoe.kernel_arg<value 8192>, #mxmoe.kernel_arg<value 160>, #mxmoe.kernel_arg<value 8192>]}
 // CHECK: mxmoe.swizzle_scales {{.*}}mxmoe.kernel = @mxmoe_kernels::@layers_0_moe_experts_w13_forward__swizzle_scales_1
 // CHECK: func.func @layers.0.moe.experts.w2.weight_grad
 // CHECK: gpu.module @mxmoe_kernels

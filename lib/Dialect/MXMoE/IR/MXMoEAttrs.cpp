@@ -142,6 +142,47 @@ LogicalResult MXRecipeAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 
 //===----------------------------------------------------------------------===//
+// KernelArgAttr
+//===----------------------------------------------------------------------===//
+
+Attribute KernelArgAttr::parse(AsmParser &parser, Type) {
+  StringRef word;
+  if (parser.parseLess() || parser.parseKeyword(&word))
+    return {};
+  std::optional<KernelArgKind> kind = symbolizeKernelArgKind(word);
+  if (!kind) {
+    parser.emitError(parser.getNameLoc(), "expected operand, result, "
+                                          "tensor_map, status or value, got ")
+        << word;
+    return {};
+  }
+  int64_t index = 0;
+  if (*kind != KernelArgKind::status && parser.parseInteger(index))
+    return {};
+  if (parser.parseGreater())
+    return {};
+  return parser.getChecked<KernelArgAttr>(parser.getContext(), *kind, index);
+}
+
+void KernelArgAttr::print(AsmPrinter &printer) const {
+  printer << "<" << stringifyKernelArgKind(getKind());
+  if (getKind() != KernelArgKind::status)
+    printer << " " << getIndex();
+  printer << ">";
+}
+
+LogicalResult
+KernelArgAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                      KernelArgKind kind, int64_t index) {
+  if (kind == KernelArgKind::status && index != 0)
+    return emitError() << "kernel_arg status takes no index, got " << index;
+  if (kind != KernelArgKind::value && index < 0)
+    return emitError() << "kernel_arg " << stringifyKernelArgKind(kind)
+                       << " index must be >= 0, got " << index;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // GemmConfigAttr
 //===----------------------------------------------------------------------===//
 

@@ -25,22 +25,23 @@ void MXMoEDialect::initialize() {
 
 namespace {
 
-/// `mxmoe.kernel_args` entry `s` of `op`: "status", "value:<i64>", or
-/// ["tensor_map:"] ("operand" | "result") ":" <index of one of op's>.
-LogicalResult verifyBinding(Operation *op, StringRef s) {
-  if (s == "status")
-    return success();
-  int64_t value = 0;
-  if (s.consume_front("value:"))
-    return success(!s.getAsInteger(10, value));
-  s.consume_front("tensor_map:");
-  auto [kind, idx] = s.split(':');
-  unsigned i = 0;
-  if (idx.getAsInteger(10, i))
+/// `mxmoe.kernel_args` entry `a` of `op`: a #mxmoe.kernel_arg whose
+/// operand or result index is one of op's.
+LogicalResult verifyBinding(Operation *op, Attribute a) {
+  auto arg = dyn_cast<KernelArgAttr>(a);
+  if (!arg)
     return failure();
-  if (kind == "operand")
-    return success(i < op->getNumOperands());
-  return success(kind == "result" && i < op->getNumResults());
+  switch (arg.getKind()) {
+  case KernelArgKind::operand:
+  case KernelArgKind::tensor_map:
+    return success(arg.getIndex() < static_cast<int64_t>(op->getNumOperands()));
+  case KernelArgKind::result:
+    return success(arg.getIndex() < static_cast<int64_t>(op->getNumResults()));
+  case KernelArgKind::status:
+  case KernelArgKind::value:
+    return success();
+  }
+  return failure();
 }
 
 /// The value constraints beyond the declared types.
@@ -60,13 +61,11 @@ LogicalResult verifyValue(Operation *op, NamedAttribute attr) {
       i && i.getValue().isNegative())
     return error("must be >= 0");
   if (auto args = dyn_cast<ArrayAttr>(attr.getValue()))
-    for (Attribute a : args) {
-      auto s = dyn_cast<StringAttr>(a);
-      if (!s || failed(verifyBinding(op, s.getValue())))
-        return error("entries must be \"status\", \"value:<i64>\" or "
-                     "[\"tensor_map:\"](\"operand\"|\"result\"):<index of "
-                     "this op's operands or results>");
-    }
+    for (Attribute a : args)
+      if (failed(verifyBinding(op, a)))
+        return error("entries must be #mxmoe.kernel_arg<...> naming this "
+                     "op's operands (operand, tensor_map) or results "
+                     "(result), or status or value");
   return success();
 }
 

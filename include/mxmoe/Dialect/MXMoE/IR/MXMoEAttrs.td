@@ -276,6 +276,67 @@ def MXMoE_MXRecipeAttr : MXMoE_Attr<"MXRecipe", "mx_recipe"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Kernel parameter bindings
+//===----------------------------------------------------------------------===//
+
+def MXMoE_KernelArgKind : I32EnumAttr<"KernelArgKind",
+    "what a generated kernel's parameter binds to", [
+      I32EnumAttrCase<"operand", 0>,
+      I32EnumAttrCase<"result", 1>,
+      I32EnumAttrCase<"tensor_map", 2>,
+      I32EnumAttrCase<"status", 3>,
+      I32EnumAttrCase<"value", 4>
+    ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::mxmoe";
+}
+
+def MXMoE_KernelArgAttr : MXMoE_Attr<"KernelArg", "kernel_arg"> {
+  let summary = "what one parameter of an op's generated kernel binds to";
+  let description = [{
+    One entry of `mxmoe.kernel_args`, the list (one per kernel parameter,
+    in order) that `convert-mxmoe-to-gpu` with `host-launch=false` puts on
+    an op implemented by a generated kernel (`mxmoe.kernel`); launchers
+    (mxmoe-compile's manifest, docs/kernel-abi.md) bind each parameter from
+    it:
+
+    * `#mxmoe.kernel_arg<operand N>`: the device buffer of the op's operand
+      N (a pointer);
+    * `#mxmoe.kernel_arg<result N>`: the device buffer of the op's result N
+      (allocated by the launcher);
+    * `#mxmoe.kernel_arg<tensor_map N>`: a 128-byte CUtensorMap over operand
+      N (built by the launcher from the kernel's `mxmoe.tensor_map`
+      parameter attribute: box, swizzle, element type; CUDA Driver API
+      cuTensorMapEncodeTiled), passed as a device pointer;
+    * `#mxmoe.kernel_arg<status>`: the op's i32 status word (0 done, else
+      the kernel's error code: mxmoe/KernelStatus.h);
+    * `#mxmoe.kernel_arg<value V>`: the i64 scalar V (a run-time size).
+
+    N must name one of the op's operands or results (checked with the op);
+    the dialect rejects other entries.
+  }];
+  let parameters = (ins
+    EnumParameter<MXMoE_KernelArgKind>:$kind,
+    "int64_t":$index
+  );
+  let builders = [
+    AttrBuilder<(ins "KernelArgKind":$kind, CArg<"int64_t", "0">:$index), [{
+      return $_get($_ctxt, kind, index);
+    }]>
+  ];
+  let skipDefaultBuilders = 1;
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// True for the kinds that name an operand or a result.
+    bool namesValue() const {
+      return getKind() != KernelArgKind::status &&
+             getKind() != KernelArgKind::value;
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Grouped-GEMM kernel configuration
 //===----------------------------------------------------------------------===//
 

@@ -68,7 +68,7 @@ def MXMoE_Dialect : Dialect {
     "::mlir::StringAttr":$mma,                // the MMA strategy
     // An op implemented by a generated kernel (host-launch=false).
     "::mlir::SymbolRefAttr":$kernel,          // @module::@kernel
-    "::mlir::ArrayAttr":$kernel_args,         // one binding string per parameter
+    "::mlir::ArrayAttr":$kernel_args,         // #mxmoe.kernel_arg per parameter
     "::mlir::UnitAttr":$empty_result,         // results with no elements
     "::mlir::UnitAttr":$zero_result,          // results that are zeros
     // The kernel configuration of an mxmoe.grouped_matmul (only there).
