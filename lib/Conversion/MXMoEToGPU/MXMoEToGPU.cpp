@@ -170,6 +170,28 @@ struct ConvertMXMoEToGPUPass
              "mxmoe-expand-scaled-matmul, mxmoe-tile-mlp, mxmoe-pack-scales)";
   }
 
+  /// The routing front end (mxmoe.router_topk, mxmoe.sort_by_expert) has
+  /// IR, verifiers and semantics but no kernel yet: say so once, at the
+  /// first, instead of leaving it silently (mxmoe-compile then lists its
+  /// functions without a launch program).
+  static void warnOpsWithoutKernel(ModuleOp module) {
+    Operation *first = nullptr;
+    unsigned count = 0;
+    module.walk([&](Operation *op) {
+      if (!isa<RouterTopKOp, SortByExpertOp>(op))
+        return;
+      first = first ? first : op;
+      ++count;
+    });
+    if (first)
+      emitWarning(first->getLoc())
+          << "no GPU kernel implements '" << first->getName()
+          << "' yet: " << count
+          << " routing op(s) (mxmoe.router_topk, mxmoe.sort_by_expert) stay "
+             "as they are; compute the routing outside the compiled "
+             "program (e.g. in PyTorch) and pass its indices and offsets";
+  }
+
   /// The values an op with nothing to compute stands for, built before
   /// it, or none when it has work: every result empty (zero elements: a
   /// GEMM, quantization or swizzle over zero tokens) gives a `tensor.empty`
@@ -271,6 +293,7 @@ struct ConvertMXMoEToGPUPass
     if (!optionsValid(module))
       return signalPassFailure();
     warnModelLevelOps(module);
+    warnOpsWithoutKernel(module);
     // A quantize_weight that the one-kernel form does not cover is lowered
     // as its two quantizations.
     SmallVector<QuantizeWeightOp> split;

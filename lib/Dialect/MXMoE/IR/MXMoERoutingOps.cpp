@@ -1,15 +1,17 @@
 //===- MXMoERoutingOps.cpp - verifiers of the routing ops -----------------===//
 //
-// mxmoe.gather_rows, invert_permutation, combine_rows and
-// combine_scores_grad (MXMoEOps.td): the shapes that tie routed rows
-// ([M, ...], M = T * top_k) to token rows ([T, ...]). Index values are
-// checked by the kernels at run time (status 3); the verifiers check what
+// mxmoe.router_topk, sort_by_expert, gather_rows, invert_permutation,
+// combine_rows and combine_scores_grad (MXMoEOps.td): the shapes that tie
+// routed rows ([M, ...], M = T * top_k) to token rows ([T, ...]). Index values
+// are checked by the kernels at run time (status 3); the verifiers check what
 // the types say. test/Dialect/MXMoE/routing-invalid.mlir has one case per
 // rule.
 //
 //===----------------------------------------------------------------------===//
 
 #include "MXMoEVerifiers.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::mxmoe;
@@ -150,4 +152,85 @@ LogicalResult CombineScoresGradOp::verify() {
           checkDim(*this, "result", res.getDimSize(1), topK, "dim 1 = top_k")))
     return failure();
   return checkRoutedRows(*this, m, t, topK);
+}
+
+namespace {
+
+/// router_topk's group-limited routing: G (num_groups) divides E, 1 <= g
+/// (topk_groups) <= G, top_k <= g * E / G; both attributes or neither.
+LogicalResult checkGroups(RouterTopKOp op, int64_t e, int64_t topK) {
+  std::optional<int64_t> groups = op.getNumGroups();
+  std::optional<int64_t> kept = op.getTopkGroups();
+  if (!groups && !kept)
+    return success();
+  if (!groups || !kept)
+    return op.emitOpError("num_groups and topk_groups come together "
+                          "(group-limited routing)");
+  if (*groups < 1 || (!ShapedType::isDynamic(e) && e % *groups != 0))
+    return op.emitOpError() << "num_groups = " << *groups
+                            << " must be >= 1 and divide the experts E = " << e;
+  if (*kept < 1 || *kept > *groups)
+    return op.emitOpError()
+           << "topk_groups must be in [1, num_groups = " << *groups << "], got "
+           << *kept;
+  if (!ShapedType::isDynamic(e) && topK > *kept * (e / *groups))
+    return op.emitOpError()
+           << "top_k = " << topK << " exceeds the experts of the kept groups ("
+           << *kept << " x " << e / *groups << ")";
+  return success();
+}
+
+} // namespace
+
+LogicalResult RouterTopKOp::verify() {
+  RankedTensorType logits = getLogits().getType();
+  int64_t topK = getTopK();
+  if (failed(checkTopK(*this, topK)) ||
+      failed(checkRank(*this, "logits", logits, 2, "[T, E]")))
+    return failure();
+  int64_t t = logits.getDimSize(0), e = logits.getDimSize(1);
+  if (!ShapedType::isDynamic(e) && topK > e)
+    return emitOpError() << "top_k = " << topK
+                         << " exceeds the experts E = " << e;
+  if (Value bias = getBias()) {
+    auto b = cast<RankedTensorType>(bias.getType());
+    if (failed(checkRank(*this, "bias", b, 1, "[E]")) ||
+        failed(checkDim(*this, "bias", b.getDimSize(0), e,
+                        "dim 0 = the experts E")))
+      return failure();
+  }
+  double scaling = getScalingFactor().convertToDouble();
+  if (!std::isfinite(scaling) || scaling <= 0)
+    return emitOpError() << "scaling_factor must be finite and > 0, got "
+                         << scaling;
+  if (failed(checkGroups(*this, e, topK)))
+    return failure();
+  for (auto [what, v] : {std::pair<StringRef, Value>{"weights", getWeights()},
+                         {"experts", getExperts()}}) {
+    auto r = cast<RankedTensorType>(v.getType());
+    if (failed(checkRank(*this, what, r, 2, "[T, top_k]")) ||
+        failed(checkDim(*this, what, r.getDimSize(0), t,
+                        "dim 0 = the tokens T")) ||
+        failed(checkDim(*this, what, r.getDimSize(1), topK, "dim 1 = top_k")))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult SortByExpertOp::verify() {
+  RankedTensorType experts = getExperts().getType();
+  if (failed(checkRank(*this, "experts", experts, 2, "[T, top_k]")))
+    return failure();
+  if (getNumExperts() < 1)
+    return emitOpError() << "num_experts must be >= 1, got " << getNumExperts();
+  int64_t t = experts.getDimSize(0), k = experts.getDimSize(1);
+  int64_t m = ShapedType::isDynamic(t) || ShapedType::isDynamic(k)
+                  ? ShapedType::kDynamic
+                  : t * k;
+  auto offsets = getOffsets().getType();
+  if (failed(checkIndices(*this, "indices", getIndices(), m)) ||
+      failed(checkRank(*this, "offsets", offsets, 1, "[num_experts]")))
+    return failure();
+  return checkDim(*this, "offsets", offsets.getDimSize(0), getNumExperts(),
+                  "dim 0 = num_experts");
 }

@@ -276,6 +276,31 @@ def MXMoE_MXRecipeAttr : MXMoE_Attr<"MXRecipe", "mx_recipe"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Router score function
+//===----------------------------------------------------------------------===//
+
+def MXMoE_RouterScore : I32EnumAttr<"RouterScore",
+    "score function of an MoE router's logits", [
+      I32EnumAttrCase<"softmax", 0>,
+      I32EnumAttrCase<"sigmoid", 1>
+    ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::mxmoe";
+}
+def MXMoE_RouterScoreAttr : EnumAttr<MXMoE_Dialect, MXMoE_RouterScore,
+                                     "router_score"> {
+  let summary = "score function of an MoE router (softmax, sigmoid)";
+  let description = [{
+    How `mxmoe.router_topk` turns a token's router logits into expert
+    scores: `softmax` over the experts (Qwen3-MoE, Mixtral, gpt-oss) or
+    the elementwise logistic `sigmoid` (Llama 4, DeepSeek-V3).
+
+    Example: `#mxmoe.router_score<sigmoid>`
+  }];
+  let assemblyFormat = "`<` $value `>`";
+}
+
+//===----------------------------------------------------------------------===//
 // Kernel parameter bindings
 //===----------------------------------------------------------------------===//
 

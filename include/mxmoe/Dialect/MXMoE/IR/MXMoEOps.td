@@ -774,6 +774,115 @@ def MXMoE_DequantizeOp : MXMoE_Op<"dequantize", [Pure]> {
 // Routing: token rows to routed rows and back (dispatch and combine)
 //===----------------------------------------------------------------------===//
 
+def MXMoE_RouterTopKOp : MXMoE_Op<"router_topk", [Pure]> {
+  let summary = "token-choice top-k routing: each token's top_k experts and "
+                "their weights from the router's logits";
+  let description = [{
+    For every token row t of `logits` ([T, E], the router linear's output):
+
+    1. scores `s[t, e]` = softmax over the E experts (`score = softmax`,
+       computed in f32 after subtracting the row's maximum) or the
+       elementwise logistic sigmoid (`score = sigmoid`), in f32;
+    2. selection keys `s[t, e] + bias[e]` with `bias` ([E] f32, DeepSeek-V3's
+       auxiliary-loss-free load-balancing bias: it moves the choice, not
+       the weights), else `s[t, e]`;
+    3. with `num_groups` G and `topk_groups` g (DeepSeek-V3's group-limited
+       routing): the E experts form G groups of E/G consecutive ones, a
+       group's key is the sum of its two largest keys (its one key when E/G
+       is 1), and only the experts of the g groups with the largest group
+       keys stay candidates (ties: the lower group index);
+    4. `experts[t, :]` = the top_k candidates in descending key order, ties
+       broken by the lower expert index;
+    5. `weights[t, j] = s[t, experts[t, j]]` (the unbiased scores), divided
+       by their sum over j when `renormalize` (plus 1e-20, as DeepSeek-V3's
+       reference), then multiplied by `scaling_factor`.
+
+    The Hugging Face routers this covers (transformers, modeling files):
+    Qwen3-MoE and Mixtral (softmax, renormalize; Mixtral's softmax over the
+    k selected logits is the same distribution), gpt-oss (softmax over the
+    selected logits: softmax, renormalize), Llama 4 (top-1, sigmoid of the
+    selected logit: sigmoid, no renormalization), DeepSeek-V3 (sigmoid,
+    bias, num_groups 8, topk_groups 4, renormalize, scaling_factor 2.5).
+
+    Shapes and types: `logits` [T, E] bf16/f16/f32; `bias` [E] f32;
+    `weights` [T, top_k] f32; `experts` [T, top_k] i32 (each in [0, E), a
+    row's entries distinct). 1 <= top_k <= E; G divides E, 1 <= g <= G and
+    top_k <= g * E / G; `scaling_factor` finite and > 0. The verifier
+    checks them. `mxmoe.sort_by_expert` turns `experts` into the routed-row
+    order and the group offsets of the experts' grouped GEMMs.
+
+    Example (Qwen3-30B-A3B: 128 experts, top-8, normalized):
+    ```mlir
+    %w, %e = mxmoe.router_topk %logits {top_k = 8 : i64, score = #mxmoe.router_score<softmax>, renormalize}
+        : tensor<4096x128xbf16> -> tensor<4096x8xf32>, tensor<4096x8xi32>
+    ```
+  }];
+  let arguments = (ins
+    MXMoE_HPTensor:$logits,
+    Optional<RankedTensorOf<[F32]>>:$bias,
+    I64Attr:$top_k,
+    MXMoE_RouterScoreAttr:$score,
+    UnitAttr:$renormalize,
+    DefaultValuedAttr<F64Attr, "1.0">:$scaling_factor,
+    OptionalAttr<I64Attr>:$num_groups,
+    OptionalAttr<I64Attr>:$topk_groups
+  );
+  let results = (outs
+    RankedTensorOf<[F32]>:$weights,
+    RankedTensorOf<[I32]>:$experts
+  );
+  let assemblyFormat = [{
+    $logits (`bias` $bias^ `:` type($bias))? attr-dict `:` type($logits)
+    `->` type($weights) `,` type($experts)
+  }];
+  let hasVerifier = 1;
+}
+
+def MXMoE_SortByExpertOp : MXMoE_Op<"sort_by_expert", [Pure]> {
+  let summary = "routed-row order and group offsets of top-k expert choices";
+  let description = [{
+    From every token's expert choices (`experts`, [T, top_k] i32, as
+    `mxmoe.router_topk` gives them) the order in which the experts' grouped
+    GEMMs see the routed rows, and where each expert's rows end:
+
+    * `indices` [T * top_k] i32: the flattened (token, slot) indices `t *
+      top_k + j`, stably sorted by expert `experts[t, j]` (a stable argsort:
+      within an expert, ascending (token, slot) index; TorchTitan's
+      `token_indices_experts_sorted`, times top_k plus the slot). It is the
+      `indices` operand of `mxmoe.gather_rows`, `mxmoe.combine_rows` and
+      `mxmoe.invert_permutation`;
+    * `offsets` [num_experts] i32: the end offset of each expert's rows
+      (the cumulative sum of the per-expert counts; an expert no token
+      chose has an empty group), the `offsets` operand of the grouped
+      GEMMs. The last offset is T * top_k.
+
+    Shapes and types: `experts` [T, top_k] i32, top_k >= 1; `indices`
+    [T * top_k] i32; `offsets` [num_experts] i32, num_experts >= 1. The
+    verifier checks them. The expert ids themselves are run-time data: an
+    id outside [0, num_experts) is an error of the kernel that implements
+    the op (nothing is written out of bounds).
+
+    Example (Qwen3-30B-A3B, 4096 tokens, top-8 of 128 experts):
+    ```mlir
+    %idx, %offs = mxmoe.sort_by_expert %e {num_experts = 128 : i64}
+        : tensor<4096x8xi32> -> tensor<32768xi32>, tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins
+    RankedTensorOf<[I32]>:$experts,
+    I64Attr:$num_experts
+  );
+  let results = (outs
+    RankedTensorOf<[I32]>:$indices,
+    RankedTensorOf<[I32]>:$offsets
+  );
+  let assemblyFormat = [{
+    $experts attr-dict `:` type($experts) `->` type($indices) `,`
+    type($offsets)
+  }];
+  let hasVerifier = 1;
+}
+
 def MXMoE_GatherRowsOp : MXMoE_Op<"gather_rows", [Pure]> {
   let summary = "routed rows of a token tensor (MoE dispatch), optionally "
                 "scaled by each row's routing score";
