@@ -6,10 +6,15 @@
 #       --extra=--gemm-sm90-mma=fp8
 #   python3 test/Integration/gen_gemm_kernels.py --chips sm_90a --bench --mx128-only \
 #       --2dx3d-only --out .device/gemm192 --extra=--gemm-tile-n=192   # (tile192)
+#   for the cluster part also (2-CTA clusters, TMA multicast of B):
+#   python3 test/Integration/gen_gemm_kernels.py --chips sm_90a --bench --mx128-only \
+#       --2dx3d-only --out .device/gemmc2 --extra=--gemm-cluster=2
+#   python3 test/Integration/gen_gemm_kernels.py --chips sm_90a --bench --mx128-only \
+#       --2dx3d-only --out .device/gemm192c2 --extra=--gemm-cluster=2 --extra=--gemm-tile-n=192
 # then run this with .device/gemm, .device/gemm-fp8 (.device/gemm192) and
 # build/lib/libmxmoe_runtime.so carried (and .peers/deepgemm for the
 # DeepGEMM column, when present):
-#   test/Integration/mx128_gemm_device_checks.sh [check|sanitize|sass|bench|tile192|all]
+#   test/Integration/mx128_gemm_device_checks.sh [check|sanitize|sass|bench|tile192|cluster|all]
 # check: every correctness case (MX32 and MX128) of the default build, and
 # the f32-output MX128 cases of the fp8-strategy build; sanitize:
 # compute-sanitizer memcheck, racecheck, initcheck and synccheck on small
@@ -17,7 +22,10 @@
 # sass: QGMMA per K block of the MX128 kernels; bench: the benchmark table;
 # tile192 (not in all): the 128x192 MX128 2D x 3D kernels (gemm-tile-n=192):
 # their correctness cases, memcheck, spills in SASS, and TFLOP/s against
-# the 128 tile of .device/gemm at five model shapes.
+# the 128 tile of .device/gemm at five model shapes; cluster (not in all):
+# the same for the 2-CTA cluster kernels at tile N 128 and 192 (each step
+# under a timeout: a deadlocked cluster handshake must not eat the call),
+# A/B against .device/gemm and .device/gemm192 in the same call.
 # Logs go to $OUT (default .).
 set -uo pipefail
 out="${OUT:-.}"
@@ -70,4 +78,24 @@ if [ "$part" = tile192 ]; then
     echo "== $v"
     python3 $T/gemm_gpu.py $v --bench --no-check --bf16-peer-only --only "${ab#,}" 2>&1 | grep '"model"'
   done | tee "$out/gemm192_ab.txt"
+fi
+if [ "$part" = cluster ]; then
+  ab=""
+  for m in llama4_scout_t16k llama4_scout_t64k qwen3_30b_a3b_t64k gpt_oss_20b_t16k deepseek_v3_e32_t16k; do
+    for gm in fwd dgrad; do ab="$ab,bench_${m}_${gm}_mx128"; done
+  done
+  for g in gemmc2 gemm192c2; do
+    d=.device/$g
+    only=$(python3 -c "import json;print(','.join(c['name'] for c in json.load(open('$d/cases.json')) if 'bench' not in c))")
+    timeout 90 python3 $T/gemm_gpu.py $d --only "$only" > "$out/${g}_check.txt" 2>&1
+    echo "$g check rc=$?: $(tail -n 1 "$out/${g}_check.txt")"; grep -E "FAIL|Error" "$out/${g}_check.txt" | head -4
+    timeout 120 compute-sanitizer --tool memcheck python3 $T/gemm_gpu.py $d --only mx128_fwd_g1,mx128_fwd_sizes,mx128_fwd_short \
+      > "$out/${g}_memcheck.txt" 2>&1
+    echo "$g memcheck: $(grep -E "ERROR SUMMARY" "$out/${g}_memcheck.txt" | tail -n 1)"
+    cuobjdump -sass $d/sm_90a/kernels.cubin | grep -cE "\b(STL|LDL)\b" | sed "s/^/$g STL+LDL in SASS: /"
+  done
+  for v in .device/gemm .device/gemm192 .device/gemmc2 .device/gemm192c2; do
+    echo "== $v"
+    timeout 120 python3 $T/gemm_gpu.py $v --bench --no-check --bf16-peer-only --only "${ab#,}" 2>&1 | grep '"model"'
+  done | tee "$out/cluster_ab.txt"
 fi
