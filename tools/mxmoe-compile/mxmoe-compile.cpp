@@ -130,7 +130,8 @@ static cl::opt<int64_t>
     gemmTileN("gemm-tile-n",
               cl::desc("N of the grouped-GEMM tile: 0 = auto (128), 64 or "
                        "128 (every kernel), 192 (sm_90a MX128 2D x 3D bf16 "
-                       "output only; not yet run on a GPU), 256 (sm_100a "
+                       "output only; 2-12 % faster than 128 on an H100, its "
+                       "own correctness run pending), 256 (sm_100a "
                        "and sm_103a)"),
               cl::init(0), cl::cat(category));
 static cl::opt<int64_t> gemmStages(
@@ -146,7 +147,8 @@ static cl::opt<int64_t> gemmCluster(
     "gemm-cluster",
     cl::desc("CTAs per thread-block cluster of the grouped GEMM along M: 0 = "
              "auto (1), 1, or 2 (sm_90a MX128 2D x 3D bf16 output only: the "
-             "weight tile multicast to both CTAs; not yet run on a GPU)"),
+             "weight tile multicast to both CTAs; correct on an H100 "
+             "but 2-2.6x slower than 1: bench/RESULTS.md)"),
     cl::init(0), cl::cat(category));
 static cl::opt<std::string> gemmSm90Mma(
     "gemm-sm90-mma",

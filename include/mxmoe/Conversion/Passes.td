@@ -18,8 +18,9 @@ defvar MXMoEGemmOptions = [
     Option<"gemmTileN", "gemm-tile-n", "int64_t", /*default=*/"0",
            "N of the grouped-GEMM tile (M is 128, K 128 per stage): 0 = "
            "auto (128), 64 or 128 (every kernel), 192 (sm_90a MX128 2D x 3D "
-           "bf16-output kernels only, another kernel is an error; not yet "
-           "run on a GPU), 256 (sm_100a/sm_103a)">,
+           "bf16-output kernels only, another kernel is an error; 2-12 % "
+           "faster than 128 on an H100, bench/RESULTS.md), 256 "
+           "(sm_100a/sm_103a)">,
     Option<"gemmStages", "gemm-stages", "int64_t", /*default=*/"0",
            "pipeline stages of the grouped-GEMM kernel (2..8; 0 = auto: 4, "
            "2 for sm_90a bf16-upcast kernels), each 128 x 128 (A) + N x 128 "
@@ -44,7 +45,8 @@ defvar MXMoEGemmOptions = [
            "M: 0 = auto (1), 1, or 2 (sm_90a MX128 2D x 3D bf16-output "
            "kernels only, another kernel is an error; needs an even "
            "gemm-ctas): the two CTAs compute adjacent 128-row tiles of one "
-           "expert and each loads half of the weight tile, multicast to both">
+           "expert and each loads half of the weight tile, multicast to both; "
+           "correct on an H100 but 2-2.6x slower than 1, bench/RESULTS.md">
 ];
 
 def MXMoESelectGemmConfig
