@@ -225,8 +225,11 @@ void Sm90Kernel::emitMulticaster() {
   gen.forEachTileStage(
       f.bid, f.grid, f.base, map.stageBytes(),
       [&](const Tile &T, Value s, const RingSlot &slot) {
-        waitParity(b, f.bar(map.emptyBarBase(), slot.st),
-                   b.xori(slot.phase, b.idx(1)));
+        // (One IR-creating call per argument list: GCC and clang evaluate
+        // arguments in different orders.)
+        Value empty = f.bar(map.emptyBarBase(), slot.st);
+        Value previous = b.xori(slot.phase, b.idx(1));
+        waitParity(b, empty, previous);
         Value free = f.bar(map.clusterFreeBar(0), slot.st);
         NVVM::MBarrierArriveOp::create(b, Type(), free, Value(),
                                        NVVM::MemScopeKind::CLUSTER, false);
@@ -238,10 +241,11 @@ void Sm90Kernel::emitMulticaster() {
             b, b.ptr(7), b.sptr(b.add(slot.stage, dstOff)));
         Value kc = b.add(T.kCoord0, b.mulc(s, kBK));
         Value row = b.add(T.bRow, first);
+        Value full = f.bar(map.barOff(), slot.st);
         NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-            b, dst, descB, ValueRange{b.toI32(kc), b.toI32(row)},
-            f.bar(map.barOff(), slot.st), ValueRange{}, mask, Value(),
-            NVVM::TMALoadMode::TILE, false, nullptr, Value());
+            b, dst, descB, ValueRange{b.toI32(kc), b.toI32(row)}, full,
+            ValueRange{}, mask, Value(), NVVM::TMALoadMode::TILE, false,
+            nullptr, Value());
       });
 }
 
