@@ -157,8 +157,9 @@ mlir::mxmoe::kernels::selectGemmConfig(GroupedMatmulOp op,
   // the MMA work per stage's fixed cost, DeepGEMM's tile at these shapes;
   // bench/RESULTS.md) fits only the MX128 2D x 3D bf16-output kernels (f32
   // rows exceed the staged epilogue's shared memory, the 2D x 2D column
-  // scales the registers); it is generated and ptxas-clean but has not run
-  // on a GPU yet, so auto does not choose it.
+  // scales the registers). Its first run (H100, bench/RESULTS.md) was
+  // 2-12 % faster than 128; auto chooses it once its own correctness and
+  // sanitizer runs pass.
   bool wide = mx128 && !op.isKGrouped() && !outF32;
   int64_t tileN = o.tileN ? o.tileN : 128;
   if (tileN == 192 && !wide)
@@ -166,7 +167,8 @@ mlir::mxmoe::kernels::selectGemmConfig(GroupedMatmulOp op,
                           "2D x 3D kernels with bf16 output (fp8 strategy); "
                           "this grouped matmul needs 64 or 128 (or 0, auto)");
   // Cluster 0 (auto) is 1; 2 (TMA multicast of the weight tile to two
-  // CTAs, DeepGEMM's configuration) is opt-in until measured.
+  // CTAs, DeepGEMM's configuration) is opt-in: its first run (H100,
+  // bench/RESULTS.md) was correct but 2-2.6x slower than 1.
   int64_t cluster = o.cluster ? o.cluster : 1;
   if (cluster == 2 && !wide)
     return op.emitOpError("gemm-cluster=2 is for the sm_90a MX128 2D x 3D "

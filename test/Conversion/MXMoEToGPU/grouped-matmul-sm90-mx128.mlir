@@ -11,7 +11,7 @@
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 
 // K = 2880 (22.5 x 128): the last stage runs two live blocks. Tile N 192
-// (pinned: auto keeps 128 until this kernel has run on a GPU; the 128 one
+// (pinned: auto keeps 128 until this kernel's own device checks pass; the 128 one
 // is @fwd_k2880_n128 below): the rhs box is 192 rows and a tile spans two
 // 128-row blocks of N.
 // CHECK-LABEL: func.func @fwd_k2880(

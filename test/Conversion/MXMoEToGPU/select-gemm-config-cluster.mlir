@@ -1,8 +1,9 @@
 // gemm-cluster=2 puts the sm_90a MX128 2D x 3D bf16-output kernels in
 // clusters of two CTAs along M (weight tiles multicast; the only kind it
 // fits: other kinds are errors, select-gemm-config-invalid.mlir,
-// gemm-config-pinned-invalid.mlir); auto (0) keeps 1 until the cluster
-// kernel has run on a GPU. `cluster` prints only when not 1.
+// gemm-config-pinned-invalid.mlir); auto (0) keeps 1 (the cluster kernel
+// was 2-2.6x slower on its first run, bench/RESULTS.md). `cluster` prints
+// only when not 1.
 // RUN: mxmoe-opt %s --mxmoe-select-gemm-config="chip=sm_90a gemm-cluster=2" | FileCheck %s
 // RUN: mxmoe-opt %s --mxmoe-select-gemm-config="chip=sm_90a gemm-cluster=2 gemm-tile-n=192" | FileCheck %s --check-prefix=WIDE
 // RUN: mxmoe-opt %s --mxmoe-select-gemm-config | FileCheck %s --check-prefix=AUTO

@@ -1,7 +1,8 @@
 // gemm-tile-n=192 selects the 192-wide tile for an MX128 2D x 3D op with
 // bf16 output (the only kind it fits: f32 rows and 2D x 2D are errors,
 // select-gemm-config-invalid.mlir, gemm-config-pinned-invalid.mlir); auto
-// (0) keeps 128 until the 192-wide kernel has run on a GPU.
+// (0) keeps 128 until the 192-wide kernel's own correctness and sanitizer
+// runs pass on the device.
 // RUN: mxmoe-opt %s --mxmoe-select-gemm-config="chip=sm_90a gemm-tile-n=192" | FileCheck %s
 // RUN: mxmoe-opt %s --mxmoe-select-gemm-config | FileCheck %s --check-prefix=AUTO
 
