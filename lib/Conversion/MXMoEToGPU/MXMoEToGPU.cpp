@@ -131,62 +131,65 @@ struct ConvertMXMoEToGPUPass
     return error;
   }
 
-  /// This pass lowers MX-level ops only. Model-level ops that the model
-  /// passes would turn into them (linears and scaled grouped matmuls with
-  /// no precision yet or an MX one, tiled MLPs) stay as they are: a module
-  /// given to it before those passes would otherwise lower nothing, and
-  /// say nothing. One warning, at the first such op. Ops inside a tiled
-  /// MLP's run-time shard loop are not counted (mxmoe-compile lists them
-  /// as uncompiled, with its own warning).
-  static void warnModelLevelOps(ModuleOp module) {
+  /// The first op of `module` that `counts`, and how many do (nullptr, 0
+  /// when none): the ops a warning below names once, at the first.
+  static std::pair<Operation *, unsigned>
+  firstAndCount(ModuleOp module, function_ref<bool(Operation *)> counts) {
     Operation *first = nullptr;
     unsigned count = 0;
     module.walk([&](Operation *op) {
-      std::optional<Precision> precision;
-      if (auto lin = dyn_cast<LinearOp>(op))
-        precision = lin.getPrecision();
-      else if (auto sgm = dyn_cast<ScaledGroupedMatmulOp>(op))
-        precision = sgm.getPrecision();
-      else if (!isa<TiledMLPOp>(op))
-        return;
-      if (precision == Precision::bf16)
-        return;
-      if (auto loop = op->getParentOfType<scf::ForOp>();
-          loop &&
-          (loop->hasAttr(MXMoEDialect::TiledMlpAttrHelper::getNameStr()) ||
-           loop->hasAttr(
-               MXMoEDialect::TiledMlpBackwardAttrHelper::getNameStr())))
+      if (!counts(op))
         return;
       first = first ? first : op;
       ++count;
     });
-    if (first)
-      emitWarning(first->getLoc())
+    return {first, count};
+  }
+
+  /// A model-level op the model passes would turn into MX-level ones
+  /// (linears and scaled grouped matmuls with no precision yet or an MX
+  /// one, tiled MLPs), outside a tiled MLP's run-time shard loop
+  /// (mxmoe-compile lists those as uncompiled, with its own warning).
+  static bool isUnexpandedModelOp(Operation *op) {
+    std::optional<Precision> precision;
+    if (auto lin = dyn_cast<LinearOp>(op))
+      precision = lin.getPrecision();
+    else if (auto sgm = dyn_cast<ScaledGroupedMatmulOp>(op))
+      precision = sgm.getPrecision();
+    else if (!isa<TiledMLPOp>(op))
+      return false;
+    if (precision == Precision::bf16)
+      return false;
+    auto loop = op->getParentOfType<scf::ForOp>();
+    return !loop ||
+           (!loop->hasAttr(MXMoEDialect::TiledMlpAttrHelper::getNameStr()) &&
+            !loop->hasAttr(
+                MXMoEDialect::TiledMlpBackwardAttrHelper::getNameStr()));
+  }
+
+  /// This pass lowers MX-level ops only: a module given to it before the
+  /// model passes would otherwise lower nothing, and say nothing. The
+  /// routing front end (mxmoe.router_topk, mxmoe.sort_by_expert) has IR,
+  /// verifiers and semantics but no kernel yet (mxmoe-compile then lists
+  /// its functions without a launch program). One warning each, at the
+  /// first such op.
+  static void warnOpsLeftAsTheyAre(ModuleOp module) {
+    auto [model, models] = firstAndCount(module, isUnexpandedModelOp);
+    if (model)
+      emitWarning(model->getLoc())
           << "convert-mxmoe-to-gpu lowers MX-level ops (mxmoe.quantize, "
              "dequantize, swizzle_scales, grouped_matmul); "
-          << count << " model-level op(s) such as this '" << first->getName()
+          << models << " model-level op(s) such as this '" << model->getName()
           << "' stay as they are: run the model-level passes first "
              "(--mxmoe-default-pipeline, or mxmoe-precision-policy, "
              "mxmoe-expand-scaled-matmul, mxmoe-tile-mlp, mxmoe-pack-scales)";
-  }
-
-  /// The routing front end (mxmoe.router_topk, mxmoe.sort_by_expert) has
-  /// IR, verifiers and semantics but no kernel yet: say so once, at the
-  /// first, instead of leaving it silently (mxmoe-compile then lists its
-  /// functions without a launch program).
-  static void warnOpsWithoutKernel(ModuleOp module) {
-    Operation *first = nullptr;
-    unsigned count = 0;
-    module.walk([&](Operation *op) {
-      if (!isa<RouterTopKOp, SortByExpertOp>(op))
-        return;
-      first = first ? first : op;
-      ++count;
+    auto [route, routes] = firstAndCount(module, [](Operation *op) {
+      return isa<RouterTopKOp, SortByExpertOp>(op);
     });
-    if (first)
-      emitWarning(first->getLoc())
-          << "no GPU kernel implements '" << first->getName()
-          << "' yet: " << count
+    if (route)
+      emitWarning(route->getLoc())
+          << "no GPU kernel implements '" << route->getName()
+          << "' yet: " << routes
           << " routing op(s) (mxmoe.router_topk, mxmoe.sort_by_expert) stay "
              "as they are; compute the routing outside the compiled "
              "program (e.g. in PyTorch) and pass its indices and offsets";
@@ -292,8 +295,7 @@ struct ConvertMXMoEToGPUPass
     ModuleOp module = getOperation();
     if (!optionsValid(module))
       return signalPassFailure();
-    warnModelLevelOps(module);
-    warnOpsWithoutKernel(module);
+    warnOpsLeftAsTheyAre(module);
     // A quantize_weight that the one-kernel form does not cover is lowered
     // as its two quantizations.
     SmallVector<QuantizeWeightOp> split;

@@ -181,7 +181,8 @@ void Sm90Kernel::emitLoaderWarpgroup(int64_t regs) {
 
 void Sm90Kernel::emitLoader() {
   Value descA = acquireTensorMap(b, f.tmapA);
-  Value descB = acquireTensorMap(b, f.tmapB);
+  // (In a cluster the multicast thread loads B: it acquires the map.)
+  Value descB = cfg.clusterM == 1 ? acquireTensorMap(b, f.tmapB) : Value();
   Value saG = f.aScales, sbG = f.bScales;
   int64_t txBytes = map.aBytes() + map.bBytes() + 2 * kAtom;
   gen.forEachTileStage(
