@@ -153,8 +153,10 @@ MxmoeRtStatus mxmoeRtCheckStatus(const void *statusBuffer, const char *kernel);
 
 /** What a grouped kernel's nonzero status word means, as a phrase that
  *  follows "kernel 'NAME' ": status 1 "rejected its group offsets (...)",
- *  status 2 "rejected its sizes (...)", any other nonzero value "wrote
- *  unknown status N"; NULL for 0. The string has static storage (unknown
+ *  status 2 "rejected its sizes (...)", status 3 "rejected its routing
+ *  indices (...)", status 4 "rejected its expert ids (...)"
+ *  (mxmoe/KernelStatus.h), any other nonzero value "wrote unknown status
+ *  N"; NULL for 0. The string has static storage (unknown
  *  codes: per thread, until the next call). mxmoeRtCheckStatus and the
  *  Python binding (mxmoe.runtime.rejection) both use it. */
 const char *mxmoeRtStatusMeaning(int32_t status);

@@ -4,8 +4,10 @@
 // the grouped GEMMs) write one i32 status word before touching any output:
 // 0 = input valid (the kernel ran), 1 = group offsets rejected, 2 = sizes
 // rejected (grouped GEMM), 3 = routing indices rejected (the routing
-// kernels, lib/Conversion/MXMoEToGPU/Routing.cpp). On status 1 or 2 nothing
-// was written; on 3 the rows the bad indices name are zeros. The
+// kernels, lib/Conversion/MXMoEToGPU/Routing.cpp), 4 = expert ids rejected
+// (mxmoe.sort_by_expert, SortByExpert.cpp). On status 1 or 2 nothing
+// was written; on 3 the rows the bad indices name are zeros; on 4 the
+// choices of bad ids follow every expert's rows. The
 // texts below are the one wording of these codes: the runtime's
 // mxmoeRtStatusMeaning / mxmoeRtCheckStatus (include/mxmoe-c/Runtime.h, and
 // through it Python's mxmoe.runtime.rejection) and the compiler's host
@@ -28,6 +30,7 @@ enum KernelStatus : int32_t {
   kKernelStatusOffsetsRejected = 1,
   kKernelStatusSizesRejected = 2,
   kKernelStatusIndicesRejected = 3,
+  kKernelStatusExpertsRejected = 4,
 };
 
 /// The meaning of a known nonzero status, phrased to follow "kernel 'name'"
@@ -47,6 +50,10 @@ inline const char *kernelStatusText(int32_t status) {
            "top_k), or indices that are not a permutation of the routed "
            "rows; status 3): the rows they name are zeros, nothing was read "
            "or written out of bounds";
+  case kKernelStatusExpertsRejected:
+    return "rejected its expert ids (an id outside [0, num_experts); status "
+           "4): those choices follow every expert's rows in the sorted "
+           "indices and lie in no expert's offsets range";
   default:
     return nullptr;
   }

@@ -20,8 +20,6 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/Math/Transforms/Approximation.h"
-#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -235,54 +233,6 @@ void KernelGen::splitFusedQuantize(FusedQuantizeOp op) {
   op.erase();
 }
 
-/// The NVPTX intrinsic of an f32 math op (convert-gpu-to-nvvm marks the
-/// generic LLVM intrinsics of these illegal: it would call libdevice).
-static StringRef nvptxIntrinsicOf(Operation *o) {
-  if (!o->getResult(0).getType().isF32())
-    return "";
-  if (isa<math::FloorOp>(o))
-    return "llvm.nvvm.floor.f";
-  if (isa<math::AbsFOp>(o))
-    return "llvm.nvvm.fabs";
-  if (isa<math::SqrtOp>(o))
-    return "llvm.nvvm.sqrt.rn.f";
-  return "";
-}
-
-/// The math ops left after the approximations, as LLVM intrinsics (PTX
-/// instructions): convert-gpu-to-nvvm would call CUDA's libdevice for
-/// them, which mxmoe does not link. fma -> fma.rn.f32, floor ->
-/// cvt.rmi.f32.f32, absf -> abs.f32, sqrt -> sqrt.rn.f32; any other math
-/// op is an error.
-static LogicalResult lowerMathToIntrinsics(FusedQuantizeOp op,
-                                           gpu::GPUFuncOp kernel) {
-  SmallVector<Operation *> math;
-  kernel.walk([&](Operation *o) {
-    if (isa<math::MathDialect>(o->getDialect()))
-      math.push_back(o);
-  });
-  for (Operation *o : math) {
-    OpBuilder b(o);
-    Value r;
-    if (auto f = dyn_cast<math::FmaOp>(o))
-      r = LLVM::FMAOp::create(b, o->getLoc(), f.getA(), f.getB(), f.getC());
-    else if (auto intrinsic = nvptxIntrinsicOf(o); !intrinsic.empty())
-      r = LLVM::CallIntrinsicOp::create(
-              b, o->getLoc(), o->getResult(0).getType(),
-              b.getStringAttr(intrinsic), o->getOperands())
-              .getResult(0);
-    else
-      return op.emitOpError("convert-mxmoe-to-gpu: '")
-             << o->getName()
-             << "' in the producer has no lowering here (mxmoe links no "
-                "CUDA math library; the polynomial approximations cover "
-                "exp, log, tanh, erf, sin, cos and their f32 expansions)";
-    o->getResult(0).replaceAllUsesWith(r);
-    o->erase();
-  }
-  return success();
-}
-
 LogicalResult KernelGen::genFusedQuantize(FusedQuantizeOp op) {
   QuantizeOp q = op.getQuantizations().front();
   std::string why = op.getGather()
@@ -303,13 +253,6 @@ LogicalResult KernelGen::genFusedQuantize(FusedQuantizeOp op) {
     return op.emitOpError("convert-mxmoe-to-gpu: the quantize kernel chosen "
                           "for this quantization does not take a fused "
                           "producer");
-  // Math ops of the producer (math.exp, ...) as MLIR's polynomial
-  // approximations: no CUDA math library is linked.
-  RewritePatternSet patterns(op.getContext());
-  populateMathPolynomialApproximationPatterns(patterns);
-  populateMathF32ExpansionPatterns(patterns, [](StringRef) { return true; });
-  if (failed(applyPatternsGreedily(src.kernel, std::move(patterns))))
-    return op.emitOpError("convert-mxmoe-to-gpu: the producer's math ops "
-                          "did not expand");
-  return lowerMathToIntrinsics(op, src.kernel);
+  // Math ops of the producer (math.exp, ...).
+  return expandMath(src.kernel, op, "in the producer");
 }

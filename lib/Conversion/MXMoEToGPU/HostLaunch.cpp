@@ -73,9 +73,13 @@ void KernelGen::finish(Operation *op, gpu::GPUFuncOp kernel,
     args = fusedArgs;
     op = src->op;
   }
+  // (The kernel's own CTA size: most kernels use blockSize, a one-CTA
+  // kernel such as sort_by_expert's its own.)
+  auto kernelBlock = cast<DenseI64ArrayAttr>(
+      kernel->getAttr(MXMoEDialect::BlockAttrHelper::getNameStr()));
   std::optional<int64_t> gridX;
   if (work)
-    gridX = std::max<int64_t>(1, ::mxmoe::ceilDiv(*work, blockSize));
+    gridX = std::max<int64_t>(1, ::mxmoe::ceilDiv(*work, kernelBlock[0]));
   if (gridX)
     op->setAttr(MXMoEDialect::GridAttrHelper::getNameStr(),
                 DenseI64ArrayAttr::get(op->getContext(), {*gridX, 1, 1}));
@@ -156,10 +160,9 @@ void KernelGen::finish(Operation *op, gpu::GPUFuncOp kernel,
   auto grid = gridX ? DenseI64ArrayAttr::get(op->getContext(), {*gridX, 1, 1})
                     : cast<DenseI64ArrayAttr>(kernel->getAttr(
                           MXMoEDialect::GridAttrHelper::getNameStr()));
-  auto block = cast<DenseI64ArrayAttr>(
-      kernel->getAttr(MXMoEDialect::BlockAttrHelper::getNameStr()));
   gpu::KernelDim3 g{b.idx(grid[0]), b.idx(grid[1]), b.idx(grid[2])};
-  gpu::KernelDim3 t{b.idx(block[0]), b.idx(block[1]), b.idx(block[2])};
+  gpu::KernelDim3 t{b.idx(kernelBlock[0]), b.idx(kernelBlock[1]),
+                    b.idx(kernelBlock[2])};
   gpu::LaunchFuncOp::create(b, kernel, g, t, Value(), operands);
   if (status) {
     auto hostType = MemRefType::get({1}, b.getI32Type());

@@ -257,6 +257,14 @@ SmallVector<Value> loadElements(KB &b, ::mxmoe::MXElementKind kind, Value data,
 Value loadElement(KB &b, ::mxmoe::MXElementKind kind, Value data,
                   Value elemIndex);
 
+/// Expands the math ops of `kernel` (math.exp, log, tanh, erf, ...: MLIR's
+/// polynomial approximations and f32 expansions; mxmoe links no CUDA math
+/// library) and lowers what is left to NVPTX instructions: fma ->
+/// fma.rn.f32, floor -> cvt.rmi.f32.f32, absf -> abs.f32, sqrt ->
+/// sqrt.rn.f32. Any other math op is an error of `op`, whose math ops are
+/// described by `where` ("in the producer").
+LogicalResult expandMath(gpu::GPUFuncOp kernel, Operation *op, StringRef where);
+
 /// Flat 1-D kernel-argument type of a tensor: memref<N x elem>; MXFP4 data
 /// is packed, memref<N/2 x i8>.
 MemRefType flatMemRef(RankedTensorType t);

@@ -186,6 +186,9 @@ struct KernelGen {
   LogicalResult genInvertPermutation(InvertPermutationOp op);
   LogicalResult genCombineRows(CombineRowsOp op);
   LogicalResult genCombineScoresGrad(CombineScoresGradOp op);
+  // RouterTopK.cpp, SortByExpert.cpp: the routing decision.
+  LogicalResult genRouterTopK(RouterTopKOp op);
+  LogicalResult genSortByExpert(SortByExpertOp op);
 };
 
 } // namespace mlir::mxmoe::kernels

@@ -168,11 +168,8 @@ struct ConvertMXMoEToGPUPass
   }
 
   /// This pass lowers MX-level ops only: a module given to it before the
-  /// model passes would otherwise lower nothing, and say nothing. The
-  /// routing front end (mxmoe.router_topk, mxmoe.sort_by_expert) has IR,
-  /// verifiers and semantics but no kernel yet (mxmoe-compile then lists
-  /// its functions without a launch program). One warning each, at the
-  /// first such op.
+  /// model passes would otherwise lower nothing, and say nothing. One
+  /// warning, at the first such op.
   static void warnOpsLeftAsTheyAre(ModuleOp module) {
     auto [model, models] = firstAndCount(module, isUnexpandedModelOp);
     if (model)
@@ -183,16 +180,6 @@ struct ConvertMXMoEToGPUPass
           << "' stay as they are: run the model-level passes first "
              "(--mxmoe-default-pipeline, or mxmoe-precision-policy, "
              "mxmoe-expand-scaled-matmul, mxmoe-tile-mlp, mxmoe-pack-scales)";
-    auto [route, routes] = firstAndCount(module, [](Operation *op) {
-      return isa<RouterTopKOp, SortByExpertOp>(op);
-    });
-    if (route)
-      emitWarning(route->getLoc())
-          << "no GPU kernel implements '" << route->getName()
-          << "' yet: " << routes
-          << " routing op(s) (mxmoe.router_topk, mxmoe.sort_by_expert) stay "
-             "as they are; compute the routing outside the compiled "
-             "program (e.g. in PyTorch) and pass its indices and offsets";
   }
 
   /// The values an op with nothing to compute stands for, built before
@@ -288,7 +275,9 @@ struct ConvertMXMoEToGPUPass
             [&](auto i) { return gen.genInvertPermutation(i); })
         .Case<CombineRowsOp>([&](auto c) { return gen.genCombineRows(c); })
         .Case<CombineScoresGradOp>(
-            [&](auto c) { return gen.genCombineScoresGrad(c); });
+            [&](auto c) { return gen.genCombineScoresGrad(c); })
+        .Case<RouterTopKOp>([&](auto r) { return gen.genRouterTopK(r); })
+        .Case<SortByExpertOp>([&](auto s) { return gen.genSortByExpert(s); });
   }
 
   void runOnOperation() override {
@@ -317,7 +306,8 @@ struct ConvertMXMoEToGPUPass
       // their own.)
       if (isa<QuantizeOp, FusedQuantizeOp, QuantizeWeightOp, DequantizeOp,
               RequantizeOp, SwizzleScalesOp, GroupedMatmulOp, GatherRowsOp,
-              InvertPermutationOp, CombineRowsOp, CombineScoresGradOp>(op) &&
+              InvertPermutationOp, CombineRowsOp, CombineScoresGradOp,
+              RouterTopKOp, SortByExpertOp>(op) &&
           !op->getParentOfType<FusedQuantizeOp>() &&
           !op->hasAttr(MXMoEDialect::KernelAttrHelper::getNameStr()))
         found.push_back(op);

@@ -811,6 +811,17 @@ def MXMoE_RouterTopKOp : MXMoE_Op<"router_topk", [Pure]> {
     checks them. `mxmoe.sort_by_expert` turns `experts` into the routed-row
     order and the group offsets of the experts' grouped GEMMs.
 
+    NaN: a NaN key ranks below every number, so `experts` stays distinct
+    and in range; the NaN scores reach `weights` (with softmax, a NaN
+    logit makes the whole row's weights NaN, as PyTorch's softmax does).
+
+    Lowering (convert-mxmoe-to-gpu, RouterTopK.cpp): one warp per token
+    row, the token count a run-time kernel value; E <= 1024 (the row's
+    scores live in one warp's registers; more is a conversion error).
+    Scores and keys are f32; exp is MLIR's polynomial approximation
+    (within 2 ulp of f32 exp), so keys closer than that may order
+    differently from a float64 reference; exact ties keep step 4's order.
+
     Example (Qwen3-30B-A3B: 128 experts, top-8, normalized):
     ```mlir
     %w, %e = mxmoe.router_topk %logits {top_k = 8 : i64, score = #mxmoe.router_score<softmax>, renormalize}
@@ -859,8 +870,16 @@ def MXMoE_SortByExpertOp : MXMoE_Op<"sort_by_expert", [Pure]> {
     Shapes and types: `experts` [T, top_k] i32, top_k >= 1; `indices`
     [T * top_k] i32; `offsets` [num_experts] i32, num_experts >= 1. The
     verifier checks them. The expert ids themselves are run-time data: an
-    id outside [0, num_experts) is an error of the kernel that implements
-    the op (nothing is written out of bounds).
+    id outside [0, num_experts) sets the kernel's status word to 4 (the
+    runtime raises it as a rejected input); its choices follow every
+    expert's rows in `indices` (which stays a permutation) and lie in no
+    expert's offsets range; nothing is written out of bounds.
+
+    Lowering (convert-mxmoe-to-gpu, SortByExpert.cpp): a stable counting
+    sort in one CTA (per-warp histograms in shared memory, a CTA scan,
+    an in-order scatter with `match.any.sync`), the entry count a run-time
+    kernel value; num_experts <= 12255 (the histograms' 48 KiB; more is a
+    conversion error). Deterministic: the same bytes on every run.
 
     Example (Qwen3-30B-A3B, 4096 tokens, top-8 of 128 experts):
     ```mlir
