@@ -5,9 +5,10 @@
 // 0 = input valid (the kernel ran), 1 = group offsets rejected, 2 = sizes
 // rejected (grouped GEMM), 3 = routing indices rejected (the routing
 // kernels, lib/Conversion/MXMoEToGPU/Routing.cpp), 4 = expert ids rejected
-// (mxmoe.sort_by_expert, SortByExpert.cpp). On status 1 or 2 nothing
-// was written; on 3 the rows the bad indices name are zeros; on 4 the
-// choices of bad ids follow every expert's rows. The
+// (mxmoe.sort_by_expert and mxmoe.router_topk_grad, SortByExpert.cpp and
+// RouterTopK.cpp). On status 1 or 2 nothing was written; on 3 the rows the
+// bad indices name are zeros; on 4 the sort puts the choices of bad ids
+// after every expert's rows and the router gradient skips them. The
 // texts below are the one wording of these codes: the runtime's
 // mxmoeRtStatusMeaning / mxmoeRtCheckStatus (include/mxmoe-c/Runtime.h, and
 // through it Python's mxmoe.runtime.rejection) and the compiler's host
@@ -52,8 +53,9 @@ inline const char *kernelStatusText(int32_t status) {
            "or written out of bounds";
   case kKernelStatusExpertsRejected:
     return "rejected its expert ids (an id outside [0, num_experts); status "
-           "4): those choices follow every expert's rows in the sorted "
-           "indices and lie in no expert's offsets range";
+           "4): the sort places those choices after every expert's rows, the "
+           "router gradient gives them no gradient; nothing was read or "
+           "written out of bounds";
   default:
     return nullptr;
   }

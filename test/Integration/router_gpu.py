@@ -20,7 +20,12 @@ op descriptions (MXMoEOps.td) on fresh random logits:
     experts included); 262144 and 3711 entries;
   * expert ids outside [0, E): status 4 (KernelRejectedInput), the valid
     choices sorted as if the bad ones were absent, the bad ones after them
-    in order, and the indices still a permutation.
+    in order, and the indices still a permutation;
+  * router_topk_grad: the logits' gradient against float64 autograd of
+    softmax / sigmoid, gather, renormalization and scaling, at the
+    forward kernel's own choices: within one rounding of the result type
+    (bf16: 2^-8 relative) plus 4e-6 of the row's largest gradient (f32
+    arithmetic); a bad expert id gives status 4.
 Prints `N passed, N failed` last.
 
     build/bin/mxmoe-compile test/Integration/router.mlir --chip sm_90a -o .device/router
@@ -176,6 +181,45 @@ def check_sort(c, d, g):
              torch.equal(idx, ref) and perm and torch.equal(offs, counts.cumsum(0).to(torch.int32)))
 
 
+def autograd64(x, e, g, score, renorm, factor):
+    """float64 autograd of the router's weights at experts `e`."""
+    x64 = x.double().requires_grad_()
+    s = torch.softmax(x64, -1) if score == "softmax" else torch.sigmoid(x64)
+    w = s.gather(1, e.long())
+    if renorm:
+        w = w / (w.sum(-1, keepdim=True) + 1e-20)
+    (w * factor * g.double()).sum().backward()
+    return x64.grad
+
+
+def check_grads(c, d, g):
+    cases = (("qwen3_grad", "qwen3", (1000, 128), torch.bfloat16, "softmax", True, 1.0, 2.0 ** -8),
+             ("deepseek_grad", None, (500, 256), torch.float32, "sigmoid", True, 2.5, 2.0 ** -23),
+             ("llama4_grad", "llama4", (777, 16), torch.bfloat16, "sigmoid", False, 1.0, 2.0 ** -23))
+    for fn, fwd, shape, dt, score, renorm, factor, ulp in cases:
+        x = torch.randn(*shape, device="cuda", generator=g).to(dt)
+        k = 8 if fn != "llama4_grad" else 1
+        if fwd:
+            e = mp.Program(d, fwd, check="sync")(x)[1]
+        else:  # any distinct choices: the gradient does not depend on how
+            e = torch.rand(*shape, device="cuda", generator=g).topk(k, -1).indices.to(torch.int32)
+        dw = torch.randn(shape[0], k, device="cuda", generator=g)
+        got, = mp.Program(d, fn, check="sync")(x, e, dw)
+        ref = autograd64(x, e, dw, score, renorm, factor)
+        bound = ref.abs() * ulp + 4e-6 * ref.abs().amax(-1, keepdim=True) + 1e-30
+        ratio = float(((got.double() - ref).abs() / bound).max())
+        c.report(f"{fn}: vs float64 autograd", ratio <= 1.0, f"max err / bound {ratio:.3f}")
+    x = torch.randn(1000, 128, device="cuda", generator=g).bfloat16()
+    e = torch.randint(0, 128, (1000, 8), device="cuda", generator=g, dtype=torch.int32)
+    e[5, 3] = 128
+    dw = torch.randn(1000, 8, device="cuda", generator=g)
+    try:
+        mp.Program(d, "qwen3_grad", check="sync")(x, e, dw)
+        c.report("router_topk_grad: bad expert id rejected (status 4)", False, "no error")
+    except rt.KernelRejectedInput as err:
+        c.report("router_topk_grad: bad expert id rejected (status 4)", "expert ids" in str(err))
+
+
 def main():
     d = sys.argv[1]
     c = Checks(width=52)
@@ -183,6 +227,7 @@ def main():
     check_routers(c, d, g)
     check_ties_nan(c, d, g)
     check_sort(c, d, g)
+    check_grads(c, d, g)
     return c.summary()
 
 

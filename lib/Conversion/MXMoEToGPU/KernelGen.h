@@ -188,6 +188,7 @@ struct KernelGen {
   LogicalResult genCombineScoresGrad(CombineScoresGradOp op);
   // RouterTopK.cpp, SortByExpert.cpp: the routing decision.
   LogicalResult genRouterTopK(RouterTopKOp op);
+  LogicalResult genRouterTopKGrad(RouterTopKGradOp op);
   LogicalResult genSortByExpert(SortByExpertOp op);
 };
 

@@ -277,6 +277,8 @@ struct ConvertMXMoEToGPUPass
         .Case<CombineScoresGradOp>(
             [&](auto c) { return gen.genCombineScoresGrad(c); })
         .Case<RouterTopKOp>([&](auto r) { return gen.genRouterTopK(r); })
+        .Case<RouterTopKGradOp>(
+            [&](auto r) { return gen.genRouterTopKGrad(r); })
         .Case<SortByExpertOp>([&](auto s) { return gen.genSortByExpert(s); });
   }
 
@@ -307,7 +309,7 @@ struct ConvertMXMoEToGPUPass
       if (isa<QuantizeOp, FusedQuantizeOp, QuantizeWeightOp, DequantizeOp,
               RequantizeOp, SwizzleScalesOp, GroupedMatmulOp, GatherRowsOp,
               InvertPermutationOp, CombineRowsOp, CombineScoresGradOp,
-              RouterTopKOp, SortByExpertOp>(op) &&
+              RouterTopKOp, RouterTopKGradOp, SortByExpertOp>(op) &&
           !op->getParentOfType<FusedQuantizeOp>() &&
           !op->hasAttr(MXMoEDialect::KernelAttrHelper::getNameStr()))
         found.push_back(op);

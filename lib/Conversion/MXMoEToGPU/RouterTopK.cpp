@@ -1,4 +1,4 @@
-//===- RouterTopK.cpp - mxmoe.router_topk to one SIMT kernel --------------===//
+//===- RouterTopK.cpp - mxmoe.router_topk and its gradient to SIMT kernels ===//
 //
 // One warp per token row (run-time token count, static E, top_k and
 // groups). Lane l holds experts l, l + 32, ... of the row in registers:
@@ -17,11 +17,20 @@
 //     butterfly sum of the k scores (+ 1e-20), scales, and stores.
 // A NaN key ranks below every number (experts stay distinct and in
 // range); its score, and with softmax the whole row's, stays NaN and
-// reaches the weights. Semantics: the op's description (MXMoEOps.td).
+// reaches the weights.
+// mxmoe.router_topk_grad, the same layout: the scores recomputed (step
+// 1), lane j % 32 loads choice j's expert and weight gradient, each
+// choice's score comes from its expert's lane (k rounds of two index
+// shuffles), the renormalization's sums and the softmax Jacobian's dot
+// product are butterflies, and every lane adds the broadcast dL/dw_j to
+// the slot holding e_j before the Jacobian (an id outside [0, E): status
+// 4, no gradient). Semantics: the ops' descriptions (MXMoEOps.td).
 //
 //===----------------------------------------------------------------------===//
 
 #include "KernelGen.h"
+
+#include "mxmoe/KernelStatus.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 
@@ -87,14 +96,29 @@ Value ugt(KB &b, Value x, Value y) {
 
 /// The router kernel's per-row state: lane `lane`'s experts e = lane + 32 i.
 struct RouterRow {
-  RouterTopKOp op;
-  int64_t experts, topK, slots;
+  RouterScore score = RouterScore::softmax;
+  int64_t experts = 0, topK = 0, slots = 0;
+  int64_t groups = 1, topkGroups = 1; ///< group-limited routing (G, g)
+  bool renormalize = false;
+  double factor = 1.0; ///< scaling_factor
   Value lane;
-  SmallVector<Value> expert, valid, score, key;
+  SmallVector<Value> expert, valid, scores, key;
 };
 
-/// Step 1: the lane's scores and keys (invalid slots: key -inf).
-void loadScores(KB &b, RouterRow &r, Value logits, Value bias, Value tok) {
+/// The row state of thread `th`'s lane (one warp per row).
+RouterRow makeRow(KB &b, RouterScore score, int64_t experts, int64_t topK,
+                  Value th) {
+  RouterRow r;
+  r.score = score;
+  r.experts = experts;
+  r.topK = topK;
+  r.slots = (experts + 31) / 32;
+  r.lane = b.rem(th, 32);
+  return r;
+}
+
+/// Step 1: the lane's scores (softmax: invalid slots 0).
+void loadScores(KB &b, RouterRow &r, Value logits, Value tok) {
   Type f32 = b.getF32Type();
   Value rowBase = b.mulc(tok, r.experts);
   SmallVector<Value> x;
@@ -109,7 +133,7 @@ void loadScores(KB &b, RouterRow &r, Value logits, Value bias, Value tok) {
     r.valid.push_back(ok);
     x.push_back(b.select(ok, v, negInf(b)));
   }
-  bool softmax = r.op.getScore() == RouterScore::softmax;
+  bool softmax = r.score == RouterScore::softmax;
   auto maxOf = [&](Value p, Value q) -> Value {
     return arith::MaximumFOp::create(b, p, q);
   };
@@ -134,11 +158,17 @@ void loadScores(KB &b, RouterRow &r, Value logits, Value bias, Value tok) {
                       : arith::DivFOp::create(
                             b, one, arith::AddFOp::create(b, one, ex[i]))
                             .getResult();
-    r.score.push_back(s);
-    Value k = s;
+    r.scores.push_back(s);
+  }
+}
+
+/// The selection keys: score (+ bias), NaN as -inf, invalid slots -inf.
+void addKeys(KB &b, RouterRow &r, Value bias) {
+  for (int64_t i = 0; i < r.slots; ++i) {
+    Value k = r.scores[i];
     if (bias) {
       Value safe = b.select(r.valid[i], r.expert[i], b.idx(0));
-      k = arith::AddFOp::create(b, s, b.load(bias, safe));
+      k = arith::AddFOp::create(b, k, b.load(bias, safe));
     }
     Value key = orderable(b, k);
     Value none = negInf(b);
@@ -160,8 +190,7 @@ std::pair<Value, Value> mergeTop2(KB &b, Value a1, Value a2, Value c1,
 /// groups with the largest group keys (all true without groups).
 SmallVector<Value> groupMask(KB &b, RouterRow &r) {
   SmallVector<Value> inGroup(r.slots, b.i1(true));
-  int64_t G = r.op.getNumGroups().value_or(1);
-  int64_t g = r.op.getTopkGroups().value_or(G);
+  int64_t G = r.groups, g = r.topkGroups;
   if (G <= 1 || g >= G)
     return inGroup;
   int64_t per = r.experts / G;
@@ -248,7 +277,7 @@ void selectAndStore(KB &b, RouterRow &r, Value weights, Value experts,
     Value s = b.f32(0.0f);
     for (int64_t i = 0; i < r.slots; ++i) {
       Value here = b.eq(r.expert[i], winIdx);
-      s = b.select(here, r.score[i], s);
+      s = b.select(here, r.scores[i], s);
       avail[i] = b.andi(avail[i], b.lnot(here));
     }
     Value winScore = shflIdx(b, s, b.rem(winIdx, 32));
@@ -257,7 +286,7 @@ void selectAndStore(KB &b, RouterRow &r, Value weights, Value experts,
     mineScore[round / 32] = b.select(keeper, winScore, mineScore[round / 32]);
   }
   Value scale = b.f32(1.0f);
-  if (r.op.getRenormalize()) {
+  if (r.renormalize) {
     Value sum = mineScore[0];
     for (int64_t j = 1; j < kSlots; ++j)
       sum = arith::AddFOp::create(b, sum, mineScore[j]);
@@ -266,18 +295,144 @@ void selectAndStore(KB &b, RouterRow &r, Value weights, Value experts,
     });
     scale = arith::AddFOp::create(b, sum, b.f32(1e-20f));
   }
-  double factor = r.op.getScalingFactor().convertToDouble();
   for (int64_t j = 0; j < kSlots; ++j) {
     Value slot = b.add(r.lane, b.idx(32 * j));
     ifThen(b, b.ult(slot, b.idx(r.topK)), [&] {
       Value w = mineScore[j];
-      if (r.op.getRenormalize())
+      if (r.renormalize)
         w = arith::DivFOp::create(b, w, scale);
-      if (factor != 1.0)
-        w = arith::MulFOp::create(b, w, b.f32(static_cast<float>(factor)));
+      if (r.factor != 1.0)
+        w = arith::MulFOp::create(b, w, b.f32(static_cast<float>(r.factor)));
       Value at = b.add(b.mulc(tok, r.topK), slot);
       b.store(w, weights, at);
       b.store(mine[j], experts, at);
+    });
+  }
+}
+
+/// The backward's per-slot values of the row's top_k choices, kept by
+/// lane j % 32 in slot j / 32: expert, g_j (weights_grad), w_j (score).
+struct ChoiceSlots {
+  SmallVector<Value> expert, grad, w;
+};
+
+/// Broadcast of lane j % 32's slot j / 32 value to every lane.
+Value fromChoice(KB &b, ArrayRef<Value> slots, int64_t j) {
+  Value lane = b.idx(j % 32);
+  return shflIdx(b, slots[j / 32], lane);
+}
+
+/// The backward's loads of the row's choices and their scores w_j (from
+/// the lane holding expert e_j); an id outside [0, E) gets w_j = 0 and
+/// raises the status to 4.
+ChoiceSlots loadChoices(KB &b, RouterRow &r, Value experts, Value grad,
+                        Value status, Value tok) {
+  int64_t kSlots = (r.topK + 31) / 32;
+  ChoiceSlots c;
+  for (int64_t j = 0; j < kSlots; ++j) {
+    Value slot = b.add(r.lane, b.idx(32 * j));
+    Value live = b.ult(slot, b.idx(r.topK));
+    Value row = b.mulc(tok, r.topK);
+    Value safe = b.select(live, slot, b.idx(0));
+    Value at = b.add(row, safe);
+    Value e = b.load(experts, at);
+    Value g = b.load(grad, at);
+    c.expert.push_back(b.select(live, e, b.i32(-1)));
+    c.grad.push_back(b.select(live, g, b.f32(0.0f)));
+    c.w.push_back(b.f32(0.0f));
+    Value eIdx = b.fromI32(e);
+    Value inRange = b.ult(eIdx, b.idx(r.experts));
+    Value bad = b.andi(live, b.lnot(inRange));
+    ifThen(b, bad, [&] {
+      Value code = b.i32(::mxmoe::kKernelStatusExpertsRejected);
+      atomicMaxStatus(b, status, code);
+    });
+  }
+  for (int64_t j = 0; j < r.topK; ++j) {
+    Value ej = b.fromI32(fromChoice(b, c.expert, j));
+    Value s = b.f32(0.0f);
+    for (int64_t i = 0; i < r.slots; ++i) {
+      Value here = b.eq(r.expert[i], ej);
+      s = b.select(here, r.scores[i], s);
+    }
+    Value owner = b.rem(ej, 32);
+    Value wj = shflIdx(b, s, owner);
+    Value keeper = b.eq(r.lane, b.idx(j % 32));
+    c.w[j / 32] = b.select(keeper, wj, c.w[j / 32]);
+  }
+  return c;
+}
+
+/// Warp sum of f(slot j) over the lane's choice slots.
+Value choiceSum(KB &b, int64_t kSlots, function_ref<Value(int64_t)> f) {
+  Value v = f(0);
+  for (int64_t j = 1; j < kSlots; ++j)
+    v = arith::AddFOp::create(b, v, f(j));
+  return warpReduce(
+      b, v, [&](Value p, Value q) { return arith::AddFOp::create(b, p, q); });
+}
+
+/// dL/dw_j in the lane's choice slots (see RouterTopKGradOp).
+SmallVector<Value> weightGrads(KB &b, const RouterRow &r,
+                               const ChoiceSlots &c) {
+  int64_t kSlots = c.grad.size();
+  Value factor = b.f32(static_cast<float>(r.factor));
+  SmallVector<Value> dw;
+  if (!r.renormalize) {
+    for (Value g : c.grad)
+      dw.push_back(arith::MulFOp::create(b, factor, g));
+    return dw;
+  }
+  Value sum = choiceSum(b, kSlots, [&](int64_t j) { return c.w[j]; });
+  Value total = arith::AddFOp::create(b, sum, b.f32(1e-20f));
+  Value gw = choiceSum(b, kSlots, [&](int64_t j) -> Value {
+    return arith::MulFOp::create(b, c.grad[j], c.w[j]);
+  });
+  Value mean = arith::DivFOp::create(b, gw, total);
+  Value coef = arith::DivFOp::create(b, factor, total);
+  for (Value g : c.grad) {
+    Value centered = arith::SubFOp::create(b, g, mean);
+    dw.push_back(arith::MulFOp::create(b, coef, centered));
+  }
+  return dw;
+}
+
+/// The backward of the row `tok`: ds per expert slot, then the score
+/// Jacobian, stored rounded to the result's type.
+void storeLogitGrads(KB &b, RouterRow &r, const ChoiceSlots &c,
+                     ArrayRef<Value> dw, Value out, Type outElem, Value tok) {
+  SmallVector<Value> ds(r.slots, b.f32(0.0f));
+  for (int64_t j = 0; j < r.topK; ++j) {
+    Value ej = b.fromI32(fromChoice(b, c.expert, j));
+    Value dwj = fromChoice(b, dw, j);
+    for (int64_t i = 0; i < r.slots; ++i) {
+      Value mine = b.eq(r.expert[i], ej);
+      Value more = arith::AddFOp::create(b, ds[i], dwj);
+      ds[i] = b.select(mine, more, ds[i]);
+    }
+  }
+  Value dot;
+  if (r.score == RouterScore::softmax)
+    dot = choiceSum(b, dw.size(), [&](int64_t j) -> Value {
+      return arith::MulFOp::create(b, dw[j], c.w[j]);
+    });
+  Value one = b.f32(1.0f);
+  Value rowBase = b.mulc(tok, r.experts);
+  for (int64_t i = 0; i < r.slots; ++i) {
+    Value s = r.scores[i], g;
+    if (dot) {
+      Value centered = arith::SubFOp::create(b, ds[i], dot);
+      g = arith::MulFOp::create(b, s, centered);
+    } else {
+      Value oneMinus = arith::SubFOp::create(b, one, s);
+      Value slope = arith::MulFOp::create(b, s, oneMinus);
+      g = arith::MulFOp::create(b, ds[i], slope);
+    }
+    if (outElem != g.getType())
+      g = arith::TruncFOp::create(b, outElem, g);
+    ifThen(b, r.valid[i], [&] {
+      Value at = b.add(rowBase, r.expert[i]);
+      b.store(g, out, at);
     });
   }
 }
@@ -306,9 +461,14 @@ LogicalResult KernelGen::genRouterTopK(RouterTopKOp op) {
   auto kernel = createKernel(
       module, name("router_topk", op), spec, workOf, blockSize, nullptr,
       [&](KB &b, ValueRange a, ValueRange sz, Value th, GroupTable &) {
-        RouterRow r{op, e, k, (e + 31) / 32, b.rem(th, 32), {}, {}, {}, {}};
+        RouterRow r = makeRow(b, op.getScore(), e, k, th);
+        r.groups = op.getNumGroups().value_or(1);
+        r.topkGroups = op.getTopkGroups().value_or(r.groups);
+        r.renormalize = op.getRenormalize();
+        r.factor = op.getScalingFactor().convertToDouble();
         Value tok = b.div(th, 32);
-        loadScores(b, r, a[0], bias ? a[1] : Value(), tok);
+        loadScores(b, r, a[0], tok);
+        addKeys(b, r, bias ? a[1] : Value());
         selectAndStore(b, r, a[aWeights], a[aWeights + 1], tok);
       });
   if (failed(expandMath(kernel, op, "of the router")))
@@ -319,5 +479,47 @@ LogicalResult KernelGen::genRouterTopK(RouterTopKOp op) {
   args.append(
       {{HostArg::Out, op.getWeights()}, {HostArg::Out, op.getExperts()}});
   finish(op, kernel, args, {t}, t * 32);
+  return success();
+}
+
+LogicalResult KernelGen::genRouterTopKGrad(RouterTopKGradOp op) {
+  RankedTensorType logits = op.getLogits().getType();
+  Type elem = logits.getElementType(), f32 = Float32Type::get(op.getContext()),
+       i32 = IntegerType::get(op.getContext(), 32);
+  Type out = op.getResult().getType().getElementType();
+  int64_t t = logits.getDimSize(0), e = logits.getDimSize(1);
+  int64_t k = op.getExperts().getType().getDimSize(1);
+  if (e > 1024)
+    return op.emitOpError("convert-mxmoe-to-gpu: the router kernel holds a "
+                          "row's experts in one warp's registers, at most "
+                          "1024 experts; got ")
+           << e;
+  RuntimeShapeSpec spec{{elem, i32, f32, out, i32}, {"tokens"}};
+  auto workOf = [](KB &b, ValueRange sz) { return b.mulc(sz[0], 32); };
+  auto kernel = createKernel(
+      module, name("router_topk_grad", op), spec, workOf, blockSize, nullptr,
+      [&](KB &b, ValueRange a, ValueRange sz, Value th, GroupTable &) {
+        ifThen(b, b.eq(th, b.idx(0)), [&] {
+          Value done = b.i32(::mxmoe::kKernelStatusDone);
+          atomicMaxStatus(b, a[4], done);
+        });
+        RouterRow r = makeRow(b, op.getScore(), e, k, th);
+        r.renormalize = op.getRenormalize();
+        r.factor = op.getScalingFactor().convertToDouble();
+        Value tok = b.div(th, 32);
+        loadScores(b, r, a[0], tok);
+        ChoiceSlots c = loadChoices(b, r, a[1], a[2], a[4], tok);
+        SmallVector<Value> dw = weightGrads(b, r, c);
+        storeLogitGrads(b, r, c, dw, a[3], out, tok);
+      });
+  if (failed(expandMath(kernel, op, "of the router")))
+    return failure();
+  finish(op, kernel,
+         {{HostArg::In, op.getLogits()},
+          {HostArg::In, op.getExperts()},
+          {HostArg::In, op.getWeightsGrad()},
+          {HostArg::Out, op.getResult()},
+          {HostArg::Status, Value()}},
+         {t}, t * 32);
   return success();
 }

@@ -20,6 +20,8 @@
 // CHECK:         mxmoe.router_topk %arg0 {mxmoe.grid = array<i64: 8, 1, 1>, mxmoe.kernel = @mxmoe_kernels::@qwen3__router_topk_0, mxmoe.kernel_args = [#mxmoe.kernel_arg<operand 0>, #mxmoe.kernel_arg<result 0>, #mxmoe.kernel_arg<result 1>, #mxmoe.kernel_arg<value 64>]
 // CHECK-LABEL: func.func @deepseek(
 // CHECK:         mxmoe.router_topk %arg0 bias %arg1 {{.*}}mxmoe.kernel_args = [#mxmoe.kernel_arg<operand 0>, #mxmoe.kernel_arg<operand 1>, #mxmoe.kernel_arg<result 0>, #mxmoe.kernel_arg<result 1>, #mxmoe.kernel_arg<value 32>]
+// CHECK-LABEL: func.func @qwen3_grad(
+// CHECK:         mxmoe.router_topk_grad %arg0, %arg1, %arg2 {mxmoe.grid = array<i64: 8, 1, 1>, mxmoe.kernel = @mxmoe_kernels::@qwen3_grad__router_topk_grad_0, mxmoe.kernel_args = [#mxmoe.kernel_arg<operand 0>, #mxmoe.kernel_arg<operand 1>, #mxmoe.kernel_arg<operand 2>, #mxmoe.kernel_arg<result 0>, #mxmoe.kernel_arg<status>, #mxmoe.kernel_arg<value 64>]
 // CHECK-LABEL: gpu.func @qwen3__router_topk_0(
 // CHECK-SAME:      %{{.*}}: !llvm.ptr {{{.*}}mxmoe.element_type = bf16}
 // CHECK-SAME:      %{{.*}}: i64 {mxmoe.scalar = "tokens"})
@@ -42,6 +44,18 @@
 // PTX-LABEL: .entry deepseek__router_topk_0(
 // SPILLS-NOT: {{[1-9][0-9]*}} bytes spill stores
 
+// mxmoe.router_topk_grad (the same file): one warp per row, the scores
+// recomputed from the logits, each choice's score fetched from its lane
+// (k rounds of two index shuffles), the renormalization's two sums and the
+// softmax Jacobian's dot product as butterflies, dL/dw_j and e_j broadcast
+// per slot; an expert id outside [0, E) raises the status to 4.
+// PTX-LABEL: .entry qwen3_grad__router_topk_grad_0(
+// PTX:         atom.global.max.s32 {{.*}}, 4;
+// PTX:         shfl.sync.idx.b32
+// PTX:         shfl.sync.bfly.b32
+// PTX:         cvt.rn.bf16.f32
+// PTX-NOT:     call
+
 func.func @qwen3(%logits: tensor<64x128xbf16>) -> (tensor<64x8xf32>, tensor<64x8xi32>) {
   %w, %e = mxmoe.router_topk %logits {top_k = 8 : i64, score = #mxmoe.router_score<softmax>, renormalize}
       : tensor<64x128xbf16> -> tensor<64x8xf32>, tensor<64x8xi32>
@@ -52,4 +66,10 @@ func.func @deepseek(%logits: tensor<32x256xf32>, %bias: tensor<256xf32>) -> (ten
   %w, %e = mxmoe.router_topk %logits bias %bias : tensor<256xf32> {top_k = 8 : i64, score = #mxmoe.router_score<sigmoid>, renormalize, scaling_factor = 2.5 : f64, num_groups = 8 : i64, topk_groups = 4 : i64}
       : tensor<32x256xf32> -> tensor<32x8xf32>, tensor<32x8xi32>
   return %w, %e : tensor<32x8xf32>, tensor<32x8xi32>
+}
+
+func.func @qwen3_grad(%logits: tensor<64x128xbf16>, %e: tensor<64x8xi32>, %dw: tensor<64x8xf32>) -> tensor<64x128xbf16> {
+  %dl = mxmoe.router_topk_grad %logits, %e, %dw {score = #mxmoe.router_score<softmax>, renormalize}
+      : tensor<64x128xbf16>, tensor<64x8xi32>, tensor<64x8xf32> -> tensor<64x128xbf16>
+  return %dl : tensor<64x128xbf16>
 }

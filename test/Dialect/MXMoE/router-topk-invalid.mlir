@@ -1,6 +1,6 @@
 // RUN: mxmoe-opt %s --split-input-file --verify-diagnostics
 
-// One case per rule of the mxmoe.router_topk and mxmoe.sort_by_expert
+// One case per rule of the mxmoe.router_topk, router_topk_grad and sort_by_expert
 // verifiers (MXMoERoutingOps.cpp).
 
 func.func @top_k_zero(%l: tensor<64x16xbf16>) {
@@ -153,4 +153,49 @@ func.func @sort_offsets(%e: tensor<64x2xi32>) {
   %idx, %offs = mxmoe.sort_by_expert %e {num_experts = 16 : i64}
       : tensor<64x2xi32> -> tensor<128xi32>, tensor<8xi32>
   return
+}
+
+// -----
+
+func.func @grad_wrong_topk(%logits: tensor<64x16xbf16>, %e: tensor<64x2xi32>, %dw: tensor<64x4xf32>) -> tensor<64x16xbf16> {
+  // expected-error @+1 {{weights_grad must have dim 1 = top_k = 2, got 4}}
+  %dl = mxmoe.router_topk_grad %logits, %e, %dw {score = #mxmoe.router_score<softmax>}
+      : tensor<64x16xbf16>, tensor<64x2xi32>, tensor<64x4xf32> -> tensor<64x16xbf16>
+  return %dl : tensor<64x16xbf16>
+}
+
+// -----
+
+func.func @grad_wrong_result(%logits: tensor<64x16xbf16>, %e: tensor<64x2xi32>, %dw: tensor<64x2xf32>) -> tensor<64x8xbf16> {
+  // expected-error @+1 {{result must have dim 1 = the experts E = 16, got 8}}
+  %dl = mxmoe.router_topk_grad %logits, %e, %dw {score = #mxmoe.router_score<softmax>}
+      : tensor<64x16xbf16>, tensor<64x2xi32>, tensor<64x2xf32> -> tensor<64x8xbf16>
+  return %dl : tensor<64x8xbf16>
+}
+
+// -----
+
+func.func @grad_topk_over_experts(%logits: tensor<64x16xbf16>, %e: tensor<64x17xi32>, %dw: tensor<64x17xf32>) -> tensor<64x16xbf16> {
+  // expected-error @+1 {{top_k = 17 exceeds the experts E = 16}}
+  %dl = mxmoe.router_topk_grad %logits, %e, %dw {score = #mxmoe.router_score<sigmoid>}
+      : tensor<64x16xbf16>, tensor<64x17xi32>, tensor<64x17xf32> -> tensor<64x16xbf16>
+  return %dl : tensor<64x16xbf16>
+}
+
+// -----
+
+func.func @grad_bad_scaling(%logits: tensor<64x16xbf16>, %e: tensor<64x2xi32>, %dw: tensor<64x2xf32>) -> tensor<64x16xbf16> {
+  // expected-error @+1 {{scaling_factor must be finite and > 0, got -1}}
+  %dl = mxmoe.router_topk_grad %logits, %e, %dw {score = #mxmoe.router_score<softmax>, scaling_factor = -1.0 : f64}
+      : tensor<64x16xbf16>, tensor<64x2xi32>, tensor<64x2xf32> -> tensor<64x16xbf16>
+  return %dl : tensor<64x16xbf16>
+}
+
+// -----
+
+func.func @grad_experts_rank(%logits: tensor<64x16xbf16>, %e: tensor<128xi32>, %dw: tensor<64x2xf32>) -> tensor<64x16xbf16> {
+  // expected-error @+1 {{experts must be [T, top_k], got rank 1}}
+  %dl = mxmoe.router_topk_grad %logits, %e, %dw {score = #mxmoe.router_score<softmax>}
+      : tensor<64x16xbf16>, tensor<128xi32>, tensor<64x2xf32> -> tensor<64x16xbf16>
+  return %dl : tensor<64x16xbf16>
 }

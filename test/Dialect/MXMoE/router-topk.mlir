@@ -52,3 +52,13 @@ func.func @gpt_oss_dynamic(%logits: tensor<?x32xbf16>) -> (tensor<?xi32>, tensor
       : tensor<?x4xi32> -> tensor<?xi32>, tensor<32xi32>
   return %idx, %offs : tensor<?xi32>, tensor<32xi32>
 }
+
+// The router's reverse-mode rule (Qwen3-MoE: softmax, renormalized; the
+// logits' gradient in their bf16).
+// CHECK-LABEL: func.func @qwen3_grad(
+// CHECK:         mxmoe.router_topk_grad %arg0, %arg1, %arg2 {renormalize, score = #mxmoe.router_score<softmax>} : tensor<64x128xbf16>, tensor<64x8xi32>, tensor<64x8xf32> -> tensor<64x128xbf16>
+func.func @qwen3_grad(%logits: tensor<64x128xbf16>, %e: tensor<64x8xi32>, %dw: tensor<64x8xf32>) -> tensor<64x128xbf16> {
+  %dl = mxmoe.router_topk_grad %logits, %e, %dw {score = #mxmoe.router_score<softmax>, renormalize}
+      : tensor<64x128xbf16>, tensor<64x8xi32>, tensor<64x8xf32> -> tensor<64x128xbf16>
+  return %dl : tensor<64x128xbf16>
+}

@@ -217,6 +217,42 @@ LogicalResult RouterTopKOp::verify() {
   return success();
 }
 
+LogicalResult RouterTopKGradOp::verify() {
+  RankedTensorType logits = getLogits().getType();
+  if (failed(checkRank(*this, "logits", logits, 2, "[T, E]")))
+    return failure();
+  int64_t t = logits.getDimSize(0), e = logits.getDimSize(1);
+  auto experts = getExperts().getType();
+  if (failed(checkRank(*this, "experts", experts, 2, "[T, top_k]")) ||
+      failed(checkDim(*this, "experts", experts.getDimSize(0), t,
+                      "dim 0 = the tokens T")))
+    return failure();
+  int64_t k = experts.getDimSize(1);
+  if (!ShapedType::isDynamic(k) && (failed(checkTopK(*this, k))))
+    return failure();
+  if (!ShapedType::isDynamic(k) && !ShapedType::isDynamic(e) && k > e)
+    return emitOpError() << "top_k = " << k << " exceeds the experts E = " << e;
+  auto grad = getWeightsGrad().getType();
+  if (failed(checkRank(*this, "weights_grad", grad, 2, "[T, top_k]")) ||
+      failed(checkDim(*this, "weights_grad", grad.getDimSize(0), t,
+                      "dim 0 = the tokens T")) ||
+      failed(checkDim(*this, "weights_grad", grad.getDimSize(1), k,
+                      "dim 1 = top_k")))
+    return failure();
+  auto result = getResult().getType();
+  if (failed(checkRank(*this, "result", result, 2, "[T, E]")) ||
+      failed(checkDim(*this, "result", result.getDimSize(0), t,
+                      "dim 0 = the tokens T")) ||
+      failed(checkDim(*this, "result", result.getDimSize(1), e,
+                      "dim 1 = the experts E")))
+    return failure();
+  double scaling = getScalingFactor().convertToDouble();
+  if (!std::isfinite(scaling) || scaling <= 0)
+    return emitOpError() << "scaling_factor must be finite and > 0, got "
+                         << scaling;
+  return success();
+}
+
 LogicalResult SortByExpertOp::verify() {
   RankedTensorType experts = getExperts().getType();
   if (failed(checkRank(*this, "experts", experts, 2, "[T, top_k]")))

@@ -849,6 +849,64 @@ def MXMoE_RouterTopKOp : MXMoE_Op<"router_topk", [Pure]> {
   let hasVerifier = 1;
 }
 
+def MXMoE_RouterTopKGradOp : MXMoE_Op<"router_topk_grad", [Pure]> {
+  let summary = "gradient of mxmoe.router_topk's weights with respect to "
+                "the router logits";
+  let description = [{
+    The reverse-mode rule of `mxmoe.router_topk`: from the same `logits`
+    ([T, E]), the forward's `experts` ([T, top_k] i32) and the gradient of
+    its `weights` (`weights_grad`, [T, top_k] f32), the gradient of the
+    logits. The choice of experts is piecewise constant in the logits, so
+    the bias and the group-limited routing (which only move the choice)
+    have no gradient and are not operands. With s the scores
+    (`score`: softmax over the E experts, or the logistic sigmoid, f32),
+    w_j = s[t, experts[t, j]], g_j = weights_grad[t, j] and c =
+    `scaling_factor`:
+
+    * dL/dw_j = c g_j, or with `renormalize` (S = sum_j w_j + 1e-20, as
+      the forward) c / S (g_j - sum_i g_i w_i / S);
+    * ds[t, e] = the sum of dL/dw_j over the slots j choosing e (0 for an
+      expert no slot chose);
+    * softmax: grad[t, e] = s_e (ds_e - sum_j dL/dw_j w_j) (the softmax
+      Jacobian s_e (delta_ee' - s_e')); sigmoid: grad[t, e] = ds_e s_e
+      (1 - s_e);
+
+    computed in f32 and rounded once to the result's element type (what
+    PyTorch's autograd gives for `torch.softmax(logits.float(), -1)` or
+    `torch.sigmoid`, gather, renormalization and scaling, up to f32
+    summation order).
+
+    Shapes and types: `logits` [T, E] bf16/f16/f32; `experts` [T, top_k]
+    i32; `weights_grad` [T, top_k] f32; result [T, E] bf16/f16/f32. The
+    verifier checks them. An expert id outside [0, E) is run-time data:
+    the kernel gives that slot no gradient and sets its status word to 4;
+    nothing is read or written out of bounds.
+
+    Lowering (convert-mxmoe-to-gpu, RouterTopK.cpp): one warp per token
+    row, as the forward (E <= 1024).
+
+    Example (Qwen3-30B-A3B):
+    ```mlir
+    %dl = mxmoe.router_topk_grad %logits, %e, %dw {score = #mxmoe.router_score<softmax>, renormalize}
+        : tensor<4096x128xbf16>, tensor<4096x8xi32>, tensor<4096x8xf32> -> tensor<4096x128xbf16>
+    ```
+  }];
+  let arguments = (ins
+    MXMoE_HPTensor:$logits,
+    RankedTensorOf<[I32]>:$experts,
+    RankedTensorOf<[F32]>:$weights_grad,
+    MXMoE_RouterScoreAttr:$score,
+    UnitAttr:$renormalize,
+    DefaultValuedAttr<F64Attr, "1.0">:$scaling_factor
+  );
+  let results = (outs MXMoE_HPTensor:$result);
+  let assemblyFormat = [{
+    $logits `,` $experts `,` $weights_grad attr-dict `:` type($logits) `,`
+    type($experts) `,` type($weights_grad) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def MXMoE_SortByExpertOp : MXMoE_Op<"sort_by_expert", [Pure]> {
   let summary = "routed-row order and group offsets of top-k expert choices";
   let description = [{
