@@ -54,10 +54,10 @@ typedef struct MxmoeCompileOptions {
   const char *toolkit;     /**< CUDA root for ptxas; NULL or "": PTX only */
   int64_t tokensPerShard;  /**< tiled-MLP `auto` shard size (32768) */
   int64_t gemmTileN;       /**< grouped-GEMM tile N: 0 = auto (default:
-                                128), 64, 128 (every kernel), 192 (sm_90a
-                                MX128 2D x 3D bf16 output; 2-12 % faster
-                                than 128 on an H100, its own correctness
-                                run pending), 256 (sm_100a / sm_103a) */
+                                192 for sm_90a MX128 2D x 3D bf16 output,
+                                2-12 % faster than 128; 128 otherwise),
+                                64, 128 (every kernel), 192 (those MX128
+                                kernels only), 256 (sm_100a / sm_103a) */
   int64_t gemmStages;      /**< grouped-GEMM pipeline stages, 2..8; 0 = auto
                                 (4; 2 for sm_90a bf16-upcast kernels) */
   int64_t gemmCTAs;        /**< persistent CTAs, the GPU's SM count (132) */

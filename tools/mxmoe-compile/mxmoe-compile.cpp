@@ -128,11 +128,10 @@ static cl::opt<std::string>
                 cl::init(""), cl::cat(category));
 static cl::opt<int64_t>
     gemmTileN("gemm-tile-n",
-              cl::desc("N of the grouped-GEMM tile: 0 = auto (128), 64 or "
-                       "128 (every kernel), 192 (sm_90a MX128 2D x 3D bf16 "
-                       "output only; 2-12 % faster than 128 on an H100, its "
-                       "own correctness run pending), 256 (sm_100a "
-                       "and sm_103a)"),
+              cl::desc("N of the grouped-GEMM tile: 0 = auto (192 for sm_90a "
+                       "MX128 2D x 3D bf16 output, 2-12 % faster than 128; "
+                       "128 otherwise), 64 or 128 (every kernel), 192 (those "
+                       "MX128 kernels only), 256 (sm_100a and sm_103a)"),
               cl::init(0), cl::cat(category));
 static cl::opt<int64_t> gemmStages(
     "gemm-stages",

@@ -17,10 +17,10 @@ defvar MXMoEGemmOptions = [
            "MXMOE_CHIP_OPTION_VALUES">,
     Option<"gemmTileN", "gemm-tile-n", "int64_t", /*default=*/"0",
            "N of the grouped-GEMM tile (M is 128, K 128 per stage): 0 = "
-           "auto (128), 64 or 128 (every kernel), 192 (sm_90a MX128 2D x 3D "
-           "bf16-output kernels only, another kernel is an error; 2-12 % "
-           "faster than 128 on an H100, bench/RESULTS.md), 256 "
-           "(sm_100a/sm_103a)">,
+           "auto (192 for sm_90a MX128 2D x 3D bf16-output kernels, 2-12 % "
+           "faster than 128, bench/RESULTS.md; 128 for every other kernel), "
+           "64 or 128 (every kernel), 192 (those MX128 kernels only, another "
+           "kernel is an error), 256 (sm_100a/sm_103a)">,
     Option<"gemmStages", "gemm-stages", "int64_t", /*default=*/"0",
            "pipeline stages of the grouped-GEMM kernel (2..8; 0 = auto: 4, "
            "2 for sm_90a bf16-upcast kernels), each 128 x 128 (A) + N x 128 "
@@ -75,8 +75,9 @@ def MXMoESelectGemmConfig
       misses the 1e-4 accuracy of f32 outputs); otherwise
       `wgmma_fp8_promote_k128` when both scale layouts record a tile whose
       c is a multiple of 128 (MX128), else `wgmma_fp8_promote`;
-    * `tile_m` 128, `tile_n` = `gemm-tile-n` (0, auto: 128; 192 only with
-      `wgmma_fp8_promote_k128` on a 2D x 3D op with bf16 output),
+    * `tile_m` 128, `tile_n` = `gemm-tile-n` (0, auto: 192 with
+      `wgmma_fp8_promote_k128` on a 2D x 3D op with bf16 output, 128
+      otherwise; 192 only for that kind),
       `ctas` = `gemm-ctas`,
       `stages` = `gemm-stages`, or for 0 (auto) 2 with `wgmma_bf16_upcast`
       and 4 otherwise.

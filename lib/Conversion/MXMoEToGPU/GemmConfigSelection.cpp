@@ -153,15 +153,14 @@ mlir::mxmoe::kernels::selectGemmConfig(GroupedMatmulOp op,
                           : mx128     ? GemmStrategy::wgmma_fp8_promote_k128
                                       : GemmStrategy::wgmma_fp8_promote;
   int64_t stages = o.stages ? o.stages : useUpcast ? 2 : 4;
-  // Tile N 0 (auto) is 128. 192 (two math warpgroups of m64n192: 1.5x
-  // the MMA work per stage's fixed cost, DeepGEMM's tile at these shapes;
-  // bench/RESULTS.md) fits only the MX128 2D x 3D bf16-output kernels (f32
-  // rows exceed the staged epilogue's shared memory, the 2D x 2D column
-  // scales the registers). Its first run (H100, bench/RESULTS.md) was
-  // 2-12 % faster than 128; auto chooses it once its own correctness and
-  // sanitizer runs pass.
+  // Tile N 0 (auto) is 192 where it fits, else 128. 192 (two math
+  // warpgroups of m64n192: 1.5x the MMA work per stage's fixed cost,
+  // DeepGEMM's tile at these shapes; bench/RESULTS.md) fits only the MX128
+  // 2D x 3D bf16-output kernels (f32 rows exceed the staged epilogue's
+  // shared memory, the 2D x 2D column scales the registers); it was 2-12 %
+  // faster than 128 at four model shapes (bench/RESULTS.md).
   bool wide = mx128 && !op.isKGrouped() && !outF32;
-  int64_t tileN = o.tileN ? o.tileN : 128;
+  int64_t tileN = o.tileN ? o.tileN : wide ? 192 : 128;
   if (tileN == 192 && !wide)
     return op.emitOpError("gemm-tile-n=192 is the tile of the sm_90a MX128 "
                           "2D x 3D kernels with bf16 output (fp8 strategy); "

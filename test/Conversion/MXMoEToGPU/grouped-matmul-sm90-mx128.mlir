@@ -11,8 +11,8 @@
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a -v %t.ptx -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXAS %}
 
 // K = 2880 (22.5 x 128): the last stage runs two live blocks. Tile N 192
-// (pinned: auto keeps 128 until this kernel's own device checks pass; the 128 one
-// is @fwd_k2880_n128 below): the rhs box is 192 rows and a tile spans two
+// (pinned, as auto chooses it for this kind; the 128 one, pinned too, is
+// @fwd_k2880_n128 below): the rhs box is 192 rows and a tile spans two
 // 128-row blocks of N.
 // CHECK-LABEL: func.func @fwd_k2880(
 // CHECK: gpu.func @fwd_k2880__grouped_matmul_0(
@@ -149,6 +149,6 @@ func.func @f32_out(%a: tensor<1000x256xf8E4M3FN>, %as: tensor<1536x8xf8E8M0FNU, 
 // CHECK-NOT: llvm.load {{.*}} : !llvm.ptr<1> -> i8
 // CHECK: nvvm.wgmma.mma_async {{.*}} <m = 64, n = 128, k = 32>, D[<f32>, <zero>]
 func.func @fwd_k2880_n128(%a: tensor<1000x2880xf8E4M3FN>, %as: tensor<1536x92xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128]>>, %b: tensor<4x320x2880xf8E4M3FN>, %bs: tensor<4x384x92xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [128, 128]>>, %o: tensor<4xi32>) -> tensor<1000x320xbf16> {
-  %r = mxmoe.grouped_matmul %a scales %as, %b scales %bs offsets %o : (tensor<1000x2880xf8E4M3FN>, tensor<1536x92xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128]>>, tensor<4x320x2880xf8E4M3FN>, tensor<4x384x92xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [128, 128]>>, tensor<4xi32>) -> tensor<1000x320xbf16>
+  %r = mxmoe.grouped_matmul %a scales %as, %b scales %bs offsets %o {mxmoe.gemm_config = #mxmoe.gemm_config<strategy = wgmma_fp8_promote_k128, tile_m = 128, tile_n = 128, stages = 4, ctas = 132>} : (tensor<1000x2880xf8E4M3FN>, tensor<1536x92xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [1, 128]>>, tensor<4x320x2880xf8E4M3FN>, tensor<4x384x92xf8E8M0FNU, #mxmoe.scale_layout<blocked_128x4, tile = [128, 128]>>, tensor<4xi32>) -> tensor<1000x320xbf16>
   return %r : tensor<1000x320xbf16>
 }

@@ -52,12 +52,13 @@ func.func @f32_out(%a: tensor<256x256xf8E4M3FN>, %as: tensor<512x8xf8E8M0FNU, #m
 }
 
 // MX128 scale tiles (1x128 activation, 128x128 weight): promotion per
-// 128 K on sm_90a's fp8 strategy (tile N 192 when asked for:
-// select-gemm-config-tile192.mlir); tcgen05 reads them as MX scales.
+// 128 K on sm_90a's fp8 strategy, tile N 192 by default for this kind
+// (2D x 3D, bf16 output: select-gemm-config-tile192.mlir); tcgen05 reads
+// them as MX scales.
 // CHECK-LABEL: func.func @mx128(
-// CHECK:   {mxmoe.gemm_config = #mxmoe.gemm_config<strategy = wgmma_fp8_promote_k128, tile_m = 128, tile_n = 128, stages = 4, ctas = 132>}
+// CHECK:   {mxmoe.gemm_config = #mxmoe.gemm_config<strategy = wgmma_fp8_promote_k128, tile_m = 128, tile_n = 192, stages = 4, ctas = 132>}
 // FP8-LABEL: func.func @mx128(
-// FP8:   {mxmoe.gemm_config = #mxmoe.gemm_config<strategy = wgmma_fp8_promote_k128, tile_m = 128, tile_n = 128, stages = 4, ctas = 132>}
+// FP8:   {mxmoe.gemm_config = #mxmoe.gemm_config<strategy = wgmma_fp8_promote_k128, tile_m = 128, tile_n = 192, stages = 4, ctas = 132>}
 // BF16-LABEL: func.func @mx128(
 // BF16:   {mxmoe.gemm_config = #mxmoe.gemm_config<strategy = wgmma_bf16_upcast, tile_m = 128, tile_n = 64, stages = 3, ctas = 114>}
 // SM100-LABEL: func.func @mx128(

@@ -75,7 +75,7 @@ func.func @moe(%x: tensor<512x256xbf16>, %w13: tensor<4x256x256xbf16>,
 }
 
 // CONFIG-LABEL: func.func @experts.w13.forward(
-// CONFIG:        mxmoe.grouped_matmul {{.*}}{mxmoe.gemm_config = #mxmoe.gemm_config<strategy = wgmma_fp8_promote_k128, tile_m = 128, tile_n = 128, stages = 4, ctas = 132>, mxmoe.kernel = @mxmoe_kernels::@{{.*}}__grouped_matmul_{{[0-9]+}},
+// CONFIG:        mxmoe.grouped_matmul {{.*}}{mxmoe.gemm_config = #mxmoe.gemm_config<strategy = wgmma_fp8_promote_k128, tile_m = 128, tile_n = 192, stages = 4, ctas = 132>, mxmoe.kernel = @mxmoe_kernels::@{{.*}}__grouped_matmul_{{[0-9]+}},
 // CONFIG-LABEL: func.func @experts.w13.weight_grad(
 // CONFIG:        mxmoe.grouped_matmul {{.*}}{mxmoe.gemm_config = #mxmoe.gemm_config<strategy = wgmma_fp8_promote_k128, tile_m = 128, tile_n = 128, stages = 4, ctas = 132>, mxmoe.kernel =
 // CONFIG100-LABEL: func.func @experts.w13.forward(
