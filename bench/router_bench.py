@@ -72,7 +72,7 @@ def same_as_stable(x, got, E, k, score, renorm):
     indices and offsets exactly, weights within 1e-5."""
     import torch
     s = torch.softmax(x.float(), -1) if score == "softmax" else torch.sigmoid(x.float())
-    e = torch.sort(s, -1, descending=True, stable=True).indices[:, :k]
+    e = torch.sort(s, dim=-1, descending=True, stable=True).indices[:, :k]
     w = s.gather(1, e)
     if renorm:
         w = w / (w.sum(-1, keepdim=True) + 1e-20)

@@ -59,12 +59,12 @@ def reference(logits, k, score, bias=None, renorm=False, factor=1.0, groups=None
         G, g = groups
         T, E = key.shape
         gk = key.view(T, G, E // G).topk(min(2, E // G), -1).values.sum(-1)
-        best = torch.sort(gk, -1, descending=True, stable=True).indices[:, :g]
+        best = torch.sort(gk, dim=-1, descending=True, stable=True).indices[:, :g]
         chosen = torch.zeros(T, G, dtype=torch.bool, device=key.device)
         chosen.scatter_(1, best, True)
         cand = chosen.repeat_interleave(E // G, 1)
     masked = key.masked_fill(~cand, float("-inf"))
-    experts = torch.sort(masked, -1, descending=True, stable=True).indices[:, :k]
+    experts = torch.sort(masked, dim=-1, descending=True, stable=True).indices[:, :k]
     return s, key, cand, experts
 
 
