@@ -11,7 +11,8 @@ cumsum), on the routers of real models at several token counts.
     python3 bench/router_bench.py .device/routerb               # device
 
 One `func.func @<model>_t<tokens>` per (model, token count), logits
-[tokens, E] bf16 in; weights, experts, sorted indices and offsets out.
+[tokens, E] bf16 in; weights, experts, sorted indices and offsets out;
+and `@<model>_t<tokens>_sort`, the sort alone (timed on its own too).
 Prints a table (microseconds per routing decision, CUDA events, median of
 20 after 3 warm-ups; both paths checked equal first) and one JSON row per
 shape.
@@ -48,6 +49,11 @@ def emit(out):
                 f"  %i, %o = mxmoe.sort_by_expert %e {{num_experts = {E} : i64}} : "
                 f"tensor<{T}x{k}xi32> -> tensor<{n}xi32>, tensor<{E}xi32>",
                 f"  return %w, %e, %i, %o : {res}",
+                "}",
+                f"func.func @{m}_t{T}_sort(%e: tensor<{T}x{k}xi32>) -> (tensor<{n}xi32>, tensor<{E}xi32>) {{",
+                f"  %i, %o = mxmoe.sort_by_expert %e {{num_experts = {E} : i64}} : "
+                f"tensor<{T}x{k}xi32> -> tensor<{n}xi32>, tensor<{E}xi32>",
+                f"  return %i, %o : tensor<{n}xi32>, tensor<{E}xi32>",
                 "}",
             ]
     with open(out, "w") as f:
@@ -113,9 +119,11 @@ def run(d):
             same = same_as_stable(x, got, E, k, score, renorm)
             tm = time_us(lambda: prog(x))
             tt = time_us(lambda: torch_routing(x, E, k, score, renorm))
-            print(f"{m:8s} {T:7d} {tm:9.1f} {tt:9.1f} {tt / tm:11.2f} {same}")
+            sort = mp.Program(d, f"{m}_t{T}_sort", check="deferred")
+            ts = time_us(lambda: sort(got[1]))
+            print(f"{m:8s} {T:7d} {tm:9.1f} {tt:9.1f} {tt / tm:11.2f} {same} (sort alone {ts:.1f} us)")
             rows.append(dict(model=m, tokens=T, experts=E, top_k=k, mxmoe_us=round(tm, 2),
-                             torch_us=round(tt, 2), same=same,
+                             torch_us=round(tt, 2), mxmoe_sort_us=round(ts, 2), same=same,
                              device=torch.cuda.get_device_name()))
     mp.check_deferred()
     for r in rows:
