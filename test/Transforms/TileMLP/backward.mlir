@@ -53,3 +53,29 @@ func.func @plain(%x: tensor<64x32xbf16>, %w: tensor<32x32xbf16>) -> tensor<64x32
   }
   return %y : tensor<64x32xbf16>
 }
+
+// -----
+
+// The router inside the shard body (issue 24: the tiled MoE block): the
+// router linear, then mxmoe.router_topk; its weights' gradient goes back to
+// the logits through mxmoe.router_topk_grad at the shard's recomputed
+// choice (the experts carry no gradient), then through the linear. The
+// expert sort in the body carries none either.
+// CHECK-LABEL: func.func @router.backward(
+// CHECK: scf.for
+// CHECK:   %[[L:.*]] = mxmoe.linear {{.*}}fqn = "router.gate"
+// CHECK:   %{{.*}}, %[[E:.*]] = mxmoe.router_topk %[[L]] {renormalize, score = #mxmoe.router_score<softmax>, top_k = 2 : i64}
+// CHECK:   %[[DL:.*]] = mxmoe.router_topk_grad %[[L]], %[[E]], %{{.*}} {renormalize, score = #mxmoe.router_score<softmax>} : tensor<?x8xbf16>, tensor<?x2xi32>, tensor<?x2xf32> -> tensor<?x8xbf16>
+// CHECK:   mxmoe.linear %[[DL]], {{.*}}fqn = "router.gate.input_grad"
+// CHECK: } {mxmoe.tiled_mlp_backward = "router"
+func.func @router(%x: tensor<64x32xbf16>, %w: tensor<8x32xbf16>) -> tensor<64x2xf32> {
+  %y = mxmoe.tiled_mlp shards = 2 (%x, %w) {fqn = "router"} : (tensor<64x32xbf16>, tensor<8x32xbf16>) -> tensor<64x2xf32> {
+  ^bb0(%xs: tensor<?x32xbf16>, %ww: tensor<8x32xbf16>):
+    %l = mxmoe.linear %xs, %ww {fqn = "router.gate"} : (tensor<?x32xbf16>, tensor<8x32xbf16>) -> tensor<?x8xbf16>
+    %wt, %e = mxmoe.router_topk %l {top_k = 2 : i64, score = #mxmoe.router_score<softmax>, renormalize}
+        : tensor<?x8xbf16> -> tensor<?x2xf32>, tensor<?x2xi32>
+    %idx, %offs = mxmoe.sort_by_expert %e {num_experts = 8 : i64} : tensor<?x2xi32> -> tensor<?xi32>, tensor<8xi32>
+    mxmoe.yield %wt : tensor<?x2xf32>
+  }
+  return %y : tensor<64x2xf32>
+}

@@ -2,7 +2,9 @@
 //
 // The vector-Jacobian products mxmoe-tile-mlp applies to a recomputed shard
 // body (its backward loop): elementwise ops, matmuls, mxmoe.linear (bf16,
-// or through its MX input_grad / weight_grad functions), slices.
+// or through its MX input_grad / weight_grad functions), slices, and the
+// router (mxmoe.router_topk through mxmoe.router_topk_grad; the expert
+// sort carries no gradient).
 //
 //===----------------------------------------------------------------------===//
 
@@ -164,14 +166,27 @@ LogicalResult ShardVJP::backprop(Operation *op) {
                 func::CallOp::create(b, loc, f.biasGrad,
                                      ValueRange{asArg(f.biasGrad, g)})
                     .getResult(0));
+  } else if (auto router = dyn_cast<RouterTopKOp>(op)) {
+    // The weights' gradient (the experts are integers; the bias and the
+    // group limit only move the choice): mxmoe.router_topk_grad at the
+    // recomputed choice.
+    if (!g)
+      return success();
+    Value logits = router.getLogits();
+    auto grad = RouterTopKGradOp::create(
+        b, loc, logits.getType(), logits, router.getExperts(), g,
+        router.getScoreAttr(), router.getRenormalizeAttr(),
+        router.getScalingFactorAttr());
+    this->add(logits, grad.getResult());
   } else if (isa<tensor::DimOp, tensor::EmptyOp, tensor::SplatOp,
-                 arith::ConstantOp, DequantizeOp>(op)) {
+                 arith::ConstantOp, DequantizeOp, SortByExpertOp>(op)) {
     // Constants, shapes and dequantized (frozen) weights: no gradient.
   } else {
     return op->emitOpError("mxmoe-tile-mlp backward: no gradient rule for "
                            "this op in a tiled_mlp body (supported: "
                            "arith.addf/subf/mulf/divf/negf, math.exp, "
-                           "tensor.extract_slice, mxmoe.linear)");
+                           "tensor.extract_slice, mxmoe.linear, "
+                           "mxmoe.router_topk)");
   }
   return success();
 }
