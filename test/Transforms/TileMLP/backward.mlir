@@ -79,3 +79,39 @@ func.func @router(%x: tensor<64x32xbf16>, %w: tensor<8x32xbf16>) -> tensor<64x2x
   }
   return %y : tensor<64x2xf32>
 }
+
+// -----
+
+// A routed block in the shard body (router, top-k, expert sort, dispatch,
+// a per-row stand-in for the experts, weighted combine): each shard's
+// backward takes the combine's gradient to the routed rows (gather_rows of
+// dy, times the scores) and to the scores (combine_scores_grad), the
+// scores' gradient to the logits (router_topk_grad), and the dispatch's
+// gradient back to the token rows (combine_rows through the inverse).
+// CHECK-LABEL: func.func @routed.backward(
+// CHECK: scf.for
+// CHECK:   %[[IDX:.*]], %{{.*}} = mxmoe.sort_by_expert
+// CHECK:   %[[R:.*]] = mxmoe.gather_rows %{{.*}}[%[[IDX]]] {top_k = 2 : i64}
+// CHECK:   %[[INV:.*]] = mxmoe.invert_permutation %[[IDX]]
+// CHECK:   mxmoe.gather_rows %{{.*}}[%[[IDX]]] scaled_by %[[W:.*]] : tensor<?x2xf32> {top_k = 2 : i64}
+// CHECK:   %[[DW:.*]] = mxmoe.combine_scores_grad %{{.*}}, %[[Y:.*]], %[[IDX]], %[[INV]] {top_k = 2 : i64} : tensor<?x32xbf16>, tensor<?x32xbf16>, tensor<?xi32>, tensor<?xi32> -> tensor<?x2xf32>
+// CHECK:   mxmoe.invert_permutation %[[IDX]]
+// CHECK:   mxmoe.combine_rows
+// CHECK:   mxmoe.router_topk_grad %{{.*}}, %{{.*}}, %[[DW]]
+// CHECK: } {mxmoe.tiled_mlp_backward = "routed"
+func.func @routed(%x: tensor<64x32xbf16>, %w: tensor<8x32xbf16>) -> tensor<64x32xbf16> {
+  %y = mxmoe.tiled_mlp shards = 2 (%x, %w) {fqn = "routed"} : (tensor<64x32xbf16>, tensor<8x32xbf16>) -> tensor<64x32xbf16> {
+  ^bb0(%xs: tensor<?x32xbf16>, %ww: tensor<8x32xbf16>):
+    %l = mxmoe.linear %xs, %ww {fqn = "routed.gate"} : (tensor<?x32xbf16>, tensor<8x32xbf16>) -> tensor<?x8xbf16>
+    %wt, %e = mxmoe.router_topk %l {top_k = 2 : i64, score = #mxmoe.router_score<softmax>, renormalize}
+        : tensor<?x8xbf16> -> tensor<?x2xf32>, tensor<?x2xi32>
+    %idx, %offs = mxmoe.sort_by_expert %e {num_experts = 8 : i64} : tensor<?x2xi32> -> tensor<?xi32>, tensor<8xi32>
+    %r = mxmoe.gather_rows %xs[%idx] {top_k = 2 : i64} : tensor<?x32xbf16>, tensor<?xi32> -> tensor<?x32xbf16>
+    %h = arith.mulf %r, %r : tensor<?x32xbf16>
+    %inv = mxmoe.invert_permutation %idx : tensor<?xi32> -> tensor<?xi32>
+    %o = mxmoe.combine_rows %h, %idx, %inv scaled_by %wt : tensor<?x2xf32> {top_k = 2 : i64}
+        : tensor<?x32xbf16>, tensor<?xi32>, tensor<?xi32> -> tensor<?x32xbf16>
+    mxmoe.yield %o : tensor<?x32xbf16>
+  }
+  return %y : tensor<64x32xbf16>
+}

@@ -120,6 +120,8 @@ struct ShardVJP {
 
   /// Applies the VJP of `op` given the gradients of its results.
   LogicalResult backprop(Operation *op);
+  void backpropGather(GatherRowsOp op, Value g);
+  void backpropCombine(CombineRowsOp op, Value g);
 };
 
 } // namespace mlir::mxmoe::tile_mlp

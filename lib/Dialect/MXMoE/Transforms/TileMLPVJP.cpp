@@ -67,6 +67,39 @@ void ShardVJP::add(Value v, Value g) {
   it->second = arith::AddFOp::create(b, loc, prev, g);
 }
 
+/// gather_rows (routed row r = scores[i] * source[i / k], i = indices[r]):
+/// the source's gradient sums each token's routed rows' gradients, weighted
+/// (combine_rows through the inverse), and the scores' gradient is the dot
+/// product of each routed row's gradient with its token row
+/// (combine_scores_grad), as the routed swiglu_experts backward.
+void ShardVJP::backpropGather(GatherRowsOp op, Value g) {
+  Value idx = op.getIndices(), scores = op.getScores();
+  g = convert(g, op.getResult().getType().getElementType());
+  Value inv = InvertPermutationOp::create(b, loc, idx.getType(), idx);
+  Value source = op.getSource();
+  this->add(source, CombineRowsOp::create(b, loc, source.getType(), g, idx, inv,
+                                          scores, op.getTopKAttr()));
+  if (scores)
+    this->add(scores,
+              CombineScoresGradOp::create(b, loc, scores.getType(), source, g,
+                                          idx, inv, op.getTopKAttr()));
+}
+
+/// combine_rows (token row t = sum_j scores[t, j] * rows[inverse[t k +
+/// j]]): the rows' gradient gathers each token's gradient (times its
+/// score), the scores' one is combine_scores_grad.
+void ShardVJP::backpropCombine(CombineRowsOp op, Value g) {
+  Value idx = op.getIndices(), scores = op.getScores();
+  g = convert(g, op.getResult().getType().getElementType());
+  Value rows = op.getRows();
+  this->add(rows, GatherRowsOp::create(b, loc, rows.getType(), g, idx, scores,
+                                       op.getTopKAttr()));
+  if (scores)
+    this->add(scores, CombineScoresGradOp::create(b, loc, scores.getType(), g,
+                                                  rows, idx, op.getInverse(),
+                                                  op.getTopKAttr()));
+}
+
 /// Applies the VJP of `op` given the gradients of its results.
 LogicalResult ShardVJP::backprop(Operation *op) {
   SmallVector<Value> gs;
@@ -178,15 +211,20 @@ LogicalResult ShardVJP::backprop(Operation *op) {
         router.getScoreAttr(), router.getRenormalizeAttr(),
         router.getScalingFactorAttr());
     this->add(logits, grad.getResult());
+  } else if (auto gather = dyn_cast<GatherRowsOp>(op)) {
+    backpropGather(gather, g);
+  } else if (auto combine = dyn_cast<CombineRowsOp>(op)) {
+    backpropCombine(combine, g);
   } else if (isa<tensor::DimOp, tensor::EmptyOp, tensor::SplatOp,
-                 arith::ConstantOp, DequantizeOp, SortByExpertOp>(op)) {
+                 arith::ConstantOp, DequantizeOp, SortByExpertOp,
+                 InvertPermutationOp>(op)) {
     // Constants, shapes and dequantized (frozen) weights: no gradient.
   } else {
     return op->emitOpError("mxmoe-tile-mlp backward: no gradient rule for "
                            "this op in a tiled_mlp body (supported: "
                            "arith.addf/subf/mulf/divf/negf, math.exp, "
                            "tensor.extract_slice, mxmoe.linear, "
-                           "mxmoe.router_topk)");
+                           "mxmoe.router_topk, gather_rows, combine_rows)");
   }
   return success();
 }
