@@ -8,8 +8,7 @@
 //     own histogram column (shared-memory atomics: counts do not depend on
 //     order); an id outside [0, E) counts in bin E (after every expert)
 //     and raises the status to 4;
-//  2. the (E + 1) x W counts (stored warp-major: the lanes of a warp hit
-//     different banks), in expert-major order, are scanned exclusively by the
+//  2. the (E + 1) x W counts, expert-major, are scanned exclusively by the
 //     whole CTA (each thread a contiguous run, warp shuffles, then the W
 //     warp totals): entry (e, w) becomes where warp w's first choice of
 //     expert e goes; the end offset of expert e is the start of (e + 1, 0);
@@ -60,21 +59,9 @@ Value binOf(KB &b, const SortCta &c, Value id) {
   return b.select(ok, e, b.idx(c.experts));
 }
 
-/// This warp's histogram entry of `bin`: warp-major rows of E + 1 (an odd
-/// stride for even E), so the lanes of a warp, holding different bins,
-/// hit different shared-memory banks (expert-major storage put all 32 in
-/// one bank).
 Value histAt(KB &b, const SortCta &c, Value bin) {
-  Value row = b.mulc(c.warp, c.experts + 1);
-  return b.add(row, bin);
-}
-
-/// Where entry j of the expert-major order (bin j / W of warp j % W), the
-/// order of the scan, is stored.
-Value scanSlot(KB &b, const SortCta &c, Value j) {
-  auto [bin, warp] = b.divRem(j, b.idx(c.warps));
-  Value row = b.mulc(warp, c.experts + 1);
-  return b.add(row, bin);
+  Value row = b.mulc(bin, c.warps);
+  return b.add(row, c.warp);
 }
 
 /// scf.for over [lb, ub) step `step` (no carried values).
@@ -137,7 +124,7 @@ void scanHistograms(KB &b, const SortCta &c, Value t, int64_t threads) {
     Value j = b.add(first, b.idx(i));
     Value in = b.ult(j, b.idx(len));
     Value safe = b.select(in, j, b.idx(0));
-    Value v = b.load(c.hist, scanSlot(b, c, safe));
+    Value v = b.load(c.hist, safe);
     Value kept = b.select(in, v, b.i32(0));
     local = b.add(local, kept);
   }
@@ -169,9 +156,8 @@ void scanHistograms(KB &b, const SortCta &c, Value t, int64_t threads) {
     Value j = b.add(first, b.idx(i));
     Value in = b.ult(j, b.idx(len));
     Value safe = b.select(in, j, b.idx(0));
-    Value at = scanSlot(b, c, safe);
-    Value v = b.load(c.hist, at);
-    ifThen(b, in, [&] { b.store(run, c.hist, at); });
+    Value v = b.load(c.hist, safe);
+    ifThen(b, in, [&] { b.store(run, c.hist, safe); });
     Value kept = b.select(in, v, b.i32(0));
     run = b.add(run, kept);
   }
@@ -258,7 +244,7 @@ LogicalResult KernelGen::genSortByExpert(SortByExpertOp op) {
         gpu::BarrierOp::create(b);
         Value numExperts = b.idx(e);
         forRange(b, t, numExperts, stride, [&](Value x) {
-          Value next = b.add(x, b.idx(1)); // warp 0's row
+          Value next = b.mulc(b.add(x, b.idx(1)), warps);
           b.store(b.load(c.hist, next), a[2], x);
         });
         gpu::BarrierOp::create(b);
