@@ -146,7 +146,7 @@ struct PrefixUnit {
 };
 
 /// atomicMax(status[0], code) on a kernel's i32 status word (signed: -1 <
-/// 0 < 1 < 2 < 3; mxmoe/KernelStatus.h): how threads that find bad input
+/// 0 < 1 < 2 < 3 < 4; mxmoe/KernelStatus.h): how threads that find bad input
 /// report it when more than one may.
 void atomicMaxStatus(KB &b, Value status, Value code);
 

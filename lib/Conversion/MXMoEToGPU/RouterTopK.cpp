@@ -437,6 +437,21 @@ void storeLogitGrads(KB &b, RouterRow &r, const ChoiceSlots &c,
   }
 }
 
+/// The router kernels hold a row's experts (ceil(E / 32) slots per lane)
+/// and choices (ceil(top_k / 32)) in registers, and unroll top_k rounds
+/// over the slots: past these bounds ptxas spills (measured: E 1024 with
+/// top_k 64, E 256 with top_k 128).
+LogicalResult checkRouterSize(Operation *op, int64_t e, int64_t k) {
+  int64_t steps = ((e + 31) / 32) * ((k + 31) / 32);
+  if (e <= 1024 && k <= 64 && steps <= 32)
+    return success();
+  return op->emitOpError("convert-mxmoe-to-gpu: the router kernels hold a "
+                         "row's experts and choices in one warp's registers: "
+                         "at most 1024 experts, top_k <= 64 and ceil(E / 32) "
+                         "* ceil(top_k / 32) <= 32; got E = ")
+         << e << ", top_k = " << k;
+}
+
 } // namespace
 
 LogicalResult KernelGen::genRouterTopK(RouterTopKOp op) {
@@ -446,12 +461,8 @@ LogicalResult KernelGen::genRouterTopK(RouterTopKOp op) {
   int64_t t = logits.getDimSize(0), e = logits.getDimSize(1);
   int64_t k = op.getTopK();
   Value bias = op.getBias();
-  // Registers: two f32 values and a few flags per slot of ceil(E / 32).
-  if (e > 1024)
-    return op.emitOpError("convert-mxmoe-to-gpu: the router kernel holds a "
-                          "row's experts in one warp's registers, at most "
-                          "1024 experts; got ")
-           << e;
+  if (failed(checkRouterSize(op, e, k)))
+    return failure();
   RuntimeShapeSpec spec{{elem}, {"tokens"}};
   if (bias)
     spec.views.push_back(f32);
@@ -489,11 +500,8 @@ LogicalResult KernelGen::genRouterTopKGrad(RouterTopKGradOp op) {
   Type out = op.getResult().getType().getElementType();
   int64_t t = logits.getDimSize(0), e = logits.getDimSize(1);
   int64_t k = op.getExperts().getType().getDimSize(1);
-  if (e > 1024)
-    return op.emitOpError("convert-mxmoe-to-gpu: the router kernel holds a "
-                          "row's experts in one warp's registers, at most "
-                          "1024 experts; got ")
-           << e;
+  if (failed(checkRouterSize(op, e, k)))
+    return failure();
   RuntimeShapeSpec spec{{elem, i32, f32, out, i32}, {"tokens"}};
   auto workOf = [](KB &b, ValueRange sz) { return b.mulc(sz[0], 32); };
   auto kernel = createKernel(

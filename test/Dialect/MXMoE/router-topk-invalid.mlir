@@ -199,3 +199,39 @@ func.func @grad_experts_rank(%logits: tensor<64x16xbf16>, %e: tensor<128xi32>, %
       : tensor<64x16xbf16>, tensor<128xi32>, tensor<64x2xf32> -> tensor<64x16xbf16>
   return %dl : tensor<64x16xbf16>
 }
+
+// -----
+
+func.func @grad_logits_rank(%logits: tensor<1024xbf16>, %e: tensor<64x2xi32>, %dw: tensor<64x2xf32>) -> tensor<64x16xbf16> {
+  // expected-error @+1 {{logits must be [T, E], got rank 1}}
+  %dl = mxmoe.router_topk_grad %logits, %e, %dw {score = #mxmoe.router_score<softmax>}
+      : tensor<1024xbf16>, tensor<64x2xi32>, tensor<64x2xf32> -> tensor<64x16xbf16>
+  return %dl : tensor<64x16xbf16>
+}
+
+// -----
+
+func.func @grad_experts_tokens(%logits: tensor<64x16xbf16>, %e: tensor<32x2xi32>, %dw: tensor<64x2xf32>) -> tensor<64x16xbf16> {
+  // expected-error @+1 {{experts must have dim 0 = the tokens T = 64, got 32}}
+  %dl = mxmoe.router_topk_grad %logits, %e, %dw {score = #mxmoe.router_score<softmax>}
+      : tensor<64x16xbf16>, tensor<32x2xi32>, tensor<64x2xf32> -> tensor<64x16xbf16>
+  return %dl : tensor<64x16xbf16>
+}
+
+// -----
+
+func.func @grad_result_tokens(%logits: tensor<64x16xbf16>, %e: tensor<64x2xi32>, %dw: tensor<64x2xf32>) -> tensor<32x16xbf16> {
+  // expected-error @+1 {{result must have dim 0 = the tokens T = 64, got 32}}
+  %dl = mxmoe.router_topk_grad %logits, %e, %dw {score = #mxmoe.router_score<softmax>}
+      : tensor<64x16xbf16>, tensor<64x2xi32>, tensor<64x2xf32> -> tensor<32x16xbf16>
+  return %dl : tensor<32x16xbf16>
+}
+
+// -----
+
+func.func @grad_topk_zero(%logits: tensor<64x16xbf16>, %e: tensor<64x0xi32>, %dw: tensor<64x0xf32>) -> tensor<64x16xbf16> {
+  // expected-error @+1 {{top_k must be >= 1, got 0}}
+  %dl = mxmoe.router_topk_grad %logits, %e, %dw {score = #mxmoe.router_score<softmax>}
+      : tensor<64x16xbf16>, tensor<64x0xi32>, tensor<64x0xf32> -> tensor<64x16xbf16>
+  return %dl : tensor<64x16xbf16>
+}

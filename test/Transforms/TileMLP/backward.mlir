@@ -92,9 +92,10 @@ func.func @router(%x: tensor<64x32xbf16>, %w: tensor<8x32xbf16>) -> tensor<64x2x
 // CHECK: scf.for
 // CHECK:   %[[IDX:.*]], %{{.*}} = mxmoe.sort_by_expert
 // CHECK:   %[[R:.*]] = mxmoe.gather_rows %{{.*}}[%[[IDX]]] {top_k = 2 : i64}
+// CHECK:   %[[H:.*]] = arith.mulf %[[R]], %[[R]]
 // CHECK:   %[[INV:.*]] = mxmoe.invert_permutation %[[IDX]]
 // CHECK:   mxmoe.gather_rows %{{.*}}[%[[IDX]]] scaled_by %[[W:.*]] : tensor<?x2xf32> {top_k = 2 : i64}
-// CHECK:   %[[DW:.*]] = mxmoe.combine_scores_grad %{{.*}}, %[[Y:.*]], %[[IDX]], %[[INV]] {top_k = 2 : i64} : tensor<?x32xbf16>, tensor<?x32xbf16>, tensor<?xi32>, tensor<?xi32> -> tensor<?x2xf32>
+// CHECK:   %[[DW:.*]] = mxmoe.combine_scores_grad %{{.*}}, %[[H]], %[[IDX]], %[[INV]] {top_k = 2 : i64} : tensor<?x32xbf16>, tensor<?x32xbf16>, tensor<?xi32>, tensor<?xi32> -> tensor<?x2xf32>
 // CHECK:   mxmoe.invert_permutation %[[IDX]]
 // CHECK:   mxmoe.combine_rows
 // CHECK:   mxmoe.router_topk_grad %{{.*}}, %{{.*}}, %[[DW]]
@@ -110,6 +111,40 @@ func.func @routed(%x: tensor<64x32xbf16>, %w: tensor<8x32xbf16>) -> tensor<64x32
     %h = arith.mulf %r, %r : tensor<?x32xbf16>
     %inv = mxmoe.invert_permutation %idx : tensor<?xi32> -> tensor<?xi32>
     %o = mxmoe.combine_rows %h, %idx, %inv scaled_by %wt : tensor<?x2xf32> {top_k = 2 : i64}
+        : tensor<?x32xbf16>, tensor<?xi32>, tensor<?xi32> -> tensor<?x32xbf16>
+    mxmoe.yield %o : tensor<?x32xbf16>
+  }
+  return %y : tensor<64x32xbf16>
+}
+
+// -----
+
+// The scores applied at the dispatch instead (gather_rows scaled_by): the
+// combine's gradient gathers dy to the routed rows (unscaled), the token
+// rows' gradient is combine_rows of those scaled by the scores, and the
+// scores' gradient is combine_scores_grad of the token rows and the routed
+// rows' gradient (the scaled forward gather itself is not recomputed:
+// nothing in the backward reads it).
+// CHECK-LABEL: func.func @routed_scaled_dispatch.backward(
+// CHECK: scf.for
+// CHECK:   %[[XS:.*]] = tensor.extract_slice %arg0
+// CHECK:   %[[W:.*]], %{{.*}} = mxmoe.router_topk
+// CHECK:   %[[IDX:.*]], %{{.*}} = mxmoe.sort_by_expert
+// CHECK:   %[[GR:.*]] = mxmoe.gather_rows %{{.*}}[%[[IDX]]] {top_k = 2 : i64}
+// CHECK:   %[[INV:.*]] = mxmoe.invert_permutation %[[IDX]]
+// CHECK:   mxmoe.combine_rows %[[GR]], %[[IDX]], %[[INV]] scaled_by %[[W]] : tensor<?x2xf32>
+// CHECK:   %[[DW:.*]] = mxmoe.combine_scores_grad %[[XS]], %[[GR]], %[[IDX]], %[[INV]]
+// CHECK:   mxmoe.router_topk_grad %{{.*}}, %{{.*}}, %[[DW]]
+func.func @routed_scaled_dispatch(%x: tensor<64x32xbf16>, %w: tensor<8x32xbf16>) -> tensor<64x32xbf16> {
+  %y = mxmoe.tiled_mlp shards = 2 (%x, %w) {fqn = "routed_scaled_dispatch"} : (tensor<64x32xbf16>, tensor<8x32xbf16>) -> tensor<64x32xbf16> {
+  ^bb0(%xs: tensor<?x32xbf16>, %ww: tensor<8x32xbf16>):
+    %l = mxmoe.linear %xs, %ww {fqn = "routed_scaled_dispatch.gate"} : (tensor<?x32xbf16>, tensor<8x32xbf16>) -> tensor<?x8xbf16>
+    %wt, %e = mxmoe.router_topk %l {top_k = 2 : i64, score = #mxmoe.router_score<softmax>, renormalize}
+        : tensor<?x8xbf16> -> tensor<?x2xf32>, tensor<?x2xi32>
+    %idx, %offs = mxmoe.sort_by_expert %e {num_experts = 8 : i64} : tensor<?x2xi32> -> tensor<?xi32>, tensor<8xi32>
+    %r = mxmoe.gather_rows %xs[%idx] scaled_by %wt : tensor<?x2xf32> {top_k = 2 : i64} : tensor<?x32xbf16>, tensor<?xi32> -> tensor<?x32xbf16>
+    %inv = mxmoe.invert_permutation %idx : tensor<?xi32> -> tensor<?xi32>
+    %o = mxmoe.combine_rows %r, %idx, %inv {top_k = 2 : i64}
         : tensor<?x32xbf16>, tensor<?xi32>, tensor<?xi32> -> tensor<?x32xbf16>
     mxmoe.yield %o : tensor<?x32xbf16>
   }

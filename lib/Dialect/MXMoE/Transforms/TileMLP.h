@@ -120,7 +120,7 @@ struct ShardVJP {
 
   /// Applies the VJP of `op` given the gradients of its results.
   LogicalResult backprop(Operation *op);
-  void backpropGather(GatherRowsOp op, Value g);
+  LogicalResult backpropGather(GatherRowsOp op, Value g);
   void backpropCombine(CombineRowsOp op, Value g);
 };
 

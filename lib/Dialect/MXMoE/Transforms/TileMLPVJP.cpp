@@ -3,8 +3,10 @@
 // The vector-Jacobian products mxmoe-tile-mlp applies to a recomputed shard
 // body (its backward loop): elementwise ops, matmuls, mxmoe.linear (bf16,
 // or through its MX input_grad / weight_grad functions), slices, and the
-// router (mxmoe.router_topk through mxmoe.router_topk_grad; the expert
-// sort carries no gradient).
+// routed block's routing ops: mxmoe.router_topk (through
+// mxmoe.router_topk_grad), gather_rows and combine_rows (through each
+// other and combine_scores_grad); the expert sort and the inverse carry no
+// gradient.
 //
 //===----------------------------------------------------------------------===//
 
@@ -72,7 +74,18 @@ void ShardVJP::add(Value v, Value g) {
 /// (combine_rows through the inverse), and the scores' gradient is the dot
 /// product of each routed row's gradient with its token row
 /// (combine_scores_grad), as the routed swiglu_experts backward.
-void ShardVJP::backpropGather(GatherRowsOp op, Value g) {
+LogicalResult ShardVJP::backpropGather(GatherRowsOp op, Value g) {
+  // The rule needs every (token, slot) routed once: M = T * top_k (a
+  // gather of a subset has no combine_rows inverse). Dynamic shard sizes
+  // are checked by the kernels (status 3).
+  int64_t m = op.getResult().getType().getDimSize(0);
+  int64_t t = op.getSource().getType().getDimSize(0);
+  if (!ShapedType::isDynamic(m) && !ShapedType::isDynamic(t) &&
+      m != t * op.getTopK())
+    return op.emitOpError("mxmoe-tile-mlp backward: the gradient of a "
+                          "gather_rows needs every (token, slot) routed once "
+                          "(rows = tokens x top_k), got ")
+           << m << " rows of " << t << " x " << op.getTopK();
   Value idx = op.getIndices(), scores = op.getScores();
   g = convert(g, op.getResult().getType().getElementType());
   Value inv = InvertPermutationOp::create(b, loc, idx.getType(), idx);
@@ -83,6 +96,7 @@ void ShardVJP::backpropGather(GatherRowsOp op, Value g) {
     this->add(scores,
               CombineScoresGradOp::create(b, loc, scores.getType(), source, g,
                                           idx, inv, op.getTopKAttr()));
+  return success();
 }
 
 /// combine_rows (token row t = sum_j scores[t, j] * rows[inverse[t k +
@@ -212,7 +226,7 @@ LogicalResult ShardVJP::backprop(Operation *op) {
         router.getScalingFactorAttr());
     this->add(logits, grad.getResult());
   } else if (auto gather = dyn_cast<GatherRowsOp>(op)) {
-    backpropGather(gather, g);
+    return backpropGather(gather, g);
   } else if (auto combine = dyn_cast<CombineRowsOp>(op)) {
     backpropCombine(combine, g);
   } else if (isa<tensor::DimOp, tensor::EmptyOp, tensor::SplatOp,

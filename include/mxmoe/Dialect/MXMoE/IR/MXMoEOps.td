@@ -811,13 +811,16 @@ def MXMoE_RouterTopKOp : MXMoE_Op<"router_topk", [Pure]> {
     checks them. `mxmoe.sort_by_expert` turns `experts` into the routed-row
     order and the group offsets of the experts' grouped GEMMs.
 
-    NaN: a NaN key ranks below every number, so `experts` stays distinct
-    and in range; the NaN scores reach `weights` (with softmax, a NaN
-    logit makes the whole row's weights NaN, as PyTorch's softmax does).
+    NaN: a NaN key is taken as -inf (ties with a real -inf key go to the
+    lower expert index), so `experts` stays distinct and in range; a chosen
+    expert's NaN score reaches `weights` (with softmax, one NaN logit
+    makes every score of the row NaN, as PyTorch's softmax does).
 
     Lowering (convert-mxmoe-to-gpu, RouterTopK.cpp): one warp per token
-    row, the token count a run-time kernel value; E <= 1024 (the row's
-    scores live in one warp's registers; more is a conversion error).
+    row, the token count a run-time kernel value; the row's scores and
+    choices live in one warp's registers: E <= 1024, top_k <= 64 and
+    ceil(E / 32) * ceil(top_k / 32) <= 32 (beyond, ptxas spilled; a
+    conversion error).
     Scores and keys are f32; exp is MLIR's polynomial approximation
     (within 2 ulp of f32 exp), so keys closer than that may order
     differently from a float64 reference; exact ties keep step 4's order.
@@ -883,7 +886,7 @@ def MXMoE_RouterTopKGradOp : MXMoE_Op<"router_topk_grad", [Pure]> {
     nothing is read or written out of bounds.
 
     Lowering (convert-mxmoe-to-gpu, RouterTopK.cpp): one warp per token
-    row, as the forward (E <= 1024).
+    row, with the forward's size limits.
 
     Example (Qwen3-30B-A3B):
     ```mlir
@@ -923,7 +926,7 @@ def MXMoE_SortByExpertOp : MXMoE_Op<"sort_by_expert", [Pure]> {
     * `offsets` [num_experts] i32: the end offset of each expert's rows
       (the cumulative sum of the per-expert counts; an expert no token
       chose has an empty group), the `offsets` operand of the grouped
-      GEMMs. The last offset is T * top_k.
+      GEMMs. The last offset is T * top_k when every id is valid.
 
     Shapes and types: `experts` [T, top_k] i32, top_k >= 1; `indices`
     [T * top_k] i32; `offsets` [num_experts] i32, num_experts >= 1. The
