@@ -182,6 +182,30 @@ LogicalResult checkGroups(RouterTopKOp op, int64_t e, int64_t topK) {
 
 } // namespace
 
+/// A [T, cols] operand or result of the router ops: rank 2, dim 0 the
+/// tokens T, dim 1 `cols` (`colMeaning`, e.g. "dim 1 = top_k").
+LogicalResult checkTokenRows(Operation *op, StringRef what,
+                             RankedTensorType type, StringRef form, int64_t t,
+                             int64_t cols, StringRef colMeaning) {
+  if (failed(checkRank(op, what, type, 2, form)) ||
+      failed(checkDim(op, what, type.getDimSize(0), t, "dim 0 = the tokens T")))
+    return failure();
+  return checkDim(op, what, type.getDimSize(1), cols, colMeaning);
+}
+
+/// top_k <= E (both static) and a finite, positive scaling factor: the
+/// router op and its gradient.
+LogicalResult checkTopKAndScaling(Operation *op, int64_t topK, int64_t e,
+                                  double scaling) {
+  if (!ShapedType::isDynamic(topK) && !ShapedType::isDynamic(e) && topK > e)
+    return op->emitOpError()
+           << "top_k = " << topK << " exceeds the experts E = " << e;
+  if (!std::isfinite(scaling) || scaling <= 0)
+    return op->emitOpError()
+           << "scaling_factor must be finite and > 0, got " << scaling;
+  return success();
+}
+
 LogicalResult RouterTopKOp::verify() {
   RankedTensorType logits = getLogits().getType();
   int64_t topK = getTopK();
@@ -189,9 +213,6 @@ LogicalResult RouterTopKOp::verify() {
       failed(checkRank(*this, "logits", logits, 2, "[T, E]")))
     return failure();
   int64_t t = logits.getDimSize(0), e = logits.getDimSize(1);
-  if (!ShapedType::isDynamic(e) && topK > e)
-    return emitOpError() << "top_k = " << topK
-                         << " exceeds the experts E = " << e;
   if (Value bias = getBias()) {
     auto b = cast<RankedTensorType>(bias.getType());
     if (failed(checkRank(*this, "bias", b, 1, "[E]")) ||
@@ -199,21 +220,15 @@ LogicalResult RouterTopKOp::verify() {
                         "dim 0 = the experts E")))
       return failure();
   }
-  double scaling = getScalingFactor().convertToDouble();
-  if (!std::isfinite(scaling) || scaling <= 0)
-    return emitOpError() << "scaling_factor must be finite and > 0, got "
-                         << scaling;
-  if (failed(checkGroups(*this, e, topK)))
+  if (failed(checkTopKAndScaling(*this, topK, e,
+                                 getScalingFactor().convertToDouble())) ||
+      failed(checkGroups(*this, e, topK)))
     return failure();
   for (auto [what, v] : {std::pair<StringRef, Value>{"weights", getWeights()},
-                         {"experts", getExperts()}}) {
-    auto r = cast<RankedTensorType>(v.getType());
-    if (failed(checkRank(*this, what, r, 2, "[T, top_k]")) ||
-        failed(checkDim(*this, what, r.getDimSize(0), t,
-                        "dim 0 = the tokens T")) ||
-        failed(checkDim(*this, what, r.getDimSize(1), topK, "dim 1 = top_k")))
+                         {"experts", getExperts()}})
+    if (failed(checkTokenRows(*this, what, cast<RankedTensorType>(v.getType()),
+                              "[T, top_k]", t, topK, "dim 1 = top_k")))
       return failure();
-  }
   return success();
 }
 
@@ -223,33 +238,17 @@ LogicalResult RouterTopKGradOp::verify() {
     return failure();
   int64_t t = logits.getDimSize(0), e = logits.getDimSize(1);
   auto experts = getExperts().getType();
-  if (failed(checkRank(*this, "experts", experts, 2, "[T, top_k]")) ||
-      failed(checkDim(*this, "experts", experts.getDimSize(0), t,
-                      "dim 0 = the tokens T")))
+  int64_t k = experts.getRank() == 2 ? experts.getDimSize(1) : 0;
+  if (failed(checkTokenRows(*this, "experts", experts, "[T, top_k]", t, k,
+                            "dim 1 = top_k")) ||
+      (!ShapedType::isDynamic(k) && failed(checkTopK(*this, k))) ||
+      failed(checkTopKAndScaling(*this, k, e,
+                                 getScalingFactor().convertToDouble())) ||
+      failed(checkTokenRows(*this, "weights_grad", getWeightsGrad().getType(),
+                            "[T, top_k]", t, k, "dim 1 = top_k")) ||
+      failed(checkTokenRows(*this, "result", getResult().getType(), "[T, E]", t,
+                            e, "dim 1 = the experts E")))
     return failure();
-  int64_t k = experts.getDimSize(1);
-  if (!ShapedType::isDynamic(k) && (failed(checkTopK(*this, k))))
-    return failure();
-  if (!ShapedType::isDynamic(k) && !ShapedType::isDynamic(e) && k > e)
-    return emitOpError() << "top_k = " << k << " exceeds the experts E = " << e;
-  auto grad = getWeightsGrad().getType();
-  if (failed(checkRank(*this, "weights_grad", grad, 2, "[T, top_k]")) ||
-      failed(checkDim(*this, "weights_grad", grad.getDimSize(0), t,
-                      "dim 0 = the tokens T")) ||
-      failed(checkDim(*this, "weights_grad", grad.getDimSize(1), k,
-                      "dim 1 = top_k")))
-    return failure();
-  auto result = getResult().getType();
-  if (failed(checkRank(*this, "result", result, 2, "[T, E]")) ||
-      failed(checkDim(*this, "result", result.getDimSize(0), t,
-                      "dim 0 = the tokens T")) ||
-      failed(checkDim(*this, "result", result.getDimSize(1), e,
-                      "dim 1 = the experts E")))
-    return failure();
-  double scaling = getScalingFactor().convertToDouble();
-  if (!std::isfinite(scaling) || scaling <= 0)
-    return emitOpError() << "scaling_factor must be finite and > 0, got "
-                         << scaling;
   return success();
 }
 
