@@ -20,8 +20,8 @@
 // bytes on every run. Entries of bad ids land after the last expert's
 // rows, so `indices` stays a permutation and nothing is written out of
 // bounds. Each step of a warp loads kUnroll x 32 entries before it
-// processes them (a single CTA is latency bound). Semantics: the op's description (MXMoEOps.td); PTX ISA 9.7.13.8
-// (match.sync).
+// processes them (a single CTA is latency bound). Semantics: the op's
+// description (MXMoEOps.td); PTX ISA 9.7.13.8 (match.sync).
 //
 //===----------------------------------------------------------------------===//
 
