@@ -127,7 +127,10 @@ MxmoeStringRef mxmoeArtifactsGetCubin(MxmoeArtifacts artifacts, size_t i);
 void mxmoeArtifactsDestroy(MxmoeArtifacts artifacts);
 
 /** For MLIR hosts with their own context: registers the mxmoe dialect into
- *  `registry` (an mlir::DialectRegistry behind mlir-c's handle). */
+ *  `registry` (an mlir::DialectRegistry behind mlir-c's handle), with the
+ *  interfaces the lowering attaches (mxmoe ops in one-shot-bufferize,
+ *  `!nvgpu.tensormap.descriptor` in the to-LLVM conversions:
+ *  mlir::mxmoe::registerMXMoEToGPUInterfaces). */
 void mxmoeRegisterDialects(MlirDialectRegistry registry);
 /** Registers the mxmoe passes (mxmoe-precision-policy, ...,
  *  convert-mxmoe-to-gpu) and the mxmoe-to-nvvm pipeline with MLIR's pass

@@ -62,6 +62,7 @@ MxmoeCompiler mxmoeCompilerCreate(void) {
   registerAllExtensions(registry);
   registerAllToLLVMIRTranslations(registry);
   registry.insert<mlir::mxmoe::MXMoEDialect>();
+  mlir::mxmoe::registerMXMoEToGPUInterfaces(registry);
   auto *c = new MxmoeCompiler_;
   c->context = std::make_unique<MLIRContext>(registry);
   // Diagnostics name name:line:col; the op (for module-level errors the
@@ -177,8 +178,9 @@ MxmoeStringRef mxmoeArtifactsGetCubin(MxmoeArtifacts a, size_t i) {
 void mxmoeArtifactsDestroy(MxmoeArtifacts a) { delete a; }
 
 void mxmoeRegisterDialects(MlirDialectRegistry registry) {
-  static_cast<DialectRegistry *>(registry.ptr)
-      ->insert<mlir::mxmoe::MXMoEDialect>();
+  auto *r = static_cast<DialectRegistry *>(registry.ptr);
+  r->insert<mlir::mxmoe::MXMoEDialect>();
+  mlir::mxmoe::registerMXMoEToGPUInterfaces(*r);
 }
 
 void mxmoeRegisterPasses(void) {

@@ -307,6 +307,7 @@ int main(int argc, char **argv) {
   registerAllExtensions(registry);
   registerAllToLLVMIRTranslations(registry);
   registry.insert<mlir::mxmoe::MXMoEDialect>();
+  mlir::mxmoe::registerMXMoEToGPUInterfaces(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   // Diagnostics name file:line:col and show the source line; the op itself

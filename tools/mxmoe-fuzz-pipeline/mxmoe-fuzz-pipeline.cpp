@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "mxmoe/Conversion/Passes.h"
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEDialect.h"
 #include "mxmoe/Pipelines/DefaultPipeline.h"
 
@@ -147,6 +148,7 @@ DialectRegistry *makeRegistry() {
   // Conversion-to-LLVM interfaces (convert-gpu-to-nvvm) and the LLVM IR
   // translations gpu-module-to-binary needs.
   registerAllExtensions(*registry);
+  mlir::mxmoe::registerMXMoEToGPUInterfaces(*registry);
   registerAllToLLVMIRTranslations(*registry);
   return registry;
 }

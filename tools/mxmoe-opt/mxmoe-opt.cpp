@@ -34,6 +34,7 @@ int main(int argc, char **argv) {
   // gpu-module-to-binary translates gpu.modules to LLVM IR / PTX in-process.
   mlir::registerAllToLLVMIRTranslations(registry);
   registry.insert<mlir::mxmoe::MXMoEDialect>();
+  mlir::mxmoe::registerMXMoEToGPUInterfaces(registry);
 
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "mxmoe optimizer driver\n", registry));

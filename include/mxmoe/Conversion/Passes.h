@@ -12,6 +12,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -24,6 +25,22 @@ namespace mlir::mxmoe {
 
 #define GEN_PASS_REGISTRATION
 #include "mxmoe/Conversion/Passes.h.inc"
+
+/// The interfaces the lowering attaches to dialects (external models):
+/// - on nvgpu, a ConvertToLLVMPatternInterface that converts
+///   `!nvgpu.tensormap.descriptor` to `!llvm.ptr` (LLVM 22 converts it only
+///   inside convert-nvgpu-to-nvvm), so convert-gpu-to-nvvm lowers the
+///   grouped-GEMM kernels, whose TMA-map parameters have that type, and
+///   gpu-to-llvm the host launches that pass them;
+/// - on mxmoe, BufferizableOpInterface for the ops convert-mxmoe-to-gpu
+///   annotated with their kernel (host-launch=false), so one-shot-bufferize
+///   turns each into its kernel's launch on buffers
+///   (BufferizableOpInterfaceImpl.cpp).
+/// convert-mxmoe-to-gpu registers them as dependencies; a tool that runs
+/// the kernel pipeline or bufferization in a pass manager of its own
+/// (mxmoe-opt, mxmoe-compile, the C API, an embedding compiler) adds them
+/// to its registry.
+void registerMXMoEToGPUInterfaces(DialectRegistry &registry);
 
 /// Registers the named pipeline `mxmoe-to-nvvm{chip=sm_90a|sm_100a|sm_103a
 /// block-size=N}`: convert-mxmoe-to-gpu followed by buildNVVMKernelPipeline.

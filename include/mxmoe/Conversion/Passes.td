@@ -118,6 +118,12 @@ def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
     With `host-launch=false` the op stays and is annotated with
     `mxmoe.kernel = @mxmoe_kernels::@name`, `mxmoe.kernel_args` (its
     bindings) and, for kernels with run-time sizes, `mxmoe.grid` instead.
+    An annotated op implements `BufferizableOpInterface`
+    (registerMXMoEToGPUInterfaces, which this pass registers):
+    `one-shot-bufferize` turns it into the same launch on its operands'
+    buffers (grouped GEMMs included, their TMA maps from
+    `nvgpu.tma.create.descriptor`); an op without a kernel is a
+    bufferization error naming this pass.
 
     An op with nothing to compute gets no kernel (as PyTorch's grouped
     GEMMs accept empty batches): when every result has zero elements (a
@@ -210,9 +216,12 @@ def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
     accumulation), so `auto` keeps `bf16` for them. The kernel's sizes are run-time parameters, so one
     kernel serves every grouped GEMM of its kind (2D x 3D or 2D x 2D,
     element types, output type, K % 128 == 0, strategy, tile config): ops
-    of that kind reuse it. Kernel ABI: seven `!llvm.ptr<1>` (tensor map of
-    lhs, lhs scales, tensor map of rhs, rhs scales, i32 offsets, output,
-    i32 status; `mxmoe.element_type` on each) then the i64 sizes M, N, K,
+    of that kind reuse it. Kernel ABI: seven pointers (tensor map of lhs,
+    lhs scales, tensor map of rhs, rhs scales, i32 offsets, output, i32
+    status; `mxmoe.element_type` on each; the maps typed
+    `!nvgpu.tensormap.descriptor<tensor = memref<BOX_ROWS x 128 x i8, 3>,
+    swizzle_128b, l2promo_256b, oob zero>`, a generic pointer after
+    convert-gpu-to-nvvm, the others `!llvm.ptr<1>`) then the i64 sizes M, N, K,
     G, lhs scale rows and columns, rhs scale rows and columns of one expert
     (`mxmoe.scalar` names); the op's `mxmoe.kernel_args` binds them as
     `value:N`. Status 0 = done, 1 = offsets rejected, 2 = sizes rejected
@@ -230,9 +239,12 @@ def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
     be one of `chip`'s, `wgmma_fp8_promote_k128` needs MX128 scales and the
     kernel must fit the chip's shared memory (and TMEM), else an op error;
     an op without one gets the selection of `mxmoe-select-gemm-config`
-    from this pass's gemm-* options. Because the tensor maps are built by
-    the runtime, grouped_matmul ops are always annotated with
-    `mxmoe.kernel` (never replaced by a launch, even with host-launch). For
+    from this pass's gemm-* options. Because the tensor maps depend on
+    the operands' addresses, grouped_matmul ops are always annotated with
+    `mxmoe.kernel`, even with host-launch: a runtime encodes the maps from
+    the manifest (mxmoeRtEncodeTensorMap2D), or one-shot-bufferize launches
+    the op with maps from `nvgpu.tma.create.descriptor` (not for MXFP4
+    operands, whose unpacking 16U4_ALIGN16B map that op cannot encode). For
     `chip=sm_100a` and `chip=sm_103a` the same op becomes the tcgen05
     kernel (same parameters; 192 threads: TMA warp, block-scaled
     tcgen05.mma kind::mxf8f6f4 issuer with tcgen05.cp of the scale atoms
@@ -247,6 +259,7 @@ def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
     "::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
     "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
     "::mlir::vector::VectorDialect", "::mlir::NVVM::NVVMDialect",
+    "::mlir::nvgpu::NVGPUDialect",
     "::mlir::bufferization::BufferizationDialect",
     "::mlir::cf::ControlFlowDialect"
   ];

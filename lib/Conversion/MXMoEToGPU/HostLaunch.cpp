@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "HostLaunch.h"
 #include "FusedQuantize.h"
 #include "KernelGen.h"
 
@@ -17,6 +18,7 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 
 using namespace mlir;
 using namespace mlir::mxmoe;
@@ -83,107 +85,37 @@ void KernelGen::finish(Operation *op, gpu::GPUFuncOp kernel,
   if (gridX)
     op->setAttr(MXMoEDialect::GridAttrHelper::getNameStr(),
                 DenseI64ArrayAttr::get(op->getContext(), {*gridX, 1, 1}));
-  if (!hostLaunch) {
-    SmallVector<Attribute> bindings;
-    for (const HostArg &a : args)
-      bindings.push_back(bindingOf(op, a));
-    for (int64_t v : scalars)
-      bindings.push_back(
-          KernelArgAttr::get(op->getContext(), KernelArgKind::value, v));
-    annotate(op, kernel, bindings);
-    return;
-  }
-  OpBuilder ob(op);
-  KB b(op->getLoc(), ob);
-  SmallVector<Value> operands;
-  SmallVector<std::pair<Value, Value>> replacements;
-  Value status;
-  auto fullReassoc = [](int64_t rank) {
-    ReassociationIndices all;
-    for (int64_t i = 0; i < rank; ++i)
-      all.push_back(i);
-    return SmallVector<ReassociationIndices>{all};
-  };
-  // Pointer parameters of run-time shaped kernels get the buffer's
-  // aligned address.
-  auto pointerOf = [&](Value memref) -> Value {
-    Value idx = memref::ExtractAlignedPointerAsIndexOp::create(b, memref);
-    Value i64 = arith::IndexCastOp::create(b, b.getI64Type(), idx);
-    return LLVM::IntToPtrOp::create(
-        b, LLVM::LLVMPointerType::get(b.getContext()), i64);
-  };
-  for (auto [i, arg] : llvm::enumerate(args)) {
-    Type argTy = kernel.getArgumentTypes()[i];
-    bool pointer = isa<LLVM::LLVMPointerType>(argTy);
-    if (arg.kind == HostArg::Status) {
-      status = gpu::AllocOp::create(b, statusMemRef(), Type(), {}, {}, {},
-                                    UnitAttr())
-                   .getMemref();
-      operands.push_back(pointer ? pointerOf(status) : status);
-      continue;
-    }
-    auto tt = cast<RankedTensorType>(arg.value.getType());
-    auto shaped = MemRefType::get(tt.getShape(), tt.getElementType());
-    auto flat = MemRefType::get({tt.getNumElements()}, tt.getElementType());
-    auto kt = pointer ? flatMemRef(tt) : cast<MemRefType>(argTy);
-    if (arg.kind == HostArg::In) {
-      Value m = bufferization::ToBufferOp::create(b, shaped, arg.value,
-                                                  /*read_only=*/true);
-      if (tt.getRank() > 1)
-        m = memref::CollapseShapeOp::create(b, flat, m,
-                                            fullReassoc(tt.getRank()));
-      if (m.getType() != kt) // packed MXFP4: the kernel sees bytes
-        m = UnrealizedConversionCastOp::create(b, kt, m).getResult(0);
-      operands.push_back(pointer ? pointerOf(m) : m);
-      continue;
-    }
-    Value buf =
-        gpu::AllocOp::create(b, kt, Type(), {}, {}, {}, UnitAttr()).getMemref();
-    operands.push_back(pointer ? pointerOf(buf) : buf);
-    Value view = buf;
-    if (kt != flat) // packed MXFP4 bytes viewed as f4E2M1FN elements
-      view = UnrealizedConversionCastOp::create(b, flat, view).getResult(0);
-    if (tt.getRank() > 1) {
-      SmallVector<OpFoldResult> sizes;
-      for (int64_t d : tt.getShape())
-        sizes.push_back(b.getIndexAttr(d));
-      view = memref::ExpandShapeOp::create(b, shaped, view,
-                                           fullReassoc(tt.getRank()), sizes);
-    }
-    Value t = bufferization::ToTensorOp::create(b, tt, view,
-                                                /*restrict=*/b.getUnitAttr(),
-                                                /*writable=*/b.getUnitAttr());
-    replacements.push_back({arg.value, t});
-  }
+  SmallVector<Attribute> bindings;
+  for (const HostArg &a : args)
+    bindings.push_back(bindingOf(op, a));
   for (int64_t v : scalars)
-    operands.push_back(arith::ConstantIntOp::create(b, b.getI64Type(), v));
-  auto grid = gridX ? DenseI64ArrayAttr::get(op->getContext(), {*gridX, 1, 1})
-                    : cast<DenseI64ArrayAttr>(kernel->getAttr(
-                          MXMoEDialect::GridAttrHelper::getNameStr()));
-  gpu::KernelDim3 g{b.idx(grid[0]), b.idx(grid[1]), b.idx(grid[2])};
-  gpu::KernelDim3 t{b.idx(kernelBlock[0]), b.idx(kernelBlock[1]),
-                    b.idx(kernelBlock[2])};
-  gpu::LaunchFuncOp::create(b, kernel, g, t, Value(), operands);
-  if (status) {
-    auto hostType = MemRefType::get({1}, b.getI32Type());
-    Value host = memref::AllocaOp::create(b, hostType);
-    gpu::MemcpyOp::create(b, Type(), ValueRange{}, host, status);
-    // Host-launched kernels (quantize over group offsets; grouped GEMMs
-    // are never host-launched) write 0 or 1: one assertion with the
-    // runtime's wording of status 1 (mxmoe/KernelStatus.h), one for any
-    // other nonzero word.
-    Value word = b.load(host, b.idx(0));
-    std::string prefix = ("mxmoe: kernel '" + kernel.getName() + "' ").str();
-    int32_t offsets = ::mxmoe::kKernelStatusOffsetsRejected;
-    cf::AssertOp::create(
-        b,
-        arith::CmpIOp::create(b, arith::CmpIPredicate::ne, word,
-                              b.i32(offsets)),
-        b.getStringAttr(prefix + ::mxmoe::kernelStatusText(offsets)));
-    cf::AssertOp::create(b, b.eq(word, b.i32(::mxmoe::kKernelStatusDone)),
-                         b.getStringAttr(prefix + "wrote an unknown status"));
-    gpu::DeallocOp::create(b, Type(), ValueRange{}, status);
-  }
+    bindings.push_back(
+        KernelArgAttr::get(op->getContext(), KernelArgKind::value, v));
+  annotate(op, kernel, bindings);
+  if (!hostLaunch)
+    return;
+  // The launch on buffers, read back from the annotation (HostLaunch.h):
+  // operands through bufferization.to_buffer, results handed back through
+  // bufferization.to_tensor; one-shot-bufferize folds the pairs.
+  OpBuilder ob(op);
+  SmallVector<std::pair<Value, Value>> replacements;
+  auto operandBuffer = [](OpBuilder &b, Value v) -> Value {
+    auto tt = cast<RankedTensorType>(v.getType());
+    auto shaped = MemRefType::get(tt.getShape(), tt.getElementType());
+    return bufferization::ToBufferOp::create(b, v.getLoc(), shaped, v,
+                                             /*read_only=*/true);
+  };
+  auto resultBuffer = [&](OpBuilder &b, unsigned i, Value buffer) {
+    Value r = op->getResult(i);
+    Value t = bufferization::ToTensorOp::create(
+        b, op->getLoc(), r.getType(), buffer, /*restrict=*/b.getUnitAttr(),
+        /*writable=*/b.getUnitAttr());
+    replacements.push_back({r, t});
+  };
+  // (Cannot fail here: the kernel was just generated as a gpu.func, and
+  // GEMMs, whose TMA maps could, are annotated only.)
+  if (failed(emitKernelLaunch(ob, op, {operandBuffer, resultBuffer})))
+    return;
   for (auto [from, to] : replacements)
     from.replaceAllUsesWith(to);
   op->erase();
@@ -191,4 +123,218 @@ void KernelGen::finish(Operation *op, gpu::GPUFuncOp kernel,
 
 MemRefType KernelGen::statusMemRef() {
   return MemRefType::get({1}, IntegerType::get(module.getContext(), 32));
+}
+
+//===----------------------------------------------------------------------===//
+// The launch of an annotated op (HostLaunch.h)
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+SmallVector<ReassociationIndices> collapseAll(int64_t rank) {
+  ReassociationIndices all;
+  for (int64_t i = 0; i < rank; ++i)
+    all.push_back(i);
+  return {all};
+}
+
+/// The aligned address of `memref` as pointer parameter type `param` (a
+/// kernel with run-time sizes; the grouped GEMMs' are global pointers).
+Value alignedPointer(KB &b, Value memref, Type param) {
+  Value idx = memref::ExtractAlignedPointerAsIndexOp::create(b, memref);
+  Value i64 = arith::IndexCastOp::create(b, b.getI64Type(), idx);
+  return LLVM::IntToPtrOp::create(b, param, i64);
+}
+
+/// The kernel parameter of type `param` bound to operand buffer `buffer`:
+/// the buffer collapsed to 1-D (packed MXFP4 viewed as the bytes the
+/// kernel reads), or its address.
+Value operandArg(KB &b, Value buffer, Type param) {
+  auto mt = cast<MemRefType>(buffer.getType());
+  bool pointer = isa<LLVM::LLVMPointerType>(param);
+  auto flat = MemRefType::get({mt.getNumElements()}, mt.getElementType());
+  auto kt = pointer ? flatMemRef(RankedTensorType::get(mt.getShape(),
+                                                       mt.getElementType()))
+                    : cast<MemRefType>(param);
+  Value m = buffer;
+  if (mt.getRank() > 1)
+    m = memref::CollapseShapeOp::create(b, flat, m, collapseAll(mt.getRank()));
+  if (m.getType() != kt)
+    m = UnrealizedConversionCastOp::create(b, kt, m).getResult(0);
+  return pointer ? alignedPointer(b, m, param) : m;
+}
+
+/// The kernel parameter of type `param` for a result of type `tt`: a
+/// gpu.alloc'ed buffer (or its address); `view` gets it as a memref of
+/// `tt`'s shape.
+Value resultArg(KB &b, RankedTensorType tt, Type param, Value &view) {
+  bool pointer = isa<LLVM::LLVMPointerType>(param);
+  auto flat = MemRefType::get({tt.getNumElements()}, tt.getElementType());
+  auto kt = pointer ? flatMemRef(tt) : cast<MemRefType>(param);
+  Value buf =
+      gpu::AllocOp::create(b, kt, Type(), {}, {}, {}, UnitAttr()).getMemref();
+  Value arg = pointer ? alignedPointer(b, buf, param) : buf;
+  view = buf;
+  if (kt != flat) // packed MXFP4 bytes viewed as f4E2M1FN elements
+    view = UnrealizedConversionCastOp::create(b, flat, view).getResult(0);
+  if (tt.getRank() > 1) {
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t d : tt.getShape())
+      sizes.push_back(b.getIndexAttr(d));
+    auto shaped = MemRefType::get(tt.getShape(), tt.getElementType());
+    view = memref::ExpandShapeOp::create(b, shaped, view,
+                                         collapseAll(tt.getRank()), sizes);
+  }
+  return arg;
+}
+
+/// A TMA map over operand buffer `buffer` viewed as [rows, K] bytes (K its
+/// last extent), of the parameter's type `type` (box, swizzle, fill).
+/// `nvgpu.tma.create.descriptor` encodes 8-bit data as UINT8, the map
+/// mxmoeRtEncodeTensorMap2D builds for fp8 operands; it has no 4-bit
+/// unpacking type.
+FailureOr<Value> tensorMapArg(KB &b, Operation *op, Value buffer,
+                              nvgpu::TensorMapDescriptorType type,
+                              DictionaryAttr info) {
+  auto dataType = info ? info.getAs<StringAttr>("data_type") : StringAttr();
+  if (!dataType || dataType.getValue() != "uint8")
+    return op->emitOpError("has a TMA map of data type ")
+           << (dataType ? dataType.getValue() : "unknown")
+           << " (MXFP4 operands are unpacked by the copy), which "
+              "nvgpu.tma.create.descriptor cannot encode: launch it from "
+              "mxmoe-compile's manifest (mxmoe-run, the C runtime)";
+  auto mt = cast<MemRefType>(buffer.getType());
+  int64_t k = mt.getShape().back(), rows = mt.getNumElements() / k;
+  Value m = buffer;
+  if (mt.getRank() != 2) {
+    ReassociationIndices outer;
+    for (int64_t i = 0; i + 1 < mt.getRank(); ++i)
+      outer.push_back(i);
+    auto rowsK = MemRefType::get({rows, k}, mt.getElementType());
+    m = memref::CollapseShapeOp::create(
+        b, rowsK, m,
+        SmallVector<ReassociationIndices>{outer, {mt.getRank() - 1}});
+  }
+  Type u8 = IntegerType::get(b.getContext(), 8, IntegerType::Unsigned);
+  auto bytes = MemRefType::get({rows, k}, u8);
+  if (m.getType() != bytes) // fp8 elements as the bytes the map copies
+    m = UnrealizedConversionCastOp::create(b, bytes, m).getResult(0);
+  Value unranked =
+      memref::CastOp::create(b, UnrankedMemRefType::get(u8, Attribute()), m);
+  SmallVector<Value> box;
+  for (int64_t d : type.getTensor().getShape())
+    box.push_back(b.idx(d));
+  return nvgpu::TmaCreateDescriptorOp::create(b, type, unranked, box)
+      .getResult();
+}
+
+/// Copies the i32 status word back and asserts it is 0, with the runtime's
+/// wording of each status a kernel writes (mxmoe/KernelStatus.h).
+void checkStatus(KB &b, StringRef kernel, Value status) {
+  auto hostType = MemRefType::get({1}, b.getI32Type());
+  Value host = memref::AllocaOp::create(b, hostType);
+  gpu::MemcpyOp::create(b, Type(), ValueRange{}, host, status);
+  Value word = b.load(host, b.idx(0));
+  std::string prefix = ("mxmoe: kernel '" + kernel + "' ").str();
+  for (int32_t s : {::mxmoe::kKernelStatusOffsetsRejected,
+                    ::mxmoe::kKernelStatusSizesRejected,
+                    ::mxmoe::kKernelStatusIndicesRejected,
+                    ::mxmoe::kKernelStatusExpertsRejected})
+    cf::AssertOp::create(
+        b, arith::CmpIOp::create(b, arith::CmpIPredicate::ne, word, b.i32(s)),
+        b.getStringAttr(prefix + ::mxmoe::kernelStatusText(s)));
+  cf::AssertOp::create(b, b.eq(word, b.i32(::mxmoe::kKernelStatusDone)),
+                       b.getStringAttr(prefix + "wrote an unknown status"));
+  gpu::DeallocOp::create(b, Type(), ValueRange{}, status);
+}
+
+FailureOr<gpu::GPUFuncOp> annotatedKernel(Operation *op) {
+  auto name = op->getAttrOfType<SymbolRefAttr>(
+      MXMoEDialect::KernelAttrHelper::getNameStr());
+  if (!name || !op->hasAttr(MXMoEDialect::KernelArgsAttrHelper::getNameStr()))
+    return op->emitOpError(
+        "has no kernel: run convert-mxmoe-to-gpu first (host-launch=false "
+        "keeps the op, annotated with its kernel, for bufferization)");
+  auto kernel = SymbolTable::lookupNearestSymbolFrom<gpu::GPUFuncOp>(op, name);
+  if (!kernel)
+    return op->emitOpError("kernel ")
+           << name << " is not a gpu.func in this module (launch the ops "
+           << "before lowering the kernel module)";
+  return kernel;
+}
+
+} // namespace
+
+LogicalResult
+mlir::mxmoe::kernels::emitKernelLaunch(OpBuilder &ob, Operation *op,
+                                       const LaunchBuffers &buffers) {
+  FailureOr<gpu::GPUFuncOp> kernel = annotatedKernel(op);
+  if (failed(kernel))
+    return failure();
+  KB b(op->getLoc(), ob);
+  auto bindings = op->getAttrOfType<ArrayAttr>(
+      MXMoEDialect::KernelArgsAttrHelper::getNameStr());
+  TypeRange params = kernel->getArgumentTypes();
+  if (bindings.size() != params.size())
+    return op->emitOpError("binds ")
+           << bindings.size() << " kernel parameters; its kernel has "
+           << params.size();
+  SmallVector<Value> args;
+  SmallVector<std::pair<unsigned, Value>> results;
+  Value status;
+  for (auto [i, attr] : llvm::enumerate(bindings)) {
+    auto arg = cast<KernelArgAttr>(attr);
+    int64_t n = arg.getIndex();
+    switch (arg.getKind()) {
+    case KernelArgKind::operand:
+      args.push_back(
+          operandArg(b, buffers.operand(b, op->getOperand(n)), params[i]));
+      break;
+    case KernelArgKind::result: {
+      Value view;
+      auto tt = cast<RankedTensorType>(op->getResult(n).getType());
+      args.push_back(resultArg(b, tt, params[i], view));
+      buffers.result(b, n, view);
+      break;
+    }
+    case KernelArgKind::tensor_map: {
+      FailureOr<Value> map = tensorMapArg(
+          b, op, buffers.operand(b, op->getOperand(n)),
+          cast<nvgpu::TensorMapDescriptorType>(params[i]),
+          kernel->getArgAttrOfType<DictionaryAttr>(i, "mxmoe.tensor_map"));
+      if (failed(map))
+        return failure();
+      args.push_back(*map);
+      break;
+    }
+    case KernelArgKind::status: {
+      auto mt = MemRefType::get({1}, b.getI32Type());
+      status = gpu::AllocOp::create(b, mt, Type(), {}, {}, {}, UnitAttr())
+                   .getMemref();
+      args.push_back(isa<LLVM::LLVMPointerType>(params[i])
+                         ? alignedPointer(b, status, params[i])
+                         : status);
+      break;
+    }
+    case KernelArgKind::value:
+      args.push_back(arith::ConstantIntOp::create(b, b.getI64Type(), n));
+      break;
+    }
+  }
+  auto dims = [&](Operation *from) {
+    return from->getAttrOfType<DenseI64ArrayAttr>(
+        MXMoEDialect::GridAttrHelper::getNameStr());
+  };
+  DenseI64ArrayAttr grid = dims(op) ? dims(op) : dims(*kernel);
+  auto block = (*kernel)->getAttrOfType<DenseI64ArrayAttr>(
+      MXMoEDialect::BlockAttrHelper::getNameStr());
+  auto smem = (*kernel)->getAttrOfType<IntegerAttr>(
+      MXMoEDialect::DynamicSmemAttrHelper::getNameStr());
+  gpu::KernelDim3 g{b.idx(grid[0]), b.idx(grid[1]), b.idx(grid[2])};
+  gpu::KernelDim3 t{b.idx(block[0]), b.idx(block[1]), b.idx(block[2])};
+  Value smemBytes = smem ? b.i32(smem.getInt()) : Value();
+  gpu::LaunchFuncOp::create(b, *kernel, g, t, smemBytes, args);
+  if (status)
+    checkStatus(b, kernel->getName(), status);
+  return success();
 }

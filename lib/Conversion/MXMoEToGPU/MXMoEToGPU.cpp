@@ -106,6 +106,11 @@ struct ConvertMXMoEToGPUPass
           ::mlir::mxmoe::impl::ConvertMXMoEToGPUBase<ConvertMXMoEToGPUPass>> {
   using CheckedPassOptions::CheckedPassOptions;
 
+  void getDependentDialects(DialectRegistry &registry) const override {
+    CheckedPassOptions::getDependentDialects(registry);
+    registerMXMoEToGPUInterfaces(registry);
+  }
+
   GemmOptions gemmOptions() const {
     return {chip, gemmTileN, gemmStages, gemmCTAs, gemmSm90Mma, gemmCluster};
   }

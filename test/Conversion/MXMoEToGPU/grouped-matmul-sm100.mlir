@@ -23,7 +23,7 @@
 // CHECK-LABEL: func.func @fwd(
 // CHECK: mxmoe.grouped_matmul {{.*}}mxmoe.kernel = @mxmoe_kernels::@fwd__grouped_matmul_0
 // CHECK: gpu.func @fwd__grouped_matmul_0(
-// CHECK-SAME: !llvm.ptr<1> {llvm.noalias, mxmoe.element_type = f8E4M3FN, mxmoe.tensor_map = {box = array<i64: 128, 128>, data_type = "uint8", oob_fill = "zero", operand = "lhs", swizzle = "128B"}}
+// CHECK-SAME: !nvgpu.tensormap.descriptor<tensor = memref<128x128xi8, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none> {llvm.noalias, mxmoe.element_type = f8E4M3FN, mxmoe.tensor_map = {box = array<i64: 128, 128>, data_type = "uint8", oob_fill = "zero", operand = "lhs", swizzle = "128B"}}
 // CHECK-SAME: i64 {mxmoe.scalar = "b_scale_cols"})
 // CHECK-SAME: known_block_size = array<i32: 192, 1, 1>
 // CHECK-SAME: mxmoe.dynamic_smem = 136448 : i64

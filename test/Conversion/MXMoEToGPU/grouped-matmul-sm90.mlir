@@ -20,9 +20,9 @@
 // CHECK: gpu.module @mxmoe_kernels
 // CHECK: llvm.mlir.global external @__mxmoe_dynamic_smem() {addr_space = 3 : i32, alignment = 1024 : i64}
 // CHECK: gpu.func @fwd__grouped_matmul_0(
-// CHECK-SAME: %{{.*}}: !llvm.ptr<1> {llvm.noalias, mxmoe.element_type = f8E4M3FN, mxmoe.tensor_map = {box = array<i64: 128, 128>, data_type = "uint8", oob_fill = "zero", operand = "lhs", swizzle = "128B"}}
+// CHECK-SAME: %{{.*}}: !nvgpu.tensormap.descriptor<tensor = memref<128x128xi8, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none> {llvm.noalias, mxmoe.element_type = f8E4M3FN, mxmoe.tensor_map = {box = array<i64: 128, 128>, data_type = "uint8", oob_fill = "zero", operand = "lhs", swizzle = "128B"}}
 // CHECK-SAME: !llvm.ptr<1> {llvm.noalias, mxmoe.element_type = f8E8M0FNU}
-// CHECK-SAME: mxmoe.tensor_map = {box = array<i64: 128, 128>, data_type = "uint8", oob_fill = "zero", operand = "rhs"
+// CHECK-SAME: %{{.*}}: !nvgpu.tensormap.descriptor<tensor = memref<128x128xi8, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none> {llvm.noalias, mxmoe.element_type = f8E4M3FN, mxmoe.tensor_map = {box = array<i64: 128, 128>, data_type = "uint8", oob_fill = "zero", operand = "rhs"
 // CHECK-SAME: !llvm.ptr<1> {llvm.noalias, mxmoe.element_type = i32}
 // CHECK-SAME: !llvm.ptr<1> {llvm.noalias, mxmoe.element_type = bf16}
 // CHECK-SAME: !llvm.ptr<1> {llvm.noalias, mxmoe.element_type = i32}

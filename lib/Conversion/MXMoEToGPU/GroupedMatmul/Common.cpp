@@ -12,6 +12,7 @@
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEDialect.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -353,6 +354,8 @@ KernelFrame createGemmKernel(gpu::GPUModuleOp module, StringRef name,
   MLIRContext *ctx = module.getContext();
   Type gptr = LLVM::LLVMPointerType::get(ctx, 1);
   SmallVector<Type> argTypes(7, gptr);
+  argTypes[0] = gemmTensorMapType(ctx, kBM);
+  argTypes[2] = gemmTensorMapType(ctx, cfg.tileN / cfg.clusterM);
   argTypes.append(std::size(kGemmScalarParams), ob.getI64Type());
   auto fn =
       gpu::GPUFuncOp::create(ob, loc, name, ob.getFunctionType(argTypes, {}));
@@ -419,9 +422,14 @@ KernelFrame createGemmKernel(gpu::GPUModuleOp module, StringRef name,
   f.b = std::make_unique<KB>(loc, ob);
   KB &b = *f.b;
   b.setInsertionPointToStart(&fn.getBody().front());
-  f.tmapA = fn.getArgument(0);
+  // The maps as the generic pointers the TMA and fence instructions take
+  // (convert-gpu-to-nvvm lowers the descriptor type to !llvm.ptr).
+  auto mapPtr = [&](Value desc) {
+    return UnrealizedConversionCastOp::create(b, b.ptr(0), desc).getResult(0);
+  };
+  f.tmapA = mapPtr(fn.getArgument(0));
   f.aScales = fn.getArgument(1);
-  f.tmapB = fn.getArgument(2);
+  f.tmapB = mapPtr(fn.getArgument(2));
   f.bScales = fn.getArgument(3);
   f.offsets = fn.getArgument(4);
   f.out = fn.getArgument(5);
@@ -449,8 +457,20 @@ KernelFrame createGemmKernel(gpu::GPUModuleOp module, StringRef name,
 // Loader steps
 //===----------------------------------------------------------------------===//
 
-Value acquireTensorMap(KB &b, Value globalMap) {
-  Value map = b.genericPtr(globalMap);
+nvgpu::TensorMapDescriptorType gemmTensorMapType(MLIRContext *ctx,
+                                                 int64_t boxRows) {
+  Attribute workgroup = gpu::AddressSpaceAttr::get(
+      ctx, gpu::GPUDialect::getWorkgroupAddressSpace());
+  auto box = MemRefType::get({boxRows, kBK}, IntegerType::get(ctx, 8),
+                             MemRefLayoutAttrInterface(), workgroup);
+  return nvgpu::TensorMapDescriptorType::get(
+      ctx, box, nvgpu::TensorMapSwizzleKind::SWIZZLE_128B,
+      nvgpu::TensorMapL2PromoKind::L2PROMO_256B,
+      nvgpu::TensorMapOOBKind::OOB_ZERO,
+      nvgpu::TensorMapInterleaveKind::INTERLEAVE_NONE);
+}
+
+Value acquireTensorMap(KB &b, Value map) {
   NVVM::FenceProxyAcquireOp::create(b, NVVM::MemScopeKind::SYS, map,
                                     b.i32(128));
   return map;

@@ -28,6 +28,7 @@
 #include "mxmoe/Dialect/MXMoE/Utils/ScaleLayout.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 
 #include <memory>
 
@@ -338,7 +339,18 @@ KernelFrame createGemmKernel(gpu::GPUModuleOp module, StringRef name,
                              const GemmKind &p, const GemmConfig &cfg,
                              int64_t threads, int64_t smemBytes);
 
-/// The generic address of a CUtensorMap parameter (a pointer into global
+/// The type of a grouped-GEMM kernel's tensor-map parameter (operand 0:
+/// lhs, 2: rhs): upstream's `!nvgpu.tensormap.descriptor` of the shared
+/// tile one copy fills (`boxRows` x kBK bytes; fp8 elements, or fp4 ones
+/// unpacked to a byte each), 128-byte swizzle, 256-byte L2 promotion,
+/// zero fill, no interleave: the fields the launcher encodes
+/// (mxmoeRtEncodeTensorMap2D, or `nvgpu.tma.create.descriptor` of a host
+/// launch). convert-gpu-to-nvvm lowers it to a generic pointer to the
+/// 128-byte map in global memory.
+nvgpu::TensorMapDescriptorType gemmTensorMapType(MLIRContext *ctx,
+                                                 int64_t boxRows);
+
+/// A CUtensorMap parameter as a generic address (a pointer into global
 /// memory, where the launcher copied it), after
 /// `fence.proxy.tensormap::generic.acquire.sys` on its 128 bytes, issued
 /// by the thread that will use it for TMA: the descriptor was written
@@ -349,7 +361,7 @@ KernelFrame createGemmKernel(gpu::GPUModuleOp module, StringRef name,
 /// Communication Instructions: membar / fence" (fence.proxy.tensormap);
 /// the CUDA C++ Programming Guide's TMA section passes maps in global
 /// memory with the same acquire fence.
-Value acquireTensorMap(KB &b, Value globalMap);
+Value acquireTensorMap(KB &b, Value map);
 
 /// Loader step shared by both chips: wait until the consumers freed ring
 /// slot `st` (parity trick: the first pass waits on the "previous" phase,
