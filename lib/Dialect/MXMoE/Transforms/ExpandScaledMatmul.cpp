@@ -393,6 +393,72 @@ mlir::mxmoe::createLinearFunctions(LinearOp op, StringRef name,
   return fns;
 }
 
+FailureOr<LinearFunctions> mlir::mxmoe::createGroupedMatmulFunctions(
+    ScaledGroupedMatmulOp op, StringRef name, SymbolTable &symbols,
+    bool backward, bool weightGradBF16, bool quantizeWeightsOnce,
+    Type weightGradElem) {
+  RankedTensorType x = op.getInput().getType(), w = op.getWeight().getType(),
+                   y = op.getResult().getType();
+  if (!x.hasStaticShape() || !w.hasStaticShape()) {
+    op.emitOpError("mxmoe-expand-scaled-matmul needs static shapes "
+                   "(M, N, K and the expert count)");
+    return failure();
+  }
+  if (failed(checkNamesFree(op, name, symbols)))
+    return failure();
+  Dims d{x.getDimSize(0), w.getDimSize(1), w.getDimSize(2), w.getDimSize(0)};
+  MXRecipeAttr recipe = op.getRecipeOrDefault();
+  Type offsT = op.getOffsets().getType();
+  auto makeFunc = [&](StringRef kind, TypeRange ins, Type out) {
+    return ::makeFunc(op, op.getFqnAttr(), name, symbols, kind, ins, out);
+  };
+  auto body = [&](func::FuncOp fn,
+                  function_ref<Value(Expander &, ValueRange)> gen) {
+    OpBuilder b = OpBuilder::atBlockBegin(&fn.front());
+    Expander e{b, op.getLoc(), recipe, d};
+    Value r = gen(e, fn.getArguments());
+    func::ReturnOp::create(b, op.getLoc(), r);
+  };
+  // Weights quantized once: the forward also returns the transposed copy
+  // and its scales, and input_grad takes them instead of w.
+  bool once = quantizeWeightsOnce && backward;
+  auto dyT = RankedTensorType::get({d.m, d.n}, x.getElementType());
+  LinearFunctions fns;
+  fns.forward = makeFunc("forward", {x, w, offsT}, y);
+  SmallVector<Type> dgradIns{dyT, w, offsT};
+  if (!once) {
+    body(fns.forward, [&](Expander &e, ValueRange a) {
+      return e.forward(a[0], a[1], a[2], y.getElementType());
+    });
+  } else {
+    OpBuilder b = OpBuilder::atBlockBegin(&fns.forward.front());
+    Expander e{b, op.getLoc(), recipe, d};
+    ValueRange a = fns.forward.getArguments();
+    std::array<Value, 3> r =
+        e.forwardOnce(a[0], a[1], a[2], y.getElementType());
+    func::ReturnOp::create(b, op.getLoc(), ValueRange(r));
+    fns.forward.setType(FunctionType::get(op.getContext(),
+                                          fns.forward.getArgumentTypes(),
+                                          ValueRange(r).getTypes()));
+    dgradIns = {dyT, r[1].getType(), r[2].getType(), offsT};
+  }
+  if (!backward)
+    return fns;
+  fns.inputGrad = makeFunc("input_grad", dgradIns, x);
+  body(fns.inputGrad, [&](Expander &e, ValueRange a) {
+    if (once)
+      return e.inputGradOnce(a[0], a[1], a[2], a[3], x.getElementType());
+    return e.inputGrad(a[0], a[1], a[2], x.getElementType());
+  });
+  Type dwElem = weightGradElem ? weightGradElem : w.getElementType();
+  auto dwT = RankedTensorType::get({d.g, d.n, d.k}, dwElem);
+  fns.weightGrad = makeFunc("weight_grad", {dyT, x, offsT}, dwT);
+  body(fns.weightGrad, [&](Expander &e, ValueRange a) {
+    return e.weightGrad(a[0], a[1], a[2], dwElem, weightGradBF16);
+  });
+  return fns;
+}
+
 namespace {
 
 /// The functions of one mxmoe.swiglu_experts:
@@ -564,7 +630,7 @@ struct ExpandScaledMatmulPass
     ModuleOp module = getOperation();
     // Inside a tiled MLP the shard's token count is only known once
     // mxmoe-tile-mlp has materialised the shard loops; it expands the MX
-    // linears there, per shard size.
+    // linears and grouped GEMMs there, per shard size.
     auto deferred = [](Operation *op, StringRef fqn) {
       if (!op->getParentOfType<TiledMLPOp>())
         return false;
@@ -572,12 +638,13 @@ struct ExpandScaledMatmulPass
                              << "mxmoe-expand-scaled-matmul: " << fqn
                              << " is inside mxmoe.tiled_mlp; it is not "
                                 "expanded here";
-      if (isa<LinearOp>(op))
+      if (isa<SwiGLUExpertsOp>(op))
+        d << " (mxmoe-tile-mlp does not expand mxmoe.swiglu_experts: a "
+             "tiled body writes the experts as two scaled_grouped_matmul "
+             "ops around the SwiGLU)";
+      else
         d << " (mxmoe-tile-mlp expands it per shard size when the split is "
              "static)";
-      else
-        d << " (grouped GEMMs inside tiled MLPs are not expanded: they stay "
-             "model-level ops)";
       return true;
     };
     SmallVector<ScaledGroupedMatmulOp> ops;
@@ -648,67 +715,15 @@ struct ExpandScaledMatmulPass
   }
 
   LogicalResult expand(ScaledGroupedMatmulOp op, SymbolTable &symbols) {
-    RankedTensorType x = op.getInput().getType(), w = op.getWeight().getType(),
-                     y = op.getResult().getType();
-    if (!x.hasStaticShape() || !w.hasStaticShape())
-      return op.emitOpError("mxmoe-expand-scaled-matmul needs static shapes "
-                            "(M, N, K and the expert count)");
-    if (failed(checkNamesFree(op, op.getFqn(), symbols)))
-      return failure();
-    Dims d{x.getDimSize(0), w.getDimSize(1), w.getDimSize(2), w.getDimSize(0)};
     MXRecipeAttr recipe = op.getRecipeOrDefault();
-    Type offsT = op.getOffsets().getType();
-    auto makeFunc = [&](StringRef kind, TypeRange ins, Type out) {
-      return ::makeFunc(op, op.getFqnAttr(), op.getFqn(), symbols, kind, ins,
-                        out);
-    };
-    auto body = [&](func::FuncOp fn,
-                    function_ref<Value(Expander &, ValueRange)> gen) {
-      OpBuilder b = OpBuilder::atBlockBegin(&fn.front());
-      Expander e{b, op.getLoc(), recipe, d};
-      Value r = gen(e, fn.getArguments());
-      func::ReturnOp::create(b, op.getLoc(), r);
-    };
-
-    // Weights quantized once: square (128x128) weight tiles only. The
-    // forward then also returns the transposed copy and its scales, and
-    // input_grad takes them instead of w.
     bool once = quantizeWeightsOnce && recipe.isMX128() && backward;
-    auto dyT = RankedTensorType::get({d.m, d.n}, x.getElementType());
-    func::FuncOp fwd = makeFunc("forward", {x, w, offsT}, y);
-    SmallVector<Type> dgradIns{dyT, w, offsT};
-    if (!once) {
-      body(fwd, [&](Expander &e, ValueRange a) {
-        return e.forward(a[0], a[1], a[2], y.getElementType());
-      });
-    } else {
-      OpBuilder b = OpBuilder::atBlockBegin(&fwd.front());
-      Expander e{b, op.getLoc(), recipe, d};
-      ValueRange a = fwd.getArguments();
-      std::array<Value, 3> r =
-          e.forwardOnce(a[0], a[1], a[2], y.getElementType());
-      func::ReturnOp::create(b, op.getLoc(), ValueRange(r));
-      fwd.setType(FunctionType::get(op.getContext(), fwd.getArgumentTypes(),
-                                    ValueRange(r).getTypes()));
-      dgradIns = {dyT, r[1].getType(), r[2].getType(), offsT};
-    }
-    if (backward) {
-      func::FuncOp dgrad = makeFunc("input_grad", dgradIns, x);
-      body(dgrad, [&](Expander &e, ValueRange a) {
-        if (once)
-          return e.inputGradOnce(a[0], a[1], a[2], a[3], x.getElementType());
-        return e.inputGrad(a[0], a[1], a[2], x.getElementType());
-      });
-      auto dwT = RankedTensorType::get({d.g, d.n, d.k}, w.getElementType());
-      func::FuncOp wgrad = makeFunc("weight_grad", {dyT, x, offsT}, dwT);
-      body(wgrad, [&](Expander &e, ValueRange a) {
-        return e.weightGrad(a[0], a[1], a[2], w.getElementType(),
-                            weightGradBF16);
-      });
-    }
+    FailureOr<LinearFunctions> fns = createGroupedMatmulFunctions(
+        op, op.getFqn(), symbols, backward, weightGradBF16, once);
+    if (failed(fns))
+      return failure();
     OpBuilder b(op);
     auto call = func::CallOp::create(
-        b, op.getLoc(), fwd,
+        b, op.getLoc(), fns->forward,
         ValueRange{op.getInput(), op.getWeight(), op.getOffsets()});
     op.getResult().replaceAllUsesWith(call.getResult(0));
     op.erase();

@@ -145,72 +145,88 @@ struct TileMLPPass
     return runs;
   }
 
-  /// Replaces the MX `mxmoe.linear`s among `created` (cloned into a static
-  /// shard loop of `run`) by calls of their expanded forward functions
-  /// `@"<fqn><run suffix>.forward"`, created on first use and shared by the
-  /// forward loop and the backward recompute. `created` is updated.
+  /// Replaces the MX `mxmoe.linear`s and `mxmoe.scaled_grouped_matmul`s
+  /// among `created` (cloned into a static shard loop of `run`) by calls of
+  /// their expanded forward functions `@"<fqn><run suffix>.forward"`,
+  /// created on first use and shared by the forward loop and the backward
+  /// recompute. `created` is updated.
   LogicalResult expandLinears(SmallVector<Operation *> &created,
                               const ShardRun &run, TiledMLPOp owner,
                               Block &body, IRMapping &map,
                               SymbolTable &symbols) {
-    llvm::StringMap<ExpandedLinear> &table = linears[symbols.getOp()];
     for (Operation *&c : created) {
-      auto lin = dyn_cast<LinearOp>(c);
-      if (!lin || !lin.getPrecisionAttr() ||
-          lin.getPrecision() == Precision::bf16)
-        continue;
-      std::string name = (lin.getFqn() + run.suffix).str();
-      std::string fwdName = name + ".forward";
-      auto it = table.find(fwdName);
-      if (it == table.end()) {
-        // With an f32 gradient accumulator the weight gradient GEMMs write
-        // f32 (not the weight's bf16, widened afterwards).
-        Type dwElem;
-        if (std::optional<Type> acc = owner.getGradAccumulator();
-            acc && acc->isF32())
-          dwElem = *acc;
-        FailureOr<LinearFunctions> fns = createLinearFunctions(
-            lin, name, symbols, backward, weightGradBF16, dwElem);
-        if (failed(fns))
-          return failure();
-        it =
-            table
-                .try_emplace(fwdName, ExpandedLinear{*fns, owner.getOperation(),
-                                                     lin.getPrecisionAttr(),
-                                                     lin.getRecipeAttr()})
-                .first;
-      }
-      const ExpandedLinear &e = it->second;
-      func::FuncOp fwd = e.fns.forward;
-      if (e.owner != owner.getOperation() ||
-          e.precision != lin.getPrecisionAttr() ||
-          e.recipe != lin.getRecipeAttr() ||
-          !llvm::equal(fwd.getFunctionType().getInputs(),
-                       lin->getOperandTypes()) ||
-          !llvm::equal(fwd.getFunctionType().getResults(),
-                       lin->getResultTypes())) {
-        InFlightDiagnostic d = lin.emitOpError("fqn '")
-                               << lin.getFqn() << "' is not unique: @"
-                               << fwdName
-                               << " already serves another linear (another "
-                                  "tiled MLP, precision, recipe or shape); "
-                                  "fqns name the expanded functions a "
-                                  "runtime looks up";
-        d.attachNote(fwd.getLoc()) << "the existing function";
+      FailureOr<func::FuncOp> fwd = expandedForward(c, run, owner, symbols);
+      if (failed(fwd))
         return failure();
-      }
-      OpBuilder b(lin);
-      auto call =
-          func::CallOp::create(b, lin.getLoc(), fwd, lin->getOperands());
-      lin.getResult().replaceAllUsesWith(call.getResult(0));
+      if (!*fwd)
+        continue;
+      OpBuilder b(c);
+      auto call = func::CallOp::create(b, c->getLoc(), *fwd, c->getOperands());
+      c->getResult(0).replaceAllUsesWith(call.getResult(0));
       for (Operation &o : body)
         for (Value r : o.getResults())
-          if (map.lookupOrNull(r) == lin.getResult())
+          if (map.lookupOrNull(r) == c->getResult(0))
             map.map(r, call.getResult(0));
-      lin.erase();
+      c->erase();
       c = call;
     }
     return success();
+  }
+
+  /// The expanded forward function of `c` when it is an MX linear or
+  /// grouped GEMM (null for any other op): created on first use, else the
+  /// one created before, which must serve the same tiled MLP, precision,
+  /// recipe and types.
+  FailureOr<func::FuncOp> expandedForward(Operation *c, const ShardRun &run,
+                                          TiledMLPOp owner,
+                                          SymbolTable &symbols) {
+    auto lin = dyn_cast<LinearOp>(c);
+    auto gemm = dyn_cast<ScaledGroupedMatmulOp>(c);
+    auto precision = c->getAttrOfType<PrecisionAttr>("precision");
+    if ((!lin && !gemm) || !precision ||
+        precision.getValue() == Precision::bf16)
+      return func::FuncOp();
+    Attribute recipe = c->getAttr("recipe");
+    StringRef fqn = lin ? lin.getFqn() : gemm.getFqn();
+    std::string name = (fqn + run.suffix).str();
+    std::string fwdName = name + ".forward";
+    llvm::StringMap<ExpandedLinear> &table = linears[symbols.getOp()];
+    auto it = table.find(fwdName);
+    if (it == table.end()) {
+      // With an f32 gradient accumulator the weight gradient GEMMs write
+      // f32 (not the weight's bf16, widened afterwards).
+      Type dwElem;
+      if (std::optional<Type> acc = owner.getGradAccumulator();
+          acc && acc->isF32())
+        dwElem = *acc;
+      FailureOr<LinearFunctions> fns =
+          lin ? createLinearFunctions(lin, name, symbols, backward,
+                                      weightGradBF16, dwElem)
+              : createGroupedMatmulFunctions(
+                    gemm, name, symbols, backward, weightGradBF16,
+                    /*quantizeWeightsOnce=*/false, dwElem);
+      if (failed(fns))
+        return failure();
+      ExpandedLinear e{*fns, owner.getOperation(), precision, recipe,
+                       /*grouped=*/bool(gemm)};
+      it = table.try_emplace(fwdName, e).first;
+    }
+    const ExpandedLinear &e = it->second;
+    func::FuncOp fwd = e.fns.forward;
+    if (e.owner == owner.getOperation() && e.precision == precision &&
+        e.recipe == recipe &&
+        llvm::equal(fwd.getFunctionType().getInputs(), c->getOperandTypes()) &&
+        llvm::equal(fwd.getFunctionType().getResults(), c->getResultTypes()))
+      return fwd;
+    InFlightDiagnostic d = c->emitOpError("fqn '")
+                           << fqn << "' is not unique: @" << fwdName
+                           << " already serves another "
+                           << (lin ? "linear" : "grouped GEMM")
+                           << " (another tiled MLP, precision, recipe or "
+                              "shape); fqns name the expanded functions a "
+                              "runtime looks up";
+    d.attachNote(fwd.getLoc()) << "the existing function";
+    return failure();
   }
 
   /// Tags a shard loop of `op` with its id (`mxmoe.tiled_mlp_id`) and, for

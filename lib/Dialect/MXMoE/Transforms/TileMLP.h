@@ -89,14 +89,16 @@ std::string staticBodyFailure(TiledMLPOp op, int64_t size);
 
 /// Transpose of a 2-D tensor.
 Value transpose2d(OpBuilder &b, Location loc, Value v);
-/// The MX functions expanded for one linear of a static shard loop, with
-/// what makes a later use of the same name legal: the same tiled MLP (its
-/// forward loop and its backward recompute share them), precision and
-/// recipe.
+/// The MX functions expanded for one linear or grouped GEMM of a static
+/// shard loop, with what makes a later use of the same name legal: the
+/// same tiled MLP (its forward loop and its backward recompute share
+/// them), precision and recipe. `grouped`: a scaled_grouped_matmul's
+/// (input_grad and weight_grad also take the offsets).
 struct ExpandedLinear {
   LinearFunctions fns;
   Operation *owner;
   Attribute precision, recipe;
+  bool grouped = false;
 };
 
 /// Reverse-mode gradients of one recomputed shard body. `grads` maps a

@@ -26,6 +26,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::mxmoe;
@@ -159,6 +160,51 @@ bool isStaticType(Type t) {
 /// failure when a result cannot be made static or `c` does not accept its
 /// refined operand types (e.g. a call typed for `tensor<?x...>`); the shard
 /// loop then keeps run-time bounds.
+/// The result types of a routing op or grouped GEMM given its operands'
+/// (token rows follow the input's; empty for any other op): router_topk
+/// [T, k] from logits [T, E], sort_by_expert [T * k] from experts [T, k],
+/// gather_rows and invert_permutation [R, ...] from indices [R],
+/// combine_rows [R / k, H], scaled_grouped_matmul [M, N] from input [M, K].
+SmallVector<Type> routedResultTypes(Operation *c) {
+  auto rows = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getDimSize(0);
+  };
+  auto withRows = [](Value r, int64_t n) -> Type {
+    auto rt = cast<RankedTensorType>(r.getType());
+    SmallVector<int64_t> shape(rt.getShape());
+    shape[0] = n;
+    return RankedTensorType::get(shape, rt.getElementType(), rt.getEncoding());
+  };
+  auto perSlot = [](int64_t n, uint64_t k) {
+    return ShapedType::isDynamic(n) ? n : n / static_cast<int64_t>(k);
+  };
+  return llvm::TypeSwitch<Operation *, SmallVector<Type>>(c)
+      .Case([&](RouterTopKOp op) -> SmallVector<Type> {
+        int64_t t = rows(op.getLogits());
+        return {withRows(op.getWeights(), t), withRows(op.getExperts(), t)};
+      })
+      .Case([&](SortByExpertOp op) -> SmallVector<Type> {
+        auto e = cast<RankedTensorType>(op.getExperts().getType());
+        int64_t n =
+            e.hasStaticShape() ? e.getNumElements() : ShapedType::kDynamic;
+        return {withRows(op.getIndices(), n), op.getOffsets().getType()};
+      })
+      .Case([&](GatherRowsOp op) -> SmallVector<Type> {
+        return {withRows(op.getResult(), rows(op.getIndices()))};
+      })
+      .Case([&](InvertPermutationOp op) -> SmallVector<Type> {
+        return {withRows(op.getResult(), rows(op.getIndices()))};
+      })
+      .Case([&](CombineRowsOp op) -> SmallVector<Type> {
+        return {withRows(op.getResult(),
+                         perSlot(rows(op.getIndices()), op.getTopK()))};
+      })
+      .Case([&](ScaledGroupedMatmulOp op) -> SmallVector<Type> {
+        return {withRows(op.getResult(), rows(op.getInput()))};
+      })
+      .Default([](Operation *) { return SmallVector<Type>(); });
+}
+
 FailureOr<SmallVector<Value>> refineStatic(OpBuilder &b, Operation *c,
                                            Operation *orig) {
   Location loc = c->getLoc();
@@ -211,8 +257,10 @@ FailureOr<SmallVector<Value>> refineStatic(OpBuilder &b, Operation *c,
       llvm::zip(c->getOperandTypes(), orig->getOperandTypes()),
       [](auto pair) { return std::get<0>(pair) != std::get<1>(pair); });
   if (operandsRefined &&
-      !(isa<LinearOp, tensor::ExtractSliceOp, tensor::InsertSliceOp,
-            tensor::ExtractOp, DestinationStyleOpInterface>(c) ||
+      !(isa<LinearOp, ScaledGroupedMatmulOp, RouterTopKOp, SortByExpertOp,
+            GatherRowsOp, InvertPermutationOp, CombineRowsOp,
+            tensor::ExtractSliceOp, tensor::InsertSliceOp, tensor::ExtractOp,
+            DestinationStyleOpInterface>(c) ||
         c->hasTrait<OpTrait::Elementwise>()))
     return failure();
   if (llvm::all_of(c->getResultTypes(), isStaticType))
@@ -242,8 +290,10 @@ FailureOr<SmallVector<Value>> refineStatic(OpBuilder &b, Operation *c,
     return replaceWith(tensor::EmptyOp::create(
         b, loc, sizes, empty.getType().getElementType()));
   }
-  SmallVector<Type> types;
-  if (auto lin = dyn_cast<LinearOp>(c)) {
+  SmallVector<Type> types = routedResultTypes(c);
+  if (!types.empty()) {
+    // (routing ops and grouped GEMMs: their rows follow their operands')
+  } else if (auto lin = dyn_cast<LinearOp>(c)) {
     SmallVector<int64_t> shape(lin.getInput().getType().getShape().drop_back());
     shape.push_back(lin.getWeight().getType().getDimSize(0));
     types.push_back(RankedTensorType::get(

@@ -188,8 +188,8 @@ LogicalResult ShardVJP::backprop(Operation *op) {
       this->add(bias, red.getResult(0));
     }
   } else if (auto call = dyn_cast<func::CallOp>(op)) {
-    // An MX linear of a static shard loop: its expanded input_grad,
-    // weight_grad (and bias_grad) functions.
+    // An MX linear or grouped GEMM of a static shard loop: its expanded
+    // input_grad, weight_grad (and bias_grad) functions.
     auto it = linears.find(call.getCallee());
     if (it == linears.end() || !it->second.fns.inputGrad)
       return op->emitOpError("mxmoe-tile-mlp backward: no gradient rule "
@@ -201,13 +201,20 @@ LogicalResult ShardVJP::backprop(Operation *op) {
       return convert(
           v, cast<RankedTensorType>(fn.getArgumentTypes()[0]).getElementType());
     };
+    // A grouped GEMM's gradients also take its group offsets (integers:
+    // no gradient).
     Value x = call.getOperand(0), w = call.getOperand(1);
-    this->add(x, func::CallOp::create(b, loc, f.inputGrad,
-                                      ValueRange{asArg(f.inputGrad, g), w})
+    auto args = [&](func::FuncOp fn, Value other) {
+      SmallVector<Value> a{asArg(fn, g), other};
+      if (it->second.grouped)
+        a.push_back(call.getOperand(2));
+      return a;
+    };
+    this->add(x, func::CallOp::create(b, loc, f.inputGrad, args(f.inputGrad, w))
                      .getResult(0));
-    this->add(w, func::CallOp::create(b, loc, f.weightGrad,
-                                      ValueRange{asArg(f.weightGrad, g), x})
-                     .getResult(0));
+    this->add(w,
+              func::CallOp::create(b, loc, f.weightGrad, args(f.weightGrad, x))
+                  .getResult(0));
     if (f.biasGrad)
       this->add(call.getOperand(2),
                 func::CallOp::create(b, loc, f.biasGrad,
@@ -225,6 +232,14 @@ LogicalResult ShardVJP::backprop(Operation *op) {
         router.getScoreAttr(), router.getRenormalizeAttr(),
         router.getScalingFactorAttr());
     this->add(logits, grad.getResult());
+  } else if (isa<ScaledGroupedMatmulOp>(op)) {
+    // Expanded per shard size in static shard loops (the call rule above);
+    // here the loop kept a run-time token count, or the GEMM is bf16.
+    return op->emitOpError(
+        "mxmoe-tile-mlp backward: a grouped GEMM in a tiled_mlp body is "
+        "differentiated through its expanded input_grad / weight_grad "
+        "functions, which need an MX precision and a static shard loop "
+        "(static-shards, static token count)");
   } else if (auto gather = dyn_cast<GatherRowsOp>(op)) {
     return backpropGather(gather, g);
   } else if (auto combine = dyn_cast<CombineRowsOp>(op)) {
@@ -238,7 +253,8 @@ LogicalResult ShardVJP::backprop(Operation *op) {
                            "this op in a tiled_mlp body (supported: "
                            "arith.addf/subf/mulf/divf/negf, math.exp, "
                            "tensor.extract_slice, mxmoe.linear, "
-                           "mxmoe.router_topk, gather_rows, combine_rows)");
+                           "scaled_grouped_matmul, mxmoe.router_topk, "
+                           "gather_rows, combine_rows)");
   }
   return success();
 }

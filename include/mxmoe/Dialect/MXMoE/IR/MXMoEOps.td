@@ -272,10 +272,14 @@ def MXMoE_TiledMLPOp : MXMoE_Op<"tiled_mlp", [
     shards of the token axis, so that only one shard's activations are
     alive at a time; the backward recomputes each shard (DeepSpeed
     `TiledMLP`, ALST arXiv 2506.13996). `mxmoe-tile-mlp` lowers it to loops
-    over shards for forward and backward. A whole MoE block (routing per
-    shard) is token-separable too, but `mxmoe-tile-mlp` neither expands nor
-    differentiates grouped GEMMs (`mxmoe.scaled_grouped_matmul`) in a body:
-    its backward supports the ops listed under mxmoe-tile-mlp.
+    over shards for forward and backward. A whole MoE block is
+    token-separable too (Axolotl's tiled MoE): router (`mxmoe.linear`,
+    `mxmoe.router_topk`), `mxmoe.sort_by_expert` (the shard's group offsets
+    computed in the body), `mxmoe.gather_rows`, the experts'
+    `mxmoe.scaled_grouped_matmul`s around their activation, and
+    `mxmoe.combine_rows`; in a static shard loop `mxmoe-tile-mlp` expands
+    and differentiates every GEMM of it (the ops its backward supports are
+    listed under mxmoe-tile-mlp).
 
     Operands: `input` is the token input, `[T, H]` or `[B, S, H]` (batch is
     flattened into the token axis, T = B*S; T > 0); `params` are the body's

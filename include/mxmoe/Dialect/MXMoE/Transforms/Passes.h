@@ -33,9 +33,11 @@ std::vector<std::string> getDefaultPrecisionExcludes();
 bool fqnMatches(llvm::StringRef fqn, llvm::StringRef pattern);
 
 class LinearOp;
+class ScaledGroupedMatmulOp;
 
 /// The functions mxmoe-expand-scaled-matmul creates for one MX
-/// `mxmoe.linear` (null when not created: no backward, or no bias).
+/// `mxmoe.linear` or `mxmoe.scaled_grouped_matmul` (null when not
+/// created: no backward, or no bias).
 struct LinearFunctions {
   func::FuncOp forward, inputGrad, weightGrad, biasGrad;
 };
@@ -58,6 +60,25 @@ FailureOr<LinearFunctions>
 createLinearFunctions(LinearOp op, llvm::StringRef name, SymbolTable &symbols,
                       bool backward, bool weightGradBF16,
                       Type weightGradElem = {});
+
+/// Creates, in `symbols`, the MX functions of the grouped GEMM `op`
+/// (static shapes): `@"<name>.forward"(x [M, K], w [G, N, K], offsets [G])
+/// -> y [M, N]` and with `backward` also `@"<name>.input_grad"(dy [M, N],
+/// w, offsets) -> dx [M, K]` and `@"<name>.weight_grad"(dy, x, offsets)
+/// -> dw [G, N, K]` (each group's rows contracted; dw in
+/// `weightGradElem`, default the weight's element type; bf16 operands when
+/// `weightGradBF16`). With `quantizeWeightsOnce` (an MX128 recipe) the
+/// forward also returns w's transposed quantization and its scales, which
+/// input_grad takes instead of w. Each GEMM's operands are quantized along
+/// its own contraction axis (TorchAO
+/// torchao/prototype/moe_training/mxfp8_grouped_mm.py); functions carry
+/// `mxmoe.fqn` and `mxmoe.pass`; `op` is left unchanged.
+/// Errors (emitted on `op`): dynamic shapes; a name already taken.
+FailureOr<LinearFunctions>
+createGroupedMatmulFunctions(ScaledGroupedMatmulOp op, llvm::StringRef name,
+                             SymbolTable &symbols, bool backward,
+                             bool weightGradBF16, bool quantizeWeightsOnce,
+                             Type weightGradElem = {});
 
 } // namespace mlir::mxmoe
 

@@ -166,9 +166,9 @@ def MXMoEExpandScaledMatmul
     Ops whose precision is bf16 are left alone. Static shapes only: a
     dynamic dimension fails the pass naming the op. Ops inside an
     `mxmoe.tiled_mlp` body are left alone (with a remark): `mxmoe-tile-mlp`
-    expands the MX linears among them the same way, once per static shard
-    size (`createLinearFunctions`, Passes.h); grouped GEMMs inside tiled
-    MLPs are not expanded.
+    expands the MX linears and grouped GEMMs among them the same way, once
+    per static shard size (`createLinearFunctions`,
+    `createGroupedMatmulFunctions`, Passes.h).
 
     With `quantize-weights-once`, a `scaled_grouped_matmul` whose recipe is
     MX128 quantizes its weight once per step: `mxmoe.quantize_weight`
@@ -287,22 +287,28 @@ def MXMoETileMLP : Pass<"mxmoe-tile-mlp", "::mlir::ModuleOp"> {
     starts at i*q + r); empty shards (T < N) compute nothing and get no
     loop. The body's ops are cloned with static result types (tensor.dim of
     the shard folds to a constant; tensor.extract_slice / splat / empty with
-    constant sizes, elementwise ops, destination-style ops and
-    `mxmoe.linear` are refined). Each MX `mxmoe.linear` of the body
-    (precision mxfp8 / mxfp4) is expanded as `mxmoe-expand-scaled-matmul`
-    expands a linear, once per shard size: `@"<fqn>.forward"`,
-    `.input_grad`, `.weight_grad` (and `.bias_grad`) for the first loop's
+    constant sizes, elementwise ops, destination-style ops, `mxmoe.linear`,
+    the routing ops and `mxmoe.scaled_grouped_matmul` are refined: their
+    rows follow their operands'). Each MX `mxmoe.linear` and
+    `mxmoe.scaled_grouped_matmul` of the body (precision mxfp8 / mxfp4) is
+    expanded as `mxmoe-expand-scaled-matmul` expands it, once per shard
+    size: `@"<fqn>.forward"`, `.input_grad`, `.weight_grad` (and
+    `.bias_grad`; a grouped GEMM's take the body's group offsets too) for
+    the first loop's
     shards and `@"<fqn>.tail.forward"` etc. for the second loop's, every
     function tagged `mxmoe.fqn = <fqn>`; the loops call the forward
     functions and the backward calls the gradient functions, so every GEMM
-    of the tiled MLP compiles to MX kernels (`mxmoe-compile`). A body op
+    of the tiled MLP, the routed experts' included, compiles to MX kernels
+    (`mxmoe-compile`). A body op
     whose result cannot be made static (e.g. a size read from the data)
     keeps the single loop over run-time bounds below, with a remark.
 
     Run-time shards (T or N dynamic, or `static-shards=false`): one loop
     over all N shards with the bounds computed at run time (exactly N
-    shards, empty ones when T < N); MX linears in it stay `mxmoe.linear`
-    (`mxmoe-compile` reports them as not compiled).
+    shards, empty ones when T < N); MX linears and grouped GEMMs in it stay
+    model-level ops (`mxmoe-compile` reports them as not compiled), and a
+    grouped GEMM there has no gradient rule (the backward fails naming
+    it).
 
     Shard count: the op's `num_shards`, or `auto`: `ceil(T / tokens-per-shard)`
     (default 32768, Axolotl's MoE rule) or with `rule=square` `ceil(T / H)`
@@ -320,9 +326,14 @@ def MXMoETileMLP : Pass<"mxmoe-tile-mlp", "::mlir::ModuleOp"> {
     shard's slice of the cotangents back through it (reverse mode with
     rules for arith.addf/subf/mulf/divf/negf, math.exp,
     tensor.extract_slice and mxmoe.linear, whose gradients are mxmoe.linear
-    ops `<fqn>.input_grad` / `<fqn>.weight_grad` of the same precision, and
-    for the calls of expanded MX linears in static loops, whose gradients
-    are calls of their input_grad / weight_grad / bias_grad functions; a
+    ops `<fqn>.input_grad` / `<fqn>.weight_grad` of the same precision,
+    for the calls of expanded MX linears and grouped GEMMs in static loops,
+    whose gradients are calls of their input_grad / weight_grad /
+    bias_grad functions (dx = input_grad(dy, w[, offsets]), dw =
+    weight_grad(dy, x[, offsets])), and for the routing ops
+    (mxmoe.router_topk through mxmoe.router_topk_grad, gather_rows and
+    combine_rows through each other and combine_scores_grad; sort and
+    permutation inversion carry no gradient); a
     recomputed forward call whose result no gradient reads is dropped, and
     with an f32 `grad_accumulator` the expanded weight_grad / bias_grad
     functions return f32);
