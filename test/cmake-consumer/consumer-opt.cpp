@@ -50,7 +50,8 @@ int main(int argc, char **argv) {
                   mlir::cf::ControlFlowDialect, mlir::gpu::GPUDialect,
                   mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect>();
   mlir::registerAllExtensions(registry);
-  // mxmoe ops in one-shot-bufferize, TMA-map parameters in convert-gpu-to-nvvm.
+  // The nvgpu dialect of the kernels' TMA-map parameters and their
+  // conversion in convert-gpu-to-nvvm; mxmoe ops' bufferization models.
   mlir::mxmoe::registerMXMoEToGPUInterfaces(registry);
   mlir::registerAllToLLVMIRTranslations(registry);
   mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);

@@ -26,16 +26,19 @@ namespace mlir::mxmoe {
 #define GEN_PASS_REGISTRATION
 #include "mxmoe/Conversion/Passes.h.inc"
 
-/// The interfaces the lowering attaches to dialects (external models):
+/// The nvgpu dialect (the grouped-GEMM kernels' TMA-map parameters have its
+/// type) and the interfaces the lowering attaches to dialects (external
+/// models):
 /// - on nvgpu, a ConvertToLLVMPatternInterface that converts
 ///   `!nvgpu.tensormap.descriptor` to `!llvm.ptr` (LLVM 22 converts it only
 ///   inside convert-nvgpu-to-nvvm), so convert-gpu-to-nvvm lowers the
 ///   grouped-GEMM kernels, whose TMA-map parameters have that type, and
 ///   gpu-to-llvm the host launches that pass them;
 /// - on mxmoe, BufferizableOpInterface for the ops convert-mxmoe-to-gpu
-///   annotated with their kernel (host-launch=false), so one-shot-bufferize
-///   turns each into its kernel's launch on buffers
-///   (BufferizableOpInterfaceImpl.cpp).
+///   annotated with their kernel (host-launch=false; grouped GEMMs
+///   always), so one-shot-bufferize turns each into its kernel's launch on
+///   buffers (BufferizableOpInterfaceImpl.cpp; docs/embedding.md says what
+///   the caller owns).
 /// convert-mxmoe-to-gpu registers them as dependencies; a tool that runs
 /// the kernel pipeline or bufferization in a pass manager of its own
 /// (mxmoe-opt, mxmoe-compile, the C API, an embedding compiler) adds them

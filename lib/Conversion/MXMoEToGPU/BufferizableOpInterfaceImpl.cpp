@@ -17,8 +17,13 @@
 #include "mxmoe/Conversion/Passes.h"
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 
 using namespace mlir;
 using namespace mlir::bufferization;
@@ -27,8 +32,10 @@ using namespace mlir::mxmoe;
 namespace {
 
 /// `buffer` if it has the identity layout the kernels read, else a copy
-/// into a new row-major buffer (e.g. a strided view of a slice, or a
-/// function argument bufferized with a fully dynamic layout map).
+/// into a new row-major device buffer (gpu.alloc + gpu.memcpy: e.g. a
+/// row slice of a shard loop, or a function argument bufferized with a
+/// fully dynamic layout map; MLIR's gpu-to-llvm copies contiguous views
+/// and rejects others).
 Value contiguous(RewriterBase &rewriter, Location loc, Value buffer) {
   auto mt = cast<MemRefType>(buffer.getType());
   if (mt.getLayout().isIdentity())
@@ -36,8 +43,10 @@ Value contiguous(RewriterBase &rewriter, Location loc, Value buffer) {
   auto dense =
       MemRefType::get(mt.getShape(), mt.getElementType(),
                       MemRefLayoutAttrInterface(), mt.getMemorySpace());
-  Value copy = memref::AllocOp::create(rewriter, loc, dense);
-  memref::CopyOp::create(rewriter, loc, buffer, copy);
+  Value copy =
+      gpu::AllocOp::create(rewriter, loc, dense, Type(), {}, {}, {}, UnitAttr())
+          .getMemref();
+  gpu::MemcpyOp::create(rewriter, loc, Type(), ValueRange{}, copy, buffer);
   return copy;
 }
 
@@ -69,7 +78,16 @@ struct KernelOpModel
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const BufferizationOptions &options,
                           BufferizationState &state) const {
-    // Every operand's buffer first: a failure leaves the IR untouched.
+    // An op of a fused quantization's producer region is part of that
+    // kernel: the fused op's launch replaces the region (one-shot
+    // bufferization visits nested ops first).
+    if (auto fused = op->getParentOfType<FusedQuantizeOp>();
+        fused && fused->hasAttr(MXMoEDialect::KernelAttrHelper::getNameStr()))
+      return success();
+    // The annotation first, then every operand's buffer: a failure leaves
+    // the IR untouched.
+    if (failed(kernels::checkKernelLaunch(op)))
+      return failure();
     llvm::DenseMap<Value, Value> operands;
     rewriter.setInsertionPoint(op);
     for (Value v : op->getOperands()) {
@@ -124,10 +142,18 @@ void mlir::mxmoe::kernels::registerBufferizableOpInterfaceExternalModels(
     ScaledGroupedMatmulOp::attachInterface<
         ModelLevelOpModel<ScaledGroupedMatmulOp>>(*ctx);
     SwiGLUExpertsOp::attachInterface<ModelLevelOpModel<SwiGLUExpertsOp>>(*ctx);
+    // The dialects a launch is built from (as upstream's tensor models
+    // load those their bufferization creates).
+    ctx->loadDialect<arith::ArithDialect, cf::ControlFlowDialect,
+                     gpu::GPUDialect, LLVM::LLVMDialect, memref::MemRefDialect,
+                     nvgpu::NVGPUDialect>();
   });
 }
 
 void mlir::mxmoe::registerMXMoEToGPUInterfaces(DialectRegistry &registry) {
+  // The kernels' parameter types are nvgpu's: a tool that reads lowered IR
+  // must know the dialect.
+  registry.insert<nvgpu::NVGPUDialect>();
   kernels::registerTensorMapToLLVMInterface(registry);
   kernels::registerBufferizableOpInterfaceExternalModels(registry);
 }

@@ -189,20 +189,9 @@ Value resultArg(KB &b, RankedTensorType tt, Type param, Value &view) {
 }
 
 /// A TMA map over operand buffer `buffer` viewed as [rows, K] bytes (K its
-/// last extent), of the parameter's type `type` (box, swizzle, fill).
-/// `nvgpu.tma.create.descriptor` encodes 8-bit data as UINT8, the map
-/// mxmoeRtEncodeTensorMap2D builds for fp8 operands; it has no 4-bit
-/// unpacking type.
-FailureOr<Value> tensorMapArg(KB &b, Operation *op, Value buffer,
-                              nvgpu::TensorMapDescriptorType type,
-                              DictionaryAttr info) {
-  auto dataType = info ? info.getAs<StringAttr>("data_type") : StringAttr();
-  if (!dataType || dataType.getValue() != "uint8")
-    return op->emitOpError("has a TMA map of data type ")
-           << (dataType ? dataType.getValue() : "unknown")
-           << " (MXFP4 operands are unpacked by the copy), which "
-              "nvgpu.tma.create.descriptor cannot encode: launch it from "
-              "mxmoe-compile's manifest (mxmoe-run, the C runtime)";
+/// last extent; 8-bit data, checkLaunchable), of the parameter's type
+/// `type` (box, swizzle, fill).
+Value tensorMapArg(KB &b, Value buffer, nvgpu::TensorMapDescriptorType type) {
   auto mt = cast<MemRefType>(buffer.getType());
   int64_t k = mt.getShape().back(), rows = mt.getNumElements() / k;
   Value m = buffer;
@@ -224,18 +213,21 @@ FailureOr<Value> tensorMapArg(KB &b, Operation *op, Value buffer,
   SmallVector<Value> box;
   for (int64_t d : type.getTensor().getShape())
     box.push_back(b.idx(d));
-  return nvgpu::TmaCreateDescriptorOp::create(b, type, unranked, box)
-      .getResult();
+  return nvgpu::TmaCreateDescriptorOp::create(b, type, unranked, box);
 }
 
 /// Copies the i32 status word back and asserts it is 0, with the runtime's
-/// wording of each status a kernel writes (mxmoe/KernelStatus.h).
+/// wording of each status a kernel writes (mxmoe/KernelStatus.h); -1, the
+/// value set before the launch, means the kernel did not run.
 void checkStatus(KB &b, StringRef kernel, Value status) {
   auto hostType = MemRefType::get({1}, b.getI32Type());
   Value host = memref::AllocaOp::create(b, hostType);
   gpu::MemcpyOp::create(b, Type(), ValueRange{}, host, status);
   Value word = b.load(host, b.idx(0));
   std::string prefix = ("mxmoe: kernel '" + kernel + "' ").str();
+  cf::AssertOp::create(
+      b, arith::CmpIOp::create(b, arith::CmpIPredicate::ne, word, b.i32(-1)),
+      b.getStringAttr(prefix + "did not run (its status word is still -1)"));
   for (int32_t s : {::mxmoe::kKernelStatusOffsetsRejected,
                     ::mxmoe::kKernelStatusSizesRejected,
                     ::mxmoe::kKernelStatusIndicesRejected,
@@ -246,6 +238,49 @@ void checkStatus(KB &b, StringRef kernel, Value status) {
   cf::AssertOp::create(b, b.eq(word, b.i32(::mxmoe::kKernelStatusDone)),
                        b.getStringAttr(prefix + "wrote an unknown status"));
   gpu::DeallocOp::create(b, Type(), ValueRange{}, status);
+}
+
+/// Why `op`'s annotation cannot be launched on buffers, checked before any
+/// IR is emitted: parameter count, launch shape, TMA maps that
+/// `nvgpu.tma.create.descriptor` encodes (8-bit data as UINT8, the map
+/// mxmoeRtEncodeTensorMap2D builds for fp8 operands; it has no 4-bit
+/// unpacking type).
+LogicalResult checkLaunchable(Operation *op, gpu::GPUFuncOp kernel,
+                              ArrayAttr bindings) {
+  TypeRange params = kernel.getArgumentTypes();
+  if (bindings.size() != params.size())
+    return op->emitOpError("binds ")
+           << bindings.size() << " kernel parameters; its kernel has "
+           << params.size();
+  auto dims = [&](Operation *from, StringRef name) {
+    auto a = from->getAttrOfType<DenseI64ArrayAttr>(name);
+    return a && a.size() == 3;
+  };
+  StringRef grid = MXMoEDialect::GridAttrHelper::getNameStr();
+  if (!(dims(op, grid) || dims(kernel, grid)) ||
+      !dims(kernel, MXMoEDialect::BlockAttrHelper::getNameStr()))
+    return op->emitOpError("has no launch shape: neither it nor kernel @")
+           << kernel.getName()
+           << " has a 3-element mxmoe.grid, or the kernel has no 3-element "
+              "mxmoe.block";
+  for (auto [i, attr] : llvm::enumerate(bindings)) {
+    auto arg = dyn_cast<KernelArgAttr>(attr);
+    if (!arg)
+      return op->emitOpError("has a mxmoe.kernel_args entry that is not a "
+                             "#mxmoe.kernel_arg");
+    if (arg.getKind() != KernelArgKind::tensor_map)
+      continue;
+    auto info = kernel.getArgAttrOfType<DictionaryAttr>(i, "mxmoe.tensor_map");
+    auto dataType = info ? info.getAs<StringAttr>("data_type") : StringAttr();
+    if (!isa<nvgpu::TensorMapDescriptorType>(params[i]) || !dataType ||
+        dataType.getValue() != "uint8")
+      return op->emitOpError("has a TMA map of data type ")
+             << (dataType ? dataType.getValue() : "unknown")
+             << " (MXFP4 operands are unpacked by the copy), which "
+                "nvgpu.tma.create.descriptor cannot encode: launch it from "
+                "mxmoe-compile's manifest (mxmoe-run, the C runtime)";
+  }
+  return success();
 }
 
 FailureOr<gpu::GPUFuncOp> annotatedKernel(Operation *op) {
@@ -265,22 +300,28 @@ FailureOr<gpu::GPUFuncOp> annotatedKernel(Operation *op) {
 
 } // namespace
 
+LogicalResult mlir::mxmoe::kernels::checkKernelLaunch(Operation *op) {
+  FailureOr<gpu::GPUFuncOp> kernel = annotatedKernel(op);
+  if (failed(kernel))
+    return failure();
+  return checkLaunchable(op, *kernel,
+                         op->getAttrOfType<ArrayAttr>(
+                             MXMoEDialect::KernelArgsAttrHelper::getNameStr()));
+}
+
 LogicalResult
 mlir::mxmoe::kernels::emitKernelLaunch(OpBuilder &ob, Operation *op,
                                        const LaunchBuffers &buffers) {
   FailureOr<gpu::GPUFuncOp> kernel = annotatedKernel(op);
   if (failed(kernel))
     return failure();
-  KB b(op->getLoc(), ob);
   auto bindings = op->getAttrOfType<ArrayAttr>(
       MXMoEDialect::KernelArgsAttrHelper::getNameStr());
+  if (failed(checkLaunchable(op, *kernel, bindings)))
+    return failure();
+  KB b(op->getLoc(), ob);
   TypeRange params = kernel->getArgumentTypes();
-  if (bindings.size() != params.size())
-    return op->emitOpError("binds ")
-           << bindings.size() << " kernel parameters; its kernel has "
-           << params.size();
   SmallVector<Value> args;
-  SmallVector<std::pair<unsigned, Value>> results;
   Value status;
   for (auto [i, attr] : llvm::enumerate(bindings)) {
     auto arg = cast<KernelArgAttr>(attr);
@@ -297,20 +338,18 @@ mlir::mxmoe::kernels::emitKernelLaunch(OpBuilder &ob, Operation *op,
       buffers.result(b, n, view);
       break;
     }
-    case KernelArgKind::tensor_map: {
-      FailureOr<Value> map = tensorMapArg(
-          b, op, buffers.operand(b, op->getOperand(n)),
-          cast<nvgpu::TensorMapDescriptorType>(params[i]),
-          kernel->getArgAttrOfType<DictionaryAttr>(i, "mxmoe.tensor_map"));
-      if (failed(map))
-        return failure();
-      args.push_back(*map);
+    case KernelArgKind::tensor_map:
+      args.push_back(
+          tensorMapArg(b, buffers.operand(b, op->getOperand(n)),
+                       cast<nvgpu::TensorMapDescriptorType>(params[i])));
       break;
-    }
     case KernelArgKind::status: {
+      // -1 before the launch, as the runtime sets it: routing kernels only
+      // raise the word (atomic max), the others store it.
       auto mt = MemRefType::get({1}, b.getI32Type());
       status = gpu::AllocOp::create(b, mt, Type(), {}, {}, {}, UnitAttr())
                    .getMemref();
+      gpu::MemsetOp::create(b, Type(), ValueRange{}, status, b.i32(-1));
       args.push_back(isa<LLVM::LLVMPointerType>(params[i])
                          ? alignedPointer(b, status, params[i])
                          : status);

@@ -44,6 +44,11 @@ struct LaunchBuffers {
 LogicalResult emitKernelLaunch(OpBuilder &b, Operation *op,
                                const LaunchBuffers &buffers);
 
+/// The checks of emitKernelLaunch that need no IR: `op` has a kernel that
+/// is a gpu.func, a binding per parameter, a launch shape and TMA maps
+/// that nvgpu encodes. Errors are emitted on `op`.
+LogicalResult checkKernelLaunch(Operation *op);
+
 } // namespace mlir::mxmoe::kernels
 
 #endif // MXMOE_LIB_CONVERSION_MXMOETOGPU_HOSTLAUNCH_H

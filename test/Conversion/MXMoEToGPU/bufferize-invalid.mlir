@@ -38,3 +38,22 @@ module attributes {gpu.container_module} {
     return %q : tensor<128x256xf8E4M3FN>
   }
 }
+
+// -----
+
+// An annotation without a launch shape (no mxmoe.grid on the op or the
+// kernel, no mxmoe.block on the kernel).
+module attributes {gpu.container_module} {
+  func.func @no_shape(%x: tensor<128x256xbf16>) -> tensor<128x256xf8E4M3FN> {
+    // expected-error @below {{has no launch shape: neither it nor kernel @k has a 3-element mxmoe.grid, or the kernel has no 3-element mxmoe.block}}
+    // expected-error @below {{failed to bufferize op}}
+    %q, %s = mxmoe.quantize %x {axis = 1 : i64, mxmoe.kernel = @mxmoe_kernels::@k, mxmoe.kernel_args = [#mxmoe.kernel_arg<operand 0>, #mxmoe.kernel_arg<result 0>, #mxmoe.kernel_arg<result 1>]}
+        : tensor<128x256xbf16> -> tensor<128x256xf8E4M3FN>, tensor<128x8xf8E8M0FNU>
+    return %q : tensor<128x256xf8E4M3FN>
+  }
+  gpu.module @mxmoe_kernels {
+    gpu.func @k(%a: memref<32768xbf16>, %b: memref<32768xf8E4M3FN>, %c: memref<1024xf8E8M0FNU>) kernel {
+      gpu.return
+    }
+  }
+}

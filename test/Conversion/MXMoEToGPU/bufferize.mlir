@@ -12,10 +12,35 @@
 // Buffers with a layout map (here fully dynamic function arguments) are
 // copied into row-major buffers first.
 // RUN: mxmoe-opt %s --convert-mxmoe-to-gpu="chip=sm_90a host-launch=false" --one-shot-bufferize="bufferize-function-boundaries" | FileCheck %s --check-prefix=STRIDED
-// The host side lowers with upstream passes: the maps are encoded at run
-// time by mgpuTensorMapEncodeTiledMemref (MLIR's CUDA runtime wrappers,
-// cuTensorMapEncodeTiled), the kernels take them as generic pointers.
-// RUN: mxmoe-opt %s --convert-mxmoe-to-gpu="chip=sm_90a host-launch=false" --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" --mxmoe-to-nvvm=chip=sm_90a --convert-nvgpu-to-nvvm --expand-strided-metadata --finalize-memref-to-llvm --convert-arith-to-llvm --convert-index-to-llvm --convert-cf-to-llvm --convert-func-to-llvm --gpu-to-llvm --reconcile-unrealized-casts | FileCheck %s --check-prefix=LLVM
+// The host side lowers with upstream passes (gpu-async-region first: MLIR's
+// gpu-to-llvm lowers the async forms of the gpu ops) to calls of MLIR's
+// CUDA runtime wrappers: the maps are encoded at run time by
+// mgpuTensorMapEncodeTiledMemref (cuTensorMapEncodeTiled), the kernels
+// take them as generic pointers.
+// RUN: mxmoe-opt %s --convert-mxmoe-to-gpu="chip=sm_90a host-launch=false" --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" --mxmoe-to-nvvm=chip=sm_90a --gpu-async-region --convert-nvgpu-to-nvvm --expand-strided-metadata --finalize-memref-to-llvm --convert-arith-to-llvm --convert-index-to-llvm --convert-cf-to-llvm --convert-func-to-llvm --gpu-to-llvm --reconcile-unrealized-casts | FileCheck %s --check-prefix=LLVM
+// A fused quantization's producer region is part of its kernel: the fused
+// op becomes one launch. The routing kernels (and every kernel with a
+// status word) get it set to -1 before the launch.
+// RUN: mxmoe-opt %S/../../Dialect/MXMoE/fused-quantize.mlir --convert-mxmoe-to-gpu="chip=sm_90a host-launch=false" --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" | FileCheck %s --check-prefix=FUSED --implicit-check-not="= mxmoe."
+// RUN: mxmoe-opt %S/routing.mlir --split-input-file --convert-mxmoe-to-gpu="chip=sm_90a host-launch=false" --one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" | FileCheck %s --check-prefix=ROUTING --implicit-check-not="= mxmoe."
+// FUSED-LABEL: func.func @swiglu_mx128(
+// FUSED-SAME: -> (memref<256x768xf8E4M3FN>, memref<1024x24xf8E8M0FNU>)
+// FUSED-NOT: linalg.generic
+// FUSED: gpu.launch_func @mxmoe_kernels::@swiglu_mx128__quantize_0
+// FUSED-NOT: linalg.generic
+// FUSED-LABEL: func.func @product_two_quantizations(
+// FUSED-COUNT-2: gpu.launch_func
+// FUSED-LABEL: func.func @dswiglu_mx128(
+// FUSED-COUNT-2: gpu.launch_func
+// ROUTING-LABEL: func.func @dispatch_combine(
+// ROUTING: %[[ST:.*]] = gpu.alloc () : memref<1xi32>
+// ROUTING: gpu.memset %[[ST]], %c-1_i32
+// ROUTING: gpu.launch_func @mxmoe_kernels::@dispatch_combine__gather_rows_0
+// ROUTING: cf.assert %{{.*}}, "mxmoe: kernel 'dispatch_combine__gather_rows_0' did not run (its status word is still -1)"
+// ROUTING: cf.assert %{{.*}}, "mxmoe: kernel 'dispatch_combine__gather_rows_0' rejected its routing indices
+// ROUTING: gpu.launch_func @mxmoe_kernels::@dispatch_combine__invert_permutation_1
+// ROUTING: gpu.launch_func @mxmoe_kernels::@dispatch_combine__combine_rows_2
+
 // Errors (an op without a kernel, model-level ops, 4-bit TMA maps):
 // bufferize-invalid.mlir.
 
@@ -26,7 +51,11 @@
 // CHECK: %[[QV:.*]] = memref.expand_shape %[[Q]] {{\[\[}}0, 1]] output_shape [256, 512]
 // CHECK: %[[S:.*]] = gpu.alloc () : memref<10240xf8E8M0FNU>
 // CHECK: %[[SV:.*]] = memref.expand_shape %[[S]]
+// The status word starts at -1, as the runtime sets it.
+// CHECK: %[[QST:.*]] = gpu.alloc () : memref<1xi32>
+// CHECK: gpu.memset %[[QST]], %c-1_i32 : memref<1xi32>, i32
 // CHECK: gpu.launch_func @mxmoe_kernels::@layer__quantize_0 blocks in (%c40,
+// CHECK: cf.assert %{{.*}}, "mxmoe: kernel 'layer__quantize_0' did not run (its status word is still -1)"
 // CHECK: cf.assert %{{.*}}, "mxmoe: kernel 'layer__quantize_0' rejected its group offsets
 // CHECK: cf.assert %{{.*}}, "mxmoe: kernel 'layer__quantize_0' wrote an unknown status"
 // The GEMM: TMA maps over the quantized rows [256, 512] and the experts'
@@ -58,15 +87,23 @@
 
 // STRIDED-LABEL: func.func @layer(
 // STRIDED-SAME: %[[W:[^:]*]]: memref<4x128x512xf8E4M3FN, strided<[?, ?, ?], offset: ?>>
-// STRIDED: %[[WC:.*]] = memref.alloc() : memref<4x128x512xf8E4M3FN>
-// STRIDED: memref.copy %[[W]], %[[WC]]
+// STRIDED: %[[WC:.*]] = gpu.alloc () : memref<4x128x512xf8E4M3FN>
+// STRIDED: gpu.memcpy %[[WC]], %[[W]] : memref<4x128x512xf8E4M3FN>, memref<4x128x512xf8E4M3FN, strided<[?, ?, ?], offset: ?>>
 // STRIDED: memref.collapse_shape %[[WC]] {{\[\[}}0, 1], [2]]
 // STRIDED: gpu.launch_func @mxmoe_kernels::@layer__grouped_matmul_1
 
 // LLVM-LABEL: llvm.func @layer(
+// LLVM-NOT: gpu.alloc
+// LLVM-NOT: gpu.memcpy
+// LLVM-NOT: gpu.memset
+// LLVM-NOT: memref.
+// LLVM-NOT: builtin.unrealized_conversion_cast
 // LLVM: llvm.call @mgpuTensorMapEncodeTiledMemref(
+// LLVM-NOT: gpu.alloc
 // LLVM: llvm.call @mgpuTensorMapEncodeTiledMemref(
-// LLVM: gpu.launch_func @mxmoe_kernels::@layer__grouped_matmul_1 {{.*}} args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr<1>, %{{.*}} : !llvm.ptr,
+// LLVM-NOT: gpu.alloc
+// LLVM-NOT: gpu.dealloc
+// LLVM: gpu.launch_func <%{{.*}} : !llvm.ptr> @mxmoe_kernels::@layer__grouped_matmul_1 {{.*}} args(%{{.*}} : !llvm.ptr, %{{.*}} : !llvm.ptr<1>, %{{.*}} : !llvm.ptr,
 // LLVM: llvm.func @layer__grouped_matmul_1(%{{.*}}: !llvm.ptr {llvm.noalias
 
 func.func @layer(%x: tensor<256x512xbf16>, %offs: tensor<4xi32>,
