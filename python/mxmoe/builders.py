@@ -24,6 +24,12 @@ Field names per family (any family's names are accepted):
                scales the shared output where the framework combines the
                outputs, as for the routing weights: not in this IR)
 
+`tiled_moe_block_ir(config, tokens)` (CLI `--tiled-block`) emits the whole
+MoE block instead, routing included, as one `mxmoe.tiled_mlp` over the
+token axis (long-context training): router, the family's top-k, expert
+sort, gather, experts, combine and shared expert per shard; the backward
+recomputes each shard (mxmoe-tile-mlp).
+
 `model_ir(config, tokens, layers)` stacks `layers` such layers into one
 module (functions @moe_<i>, fqns `layers.<i>.*`), e.g. for whole-model
 compile-time measurements (bench/compile_time_bench.py).
@@ -187,6 +193,134 @@ def moe_layer_ir(config: Mapping, tokens: int, layer: int = 0,
             f"\n  return {', '.join(rets)} : {', '.join(results)}\n}}\n")
 
 
+def _routing(config: Mapping, fam: str) -> dict:
+    """The family's router: score function, correction bias, group limit,
+    renormalization, scaling factor, and whether the weights scale the
+    dispatched rows (Llama4: the input is multiplied by its sigmoid score
+    before the experts) or the combine (the others)."""
+    if "text_config" in config and isinstance(config["text_config"], Mapping):
+        config = config["text_config"]
+    if fam.startswith("llama4"):
+        return dict(score="sigmoid", bias=False, groups=None, renormalize=False,
+                    scaling=1.0, scaled_dispatch=True)
+    if fam.startswith("deepseek"):
+        n_group = _first(config, "n_group", required=False)
+        topk_group = _first(config, "topk_group", required=False)
+        groups = (int(n_group), int(topk_group)) if n_group and topk_group else None
+        norm = _first(config, "norm_topk_prob", required=False)
+        scaling = _first(config, "routed_scaling_factor", required=False)
+        return dict(score=_first(config, "scoring_func", required=False) or "sigmoid",
+                    bias=True, groups=groups,
+                    renormalize=True if norm is None else bool(norm),
+                    scaling=float(scaling) if scaling else 1.0, scaled_dispatch=False)
+    # Qwen3-MoE (norm_topk_prob), gpt-oss (softmax over the top-k logits:
+    # the renormalized softmax), Qwen2-MoE.
+    norm = _first(config, "norm_topk_prob", required=False)
+    return dict(score="softmax", bias=False, groups=None,
+                renormalize=True if norm is None or fam.startswith("gpt_oss") else bool(norm),
+                scaling=1.0, scaled_dispatch=False)
+
+
+def _swiglu(out: str, gu: str, rows: str, inner: int, pre: str) -> list:
+    """SwiGLU of the [rows, 2*inner] tensor %gu (gate | up) into %out, in the
+    arith / math ops mxmoe-tile-mlp differentiates; `rows` is a dynamic
+    row count value."""
+    t2, t = _t(["?", 2 * inner]), _t(["?", inner])
+    return [
+        f"    %{pre}g = tensor.extract_slice %{gu}[0, 0] [%{rows}, {inner}] [1, 1] : {t2} to {t}",
+        f"    %{pre}u = tensor.extract_slice %{gu}[0, {inner}] [%{rows}, {inner}] [1, 1] : {t2} to {t}",
+        f"    %{pre}ng = arith.negf %{pre}g : {t}",
+        f"    %{pre}eg = math.exp %{pre}ng : {t}",
+        f"    %{pre}ones = tensor.splat %one[%{rows}] : {t}",
+        f"    %{pre}dn = arith.addf %{pre}ones, %{pre}eg : {t}",
+        f"    %{pre}sg = arith.divf %{pre}g, %{pre}dn : {t}",
+        f"    %{out} = arith.mulf %{pre}sg, %{pre}u : {t}",
+    ]
+
+
+def tiled_moe_block_ir(config: Mapping, tokens: int, layer: int = 0,
+                       shards: str = "auto", name: str = "moe",
+                       rounding: Optional[str] = None,
+                       granularity: Optional[str] = None) -> str:
+    """The whole MoE block as one `mxmoe.tiled_mlp` over the token axis
+    (Axolotl's tiled MoE; issue 24): per shard the bf16 router, the
+    family's top-k (`mxmoe.router_topk`: score function, correction bias,
+    group limit, renormalization, scaling factor), the expert sort with the
+    shard's group offsets (`mxmoe.sort_by_expert`), the gather of routed
+    rows, the experts' w13 and w2 grouped GEMMs around the SwiGLU, the
+    weighted combine and, where the model has one, the shared expert added.
+    One func.func @<name>(h [T, H], router_w [E, H][, router_bias [E] f32],
+    w13 [E, 2I, H], w2 [E, H, I][, shared_w13, shared_w2]) -> [T, H], fqns
+    `layers.<layer>.moe.*`. `shards`: a count or "auto" (the pass's rule).
+    mxmoe-tile-mlp lowers it to static shard loops whose GEMMs are expanded
+    per shard size, and its backward."""
+    d = moe_dims(config)
+    H, I, E, k = d["H"], d["I"], d["E"], d["top_k"]
+    if tokens <= 0:
+        raise ValueError(f"tokens must be positive, got {tokens}")
+    r = _routing(config, d["family"])
+    p = f"layers.{layer}.moe"
+    recipe = _recipe_attr(rounding, granularity)
+    S = d["shared_I"] * d["shared"]
+    params = [("rw", _t([E, H]))]
+    if r["bias"]:
+        params.append(("rb", _t([E], "f32")))
+    params += [("ew13", _t([E, 2 * I, H])), ("ew2", _t([E, H, I]))]
+    if S:
+        params += [("sw13", _t([2 * S, H])), ("sw2", _t([H, S]))]
+    outer = {"rw": "router_w", "rb": "router_bias", "ew13": "w13", "ew2": "w2",
+             "sw13": "shared_w13", "sw2": "shared_w2"}
+    args = [f"%h: {_t([tokens, H])}"] + [f"%{outer[n]}: {t}" for n, t in params]
+    xt, lt, wt, et = _t(["?", H]), _t(["?", E]), _t(["?", k], "f32"), _t(["?", k], "i32")
+    attrs = [f"top_k = {k} : i64", f"score = #mxmoe.router_score<{r['score']}>"]
+    if r["renormalize"]:
+        attrs.append("renormalize")
+    if r["scaling"] != 1.0:
+        attrs.append(f"scaling_factor = {r['scaling']!r}")
+    if r["groups"]:
+        attrs += [f"num_groups = {r['groups'][0]} : i64", f"topk_groups = {r['groups'][1]} : i64"]
+    bias = f" bias %rb : {_t([E], 'f32')}" if r["bias"] else ""
+    scaled = f" scaled_by %wt : {wt}"
+    body = [
+        f"    %c0 = arith.constant 0 : index",
+        f"    %one = arith.constant 1.0 : bf16",
+        f"    %n = tensor.dim %xs, %c0 : {xt}",
+        f"    %logits = mxmoe.linear %xs, %rw {{fqn = \"{p}.router.gate\", precision = #mxmoe.precision<bf16>}}",
+        f"        : ({xt}, {_t([E, H])}) -> {lt}",
+        f"    %wt, %e = mxmoe.router_topk %logits{bias} {{{', '.join(attrs)}}} : {lt} -> {wt}, {et}",
+        f"    %idx, %offs = mxmoe.sort_by_expert %e {{num_experts = {E} : i64}} : {et} -> {_t(['?'], 'i32')}, {_t([E], 'i32')}",
+        f"    %r = mxmoe.gather_rows %xs[%idx]{scaled if r['scaled_dispatch'] else ''} {{top_k = {k} : i64}} : {xt}, {_t(['?'], 'i32')} -> {xt}",
+        f"    %m = tensor.dim %r, %c0 : {xt}",
+        f"    %gu = mxmoe.scaled_grouped_matmul %r, %ew13, %offs {{fqn = \"{p}.experts.w13\"{recipe}}}",
+        f"        : ({xt}, {_t([E, 2 * I, H])}, {_t([E], 'i32')}) -> {_t(['?', 2 * I])}",
+    ] + _swiglu("act", "gu", "m", I, "x") + [
+        f"    %o = mxmoe.scaled_grouped_matmul %act, %ew2, %offs {{fqn = \"{p}.experts.w2\"{recipe}}}",
+        f"        : ({_t(['?', I])}, {_t([E, H, I])}, {_t([E], 'i32')}) -> {xt}",
+        f"    %inv = mxmoe.invert_permutation %idx : {_t(['?'], 'i32')} -> {_t(['?'], 'i32')}",
+        f"    %y = mxmoe.combine_rows %o, %idx, %inv{'' if r['scaled_dispatch'] else scaled} {{top_k = {k} : i64}}",
+        f"        : {xt}, {_t(['?'], 'i32')}, {_t(['?'], 'i32')} -> {xt}",
+    ]
+    out = "y"
+    if S:
+        body += [
+            f"    %sgu = mxmoe.linear %xs, %sw13 {{fqn = \"{p}.shared_expert.w13\"}} : ({xt}, {_t([2 * S, H])}) -> {_t(['?', 2 * S])}",
+        ] + _swiglu("sact", "sgu", "n", S, "s") + [
+            f"    %so = mxmoe.linear %sact, %sw2 {{fqn = \"{p}.shared_expert.w2\"}} : ({_t(['?', S])}, {_t([H, S])}) -> {xt}",
+            f"    %ys = arith.addf %y, %so : {xt}",
+        ]
+        out = "ys"
+    ptypes = [t for _, t in params]
+    head = (f"// Tiled MoE block {layer} of a {d['family']} config: H={H}, I={I}, "
+            f"E={E}, top-{k}, {tokens} tokens, routed rows computed per shard.\n")
+    return (head + f"func.func @{name}(" + ", ".join(args) + f") -> {_t([tokens, H])} {{\n"
+            f"  %y = mxmoe.tiled_mlp shards = {shards} (%h, "
+            + ", ".join(f"%{outer[n]}" for n, _ in params) + f") {{fqn = \"{p}\"}}\n"
+            f"      : ({_t([tokens, H])}, " + ", ".join(ptypes) + f") -> {_t([tokens, H])} {{\n"
+            f"  ^bb0(%xs: {xt}, " + ", ".join(f"%{n}: {t}" for n, t in params) + "):\n"
+            + "\n".join(body) + f"\n    mxmoe.yield %{out} : {xt}\n  }}\n"
+            f"  return %y : {_t([tokens, H])}\n}}\n")
+
+
 def model_ir(config: Mapping, tokens: int, layers: int,
              experts: Optional[int] = None, rounding: Optional[str] = None,
              shards: str = "auto", granularity: Optional[str] = None) -> str:
@@ -208,10 +342,12 @@ CONFIGS = {
                      "num_experts_per_tok": 1},
     "deepseek_v3": {"model_type": "deepseek_v3", "hidden_size": 7168,
                     "moe_intermediate_size": 2048, "n_routed_experts": 256,
-                    "num_experts_per_tok": 8, "n_shared_experts": 1},
+                    "num_experts_per_tok": 8, "n_shared_experts": 1,
+                    "n_group": 8, "topk_group": 4, "routed_scaling_factor": 2.5,
+                    "norm_topk_prob": True, "scoring_func": "sigmoid"},
     "qwen3_30b_a3b": {"model_type": "qwen3_moe", "hidden_size": 2048,
                       "moe_intermediate_size": 768, "num_experts": 128,
-                      "num_experts_per_tok": 8},
+                      "num_experts_per_tok": 8, "norm_topk_prob": True},
     "gpt_oss_20b": {"model_type": "gpt_oss", "hidden_size": 2880,
                     "intermediate_size": 2880, "num_local_experts": 32,
                     "num_experts_per_tok": 4},
@@ -231,6 +367,11 @@ if __name__ == "__main__":
     ap.add_argument("--granularity", default=None, choices=["mx32", "mx128"],
                     help="write an MX recipe with this scale granularity on the expert ops "
                          "(default: none, the pipeline's --recipe applies)")
+    ap.add_argument("--tiled-block", action="store_true",
+                    help="the whole MoE block (router, top-k, sort, experts, combine, "
+                         "shared expert) as one mxmoe.tiled_mlp over the token axis")
+    ap.add_argument("--shards", default="auto",
+                    help="with --tiled-block: the shard count or auto (default)")
     ap.add_argument("--layers", type=int, default=None,
                     help="N layers in one module (@moe_<i>, fqns layers.<i>.*); "
                          "default: one layer as @moe")
@@ -249,8 +390,17 @@ if __name__ == "__main__":
         except (OSError, ValueError) as ex:
             ap.error(f"config '{a.config}' is neither one of {', '.join(CONFIGS)} "
                      f"nor a readable config.json ({ex})")
+    if a.tiled_block and a.layers is not None:
+        ap.error("--tiled-block builds one layer: drop --layers")
+    if a.tiled_block and a.experts is not None:
+        ap.error("--tiled-block routes over every expert: drop --experts")
+    if a.shards != "auto" and not (a.shards.isdigit() and int(a.shards) >= 1):
+        ap.error(f"--shards must be auto or a positive count, got {a.shards}")
     try:
-        if a.layers is None:
+        if a.tiled_block:
+            print(tiled_moe_block_ir(cfg, a.tokens, shards=a.shards, rounding=a.rounding,
+                                     granularity=a.granularity), end="")
+        elif a.layers is None:
             print(moe_layer_ir(cfg, a.tokens, experts=a.experts, rounding=a.rounding,
                                granularity=a.granularity), end="")
         else:

@@ -6,6 +6,8 @@
 // RUN: FileCheck %s --check-prefix=GPTOSS < %t/gptoss/manifest.json
 // RUN: FileCheck %s --check-prefix=GPTOSS-POLICY < %t/gptoss/policy-report.json
 // RUN: mxmoe-compile %mxmoe_src_root/examples/deepseek_v3_moe.mlir -o %t/dsv3 --toolkit %t/none | FileCheck %s --check-prefix=LOG
+// RUN: mxmoe-compile %mxmoe_src_root/examples/qwen3_30b_a3b_tiled_moe.mlir -o %t/tiled --toolkit %t/none | FileCheck %s --check-prefix=LOG
+// RUN: FileCheck %s --check-prefix=TILED < %t/tiled/manifest.json
 
 // LOG: mxmoe-compile: {{.*}} (sm_90a, sm_100a) in {{[0-9.]+}} s
 // QWEN: "cubin": "not built: ptxas not found at {{.*}}/none/bin/ptxas",
@@ -21,3 +23,11 @@
 // GPTOSS: "op": "mxmoe.dequantize",
 // GPTOSS-POLICY: "fqn": "block.0.mlp.router.gate",
 // GPTOSS-POLICY: "precision": "bf16",
+
+// The tiled MoE block: two static 32K-token shards, the expert GEMMs'
+// programs at 262144 routed rows per shard, the routing kernels of both
+// loops.
+// TILED: "name": "moe__router_topk_0"
+// TILED: "name": "layers_0_moe_backward__router_topk_grad_{{[0-9]+}}"
+// TILED: "function": "layers.0.moe.experts.w13.forward"
+// TILED: "shard_tokens": 32768

@@ -12,6 +12,8 @@
 // RUN: mxmoe-opt %mxmoe_src_root/examples/gpt_oss_20b_moe.mlir --mxmoe-default-pipeline="chip=sm_90a until=kernels" 2>/dev/null | mxmoe-opt %{bufferize} | FileCheck %s --check-prefix=GPTOSS --implicit-check-not="tensor<" --implicit-check-not="= mxmoe."
 // RUN: mxmoe-opt %mxmoe_src_root/examples/deepseek_v3_moe.mlir --mxmoe-default-pipeline="chip=sm_100a until=kernels" 2>/dev/null | mxmoe-opt %{bufferize} | FileCheck %s --check-prefix=DSV3 --implicit-check-not="tensor<" --implicit-check-not="= mxmoe."
 
+// RUN: mxmoe-opt %mxmoe_src_root/examples/qwen3_30b_a3b_tiled_moe.mlir --mxmoe-default-pipeline="chip=sm_90a until=kernels" 2>/dev/null | mxmoe-opt %{bufferize} | FileCheck %s --check-prefix=TILED --implicit-check-not="tensor<" --implicit-check-not="= mxmoe."
+
 // QWEN-COUNT-18: gpu.launch_func
 // QWEN-NOT: gpu.launch_func
 // SCOUT-COUNT-54: gpu.launch_func
@@ -20,3 +22,9 @@
 // GPTOSS-NOT: gpu.launch_func
 // DSV3-COUNT-81: gpu.launch_func
 // DSV3-NOT: gpu.launch_func
+// The tiled MoE block: its shard loops' routing kernels and the expanded
+// GEMM functions' kernels.
+// TILED: scf.for
+// TILED: gpu.launch_func @mxmoe_kernels::@moe__router_topk_0
+// TILED-COUNT-31: gpu.launch_func
+// TILED-NOT: gpu.launch_func

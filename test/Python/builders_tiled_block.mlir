@@ -1,0 +1,48 @@
+// `mxmoe.builders --tiled-block` emits the whole MoE block of each target
+// model as one mxmoe.tiled_mlp (issue 24 item 3): the family's router
+// (DeepSeek-V3: sigmoid scores, correction bias, 8 groups of which 4 are
+// kept, renormalized, scaled by 2.5; Llama4: sigmoid top-1 scaling the
+// dispatched rows; Qwen3 and gpt-oss: renormalized softmax), the expert
+// sort, the experts' grouped GEMMs, the combine and the shared expert. The
+// whole pipeline takes it: static shard loops of 32K tokens (the auto
+// rule), the GEMMs expanded per shard size, kernels for both chips.
+// RUN: env PYTHONPATH=%mxmoe_src_root/python %python -m mxmoe.builders deepseek_v3 --tokens 4096 --tiled-block > %t.dsv3.mlir
+// RUN: FileCheck %s --check-prefix=DSV3 < %t.dsv3.mlir
+// RUN: env PYTHONPATH=%mxmoe_src_root/python %python -m mxmoe.builders llama4_scout --tokens 2048 --tiled-block --shards 2 > %t.scout.mlir
+// RUN: FileCheck %s --check-prefix=SCOUT < %t.scout.mlir
+// RUN: mxmoe-opt %t.scout.mlir --mxmoe-precision-policy --mxmoe-tile-mlp 2>/dev/null | FileCheck %s --check-prefix=SCOUT-LOOPS
+// RUN: env PYTHONPATH=%mxmoe_src_root/python %python -m mxmoe.builders qwen3_30b_a3b --tokens 65536 --tiled-block > %t.qwen3.mlir
+// RUN: rm -rf %t.out && mxmoe-compile %t.qwen3.mlir --chip sm_90a,sm_100a --recipe mx128 -o %t.out --toolkit %t/none | FileCheck %s --check-prefix=LOG
+// RUN: FileCheck %s --check-prefix=QWEN3 < %t.out/manifest.json
+// RUN: env PYTHONPATH=%mxmoe_src_root/python %python -m mxmoe.builders gpt_oss_20b --tokens 1024 --tiled-block --shards 4 | mxmoe-compile - --chip sm_90a -o %t.gptoss --toolkit %t/none | FileCheck %s --check-prefix=LOG
+// RUN: not env PYTHONPATH=%mxmoe_src_root/python %python -m mxmoe.builders qwen3_30b_a3b --tiled-block --layers 2 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not env PYTHONPATH=%mxmoe_src_root/python %python -m mxmoe.builders qwen3_30b_a3b --tiled-block --shards 0 2>&1 | FileCheck %s --check-prefix=BADSHARDS
+
+// DSV3: func.func @moe(%h: tensor<4096x7168xbf16>, %router_w: tensor<256x7168xbf16>, %router_bias: tensor<256xf32>, %w13: tensor<256x4096x7168xbf16>, %w2: tensor<256x7168x2048xbf16>, %shared_w13: tensor<4096x7168xbf16>, %shared_w2: tensor<7168x2048xbf16>) -> tensor<4096x7168xbf16>
+// DSV3: mxmoe.tiled_mlp shards = auto (%h, %router_w, %router_bias, %w13, %w2, %shared_w13, %shared_w2) {fqn = "layers.0.moe"}
+// DSV3: mxmoe.router_topk %logits bias %rb : tensor<256xf32> {top_k = 8 : i64, score = #mxmoe.router_score<sigmoid>, renormalize, scaling_factor = 2.5, num_groups = 8 : i64, topk_groups = 4 : i64}
+// DSV3: mxmoe.gather_rows %xs[%idx] {top_k = 8 : i64}
+// DSV3: mxmoe.combine_rows %o, %idx, %inv scaled_by %wt : tensor<?x8xf32> {top_k = 8 : i64}
+// DSV3: %ys = arith.addf %y, %so
+// DSV3: mxmoe.yield %ys
+
+// SCOUT: mxmoe.router_topk %logits {top_k = 1 : i64, score = #mxmoe.router_score<sigmoid>}
+// SCOUT: mxmoe.gather_rows %xs[%idx] scaled_by %wt : tensor<?x1xf32> {top_k = 1 : i64}
+// SCOUT: mxmoe.combine_rows %o, %idx, %inv {top_k = 1 : i64}
+// SCOUT-LOOPS-LABEL: func.func @moe(
+// SCOUT-LOOPS: scf.for
+// SCOUT-LOOPS: call @layers.0.moe.experts.w13.forward({{.*}}) : (tensor<1024x5120xbf16>, tensor<16x16384x5120xbf16>, tensor<16xi32>) -> tensor<1024x16384xbf16>
+// SCOUT-LOOPS: call @layers.0.moe.shared_expert.w13.forward
+// SCOUT-LOOPS-LABEL: func.func @layers.0.moe.backward(
+// SCOUT-LOOPS: call @layers.0.moe.experts.w2.input_grad
+// SCOUT-LOOPS: call @layers.0.moe.experts.w2.weight_grad
+// SCOUT-LOOPS: mxmoe.router_topk_grad
+
+// LOG: mxmoe-compile: {{.*}} in {{[0-9.]+}} s
+// QWEN3-DAG: "function": "layers.0.moe.experts.w13.forward"
+// QWEN3-DAG: "function": "layers.0.moe.experts.w2.weight_grad"
+// QWEN3-DAG: "shard_tokens": 32768
+// QWEN3-DAG: "name": "moe__router_topk_0"
+// QWEN3-DAG: "name": "layers_0_moe_backward__router_topk_grad_{{[0-9]+}}"
+// BAD: --tiled-block builds one layer: drop --layers
+// BADSHARDS: --shards must be auto or a positive count, got 0
