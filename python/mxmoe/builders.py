@@ -171,15 +171,7 @@ def moe_layer_ir(config: Mapping, tokens: int, layer: int = 0,
             f"    %n = tensor.dim %xs, %c0 : {_t(['?', H])}",
             f"    %gu = mxmoe.linear %xs, %sw13 {{fqn = \"{p}.shared_expert.w13\"}}",
             f"        : ({_t(['?', H])}, {_t([2 * S, H])}) -> {_t(['?', 2 * S])}",
-            f"    %g = tensor.extract_slice %gu[0, 0] [%n, {S}] [1, 1] : {_t(['?', 2 * S])} to {_t(['?', S])}",
-            f"    %u = tensor.extract_slice %gu[0, {S}] [%n, {S}] [1, 1] : {_t(['?', 2 * S])} to {_t(['?', S])}",
-            f"    %ng = arith.negf %g : {_t(['?', S])}",
-            f"    %eg = math.exp %ng : {_t(['?', S])}",
-            f"    %cst = arith.constant 1.0 : bf16",
-            f"    %ones = tensor.splat %cst[%n] : {_t(['?', S])}",
-            f"    %dn = arith.addf %ones, %eg : {_t(['?', S])}",
-            f"    %sg = arith.divf %g, %dn : {_t(['?', S])}",
-            f"    %a = arith.mulf %sg, %u : {_t(['?', S])}",
+        ] + _swiglu("a", "gu", "n", S, "") + [
             f"    %o = mxmoe.linear %a, %sw2 {{fqn = \"{p}.shared_expert.w2\"}}",
             f"        : ({_t(['?', S])}, {_t([H, S])}) -> {_t(['?', H])}",
             f"    mxmoe.yield %o : {_t(['?', H])}",
@@ -213,29 +205,37 @@ def _routing(config: Mapping, fam: str) -> dict:
                     bias=True, groups=groups,
                     renormalize=True if norm is None else bool(norm),
                     scaling=float(scaling) if scaling else 1.0, scaled_dispatch=False)
-    # Qwen3-MoE (norm_topk_prob), gpt-oss (softmax over the top-k logits:
-    # the renormalized softmax), Qwen2-MoE.
+    # gpt-oss: softmax over the top-k logits, i.e. the renormalized softmax,
+    # and a router bias. Qwen3-MoE / Qwen2-MoE: norm_topk_prob (transformers'
+    # default False).
+    if fam.startswith("gpt_oss"):
+        return dict(score="softmax", bias=False, linear_bias=True, groups=None,
+                    renormalize=True, scaling=1.0, scaled_dispatch=False)
     norm = _first(config, "norm_topk_prob", required=False)
-    return dict(score="softmax", bias=False, groups=None,
-                renormalize=True if norm is None or fam.startswith("gpt_oss") else bool(norm),
+    return dict(score="softmax", bias=False, groups=None, renormalize=bool(norm),
                 scaling=1.0, scaled_dispatch=False)
 
 
-def _swiglu(out: str, gu: str, rows: str, inner: int, pre: str) -> list:
+def _swiglu(out: str, gu: str, rows: str, inner: int, pre: str,
+            indent: str = "    ") -> list:
     """SwiGLU of the [rows, 2*inner] tensor %gu (gate | up) into %out, in the
-    arith / math ops mxmoe-tile-mlp differentiates; `rows` is a dynamic
-    row count value."""
+    arith / math ops mxmoe-tile-mlp differentiates: silu(g) = g * (0.5 +
+    0.5 tanh(g / 2)), whose gradient stays finite (g / (1 + exp(-g)) gives
+    0 * inf = NaN below about -88.7); `rows` is a dynamic row count value."""
     t2, t = _t(["?", 2 * inner]), _t(["?", inner])
-    return [
-        f"    %{pre}g = tensor.extract_slice %{gu}[0, 0] [%{rows}, {inner}] [1, 1] : {t2} to {t}",
-        f"    %{pre}u = tensor.extract_slice %{gu}[0, {inner}] [%{rows}, {inner}] [1, 1] : {t2} to {t}",
-        f"    %{pre}ng = arith.negf %{pre}g : {t}",
-        f"    %{pre}eg = math.exp %{pre}ng : {t}",
-        f"    %{pre}ones = tensor.splat %one[%{rows}] : {t}",
-        f"    %{pre}dn = arith.addf %{pre}ones, %{pre}eg : {t}",
-        f"    %{pre}sg = arith.divf %{pre}g, %{pre}dn : {t}",
-        f"    %{out} = arith.mulf %{pre}sg, %{pre}u : {t}",
+    lines = [
+        f"%{pre}g = tensor.extract_slice %{gu}[0, 0] [%{rows}, {inner}] [1, 1] : {t2} to {t}",
+        f"%{pre}u = tensor.extract_slice %{gu}[0, {inner}] [%{rows}, {inner}] [1, 1] : {t2} to {t}",
+        f"%{pre}half = arith.constant 0.5 : bf16",
+        f"%{pre}halves = tensor.splat %{pre}half[%{rows}] : {t}",
+        f"%{pre}hg = arith.mulf %{pre}halves, %{pre}g : {t}",
+        f"%{pre}th = math.tanh %{pre}hg : {t}",
+        f"%{pre}hth = arith.mulf %{pre}halves, %{pre}th : {t}",
+        f"%{pre}sig = arith.addf %{pre}halves, %{pre}hth : {t}",
+        f"%{pre}sg = arith.mulf %{pre}g, %{pre}sig : {t}",
+        f"%{out} = arith.mulf %{pre}sg, %{pre}u : {t}",
     ]
+    return [indent + l for l in lines]
 
 
 def tiled_moe_block_ir(config: Mapping, tokens: int, layer: int = 0,
@@ -262,13 +262,19 @@ def tiled_moe_block_ir(config: Mapping, tokens: int, layer: int = 0,
     p = f"layers.{layer}.moe"
     recipe = _recipe_attr(rounding, granularity)
     S = d["shared_I"] * d["shared"]
+    if d["shared"] and _first(config.get("text_config", config), "shared_expert_intermediate_size",
+                               required=False):
+        raise ValueError("the Qwen2-MoE shared expert's sigmoid gate is not in the tiled "
+                         "block (its output would be added ungated)")
     params = [("rw", _t([E, H]))]
+    if r.get("linear_bias"):
+        params.append(("rlb", _t([E])))
     if r["bias"]:
         params.append(("rb", _t([E], "f32")))
     params += [("ew13", _t([E, 2 * I, H])), ("ew2", _t([E, H, I]))]
     if S:
         params += [("sw13", _t([2 * S, H])), ("sw2", _t([H, S]))]
-    outer = {"rw": "router_w", "rb": "router_bias", "ew13": "w13", "ew2": "w2",
+    outer = {"rw": "router_w", "rlb": "router_b", "rb": "router_bias", "ew13": "w13", "ew2": "w2",
              "sw13": "shared_w13", "sw2": "shared_w2"}
     args = [f"%h: {_t([tokens, H])}"] + [f"%{outer[n]}: {t}" for n, t in params]
     xt, lt, wt, et = _t(["?", H]), _t(["?", E]), _t(["?", k], "f32"), _t(["?", k], "i32")
@@ -281,25 +287,41 @@ def tiled_moe_block_ir(config: Mapping, tokens: int, layer: int = 0,
         attrs += [f"num_groups = {r['groups'][0]} : i64", f"topk_groups = {r['groups'][1]} : i64"]
     bias = f" bias %rb : {_t([E], 'f32')}" if r["bias"] else ""
     scaled = f" scaled_by %wt : {wt}"
+    lbias = " bias %rlb" if r.get("linear_bias") else ""
+    lbiasT = f", {_t([E])}" if r.get("linear_bias") else ""
+    it = _t(["?"], "i32")
     body = [
         f"    %c0 = arith.constant 0 : index",
-        f"    %one = arith.constant 1.0 : bf16",
         f"    %n = tensor.dim %xs, %c0 : {xt}",
-        f"    %logits = mxmoe.linear %xs, %rw {{fqn = \"{p}.router.gate\", precision = #mxmoe.precision<bf16>}}",
-        f"        : ({xt}, {_t([E, H])}) -> {lt}",
+        f"    %logits = mxmoe.linear %xs, %rw{lbias} {{fqn = \"{p}.router.gate\", precision = #mxmoe.precision<bf16>}}",
+        f"        : ({xt}, {_t([E, H])}{lbiasT}) -> {lt}",
         f"    %wt, %e = mxmoe.router_topk %logits{bias} {{{', '.join(attrs)}}} : {lt} -> {wt}, {et}",
-        f"    %idx, %offs = mxmoe.sort_by_expert %e {{num_experts = {E} : i64}} : {et} -> {_t(['?'], 'i32')}, {_t([E], 'i32')}",
-        f"    %r = mxmoe.gather_rows %xs[%idx]{scaled if r['scaled_dispatch'] else ''} {{top_k = {k} : i64}} : {xt}, {_t(['?'], 'i32')} -> {xt}",
-        f"    %m = tensor.dim %r, %c0 : {xt}",
-        f"    %gu = mxmoe.scaled_grouped_matmul %r, %ew13, %offs {{fqn = \"{p}.experts.w13\"{recipe}}}",
-        f"        : ({xt}, {_t([E, 2 * I, H])}, {_t([E], 'i32')}) -> {_t(['?', 2 * I])}",
-    ] + _swiglu("act", "gu", "m", I, "x") + [
-        f"    %o = mxmoe.scaled_grouped_matmul %act, %ew2, %offs {{fqn = \"{p}.experts.w2\"{recipe}}}",
-        f"        : ({_t(['?', I])}, {_t([E, H, I])}, {_t([E], 'i32')}) -> {xt}",
-        f"    %inv = mxmoe.invert_permutation %idx : {_t(['?'], 'i32')} -> {_t(['?'], 'i32')}",
-        f"    %y = mxmoe.combine_rows %o, %idx, %inv{'' if r['scaled_dispatch'] else scaled} {{top_k = {k} : i64}}",
-        f"        : {xt}, {_t(['?'], 'i32')}, {_t(['?'], 'i32')} -> {xt}",
+        f"    %idx, %offs = mxmoe.sort_by_expert %e {{num_experts = {E} : i64}} : {et} -> {it}, {_t([E], 'i32')}",
     ]
+    if not r["scaled_dispatch"]:
+        # The routed experts as one op: dispatch, w13, SwiGLU, w2 and the
+        # weighted combine, the SwiGLU and the gathers fused into the
+        # quantize kernels.
+        body += [
+            f"    %y = mxmoe.swiglu_experts %xs, %ew13, %ew2, %offs routing(%idx, %wt : {it}, {wt})",
+            f"        {{fqn = \"{p}.experts\"{recipe}}}",
+            f"        : ({xt}, {_t([E, 2 * I, H])}, {_t([E, H, I])}, {_t([E], 'i32')}) -> {xt}",
+        ]
+    else:
+        # Llama4: the score scales the dispatched rows (before the SwiGLU),
+        # which swiglu_experts does not do.
+        body += [
+            f"    %r = mxmoe.gather_rows %xs[%idx]{scaled} {{top_k = {k} : i64}} : {xt}, {it} -> {xt}",
+            f"    %m = tensor.dim %r, %c0 : {xt}",
+            f"    %gu = mxmoe.scaled_grouped_matmul %r, %ew13, %offs {{fqn = \"{p}.experts.w13\"{recipe}}}",
+            f"        : ({xt}, {_t([E, 2 * I, H])}, {_t([E], 'i32')}) -> {_t(['?', 2 * I])}",
+        ] + _swiglu("act", "gu", "m", I, "x") + [
+            f"    %o = mxmoe.scaled_grouped_matmul %act, %ew2, %offs {{fqn = \"{p}.experts.w2\"{recipe}}}",
+            f"        : ({_t(['?', I])}, {_t([E, H, I])}, {_t([E], 'i32')}) -> {xt}",
+            f"    %inv = mxmoe.invert_permutation %idx : {it} -> {it}",
+            f"    %y = mxmoe.combine_rows %o, %idx, %inv {{top_k = {k} : i64}}",
+            f"        : {xt}, {it}, {it} -> {xt}",
+        ]
     out = "y"
     if S:
         body += [

@@ -26,5 +26,5 @@
 // GEMM functions' kernels.
 // TILED: scf.for
 // TILED: gpu.launch_func @mxmoe_kernels::@moe__router_topk_0
-// TILED-COUNT-31: gpu.launch_func
+// TILED-COUNT-27: gpu.launch_func
 // TILED-NOT: gpu.launch_func

@@ -2,8 +2,11 @@
 // model as one mxmoe.tiled_mlp (issue 24 item 3): the family's router
 // (DeepSeek-V3: sigmoid scores, correction bias, 8 groups of which 4 are
 // kept, renormalized, scaled by 2.5; Llama4: sigmoid top-1 scaling the
-// dispatched rows; Qwen3 and gpt-oss: renormalized softmax), the expert
-// sort, the experts' grouped GEMMs, the combine and the shared expert. The
+// dispatched rows; Qwen3: softmax, renormalized per norm_topk_prob; gpt-oss:
+// biased router, renormalized softmax), the expert sort, the routed
+// experts (one mxmoe.swiglu_experts with routing: dispatch, SwiGLU and
+// combine fused; Llama4's scaled dispatch as gather, two grouped GEMMs,
+// SwiGLU and combine) and the shared expert. The
 // whole pipeline takes it: static shard loops of 32K tokens (the auto
 // rule), the GEMMs expanded per shard size, kernels for both chips.
 // RUN: env PYTHONPATH=%mxmoe_src_root/python %python -m mxmoe.builders deepseek_v3 --tokens 4096 --tiled-block > %t.dsv3.mlir
@@ -17,12 +20,16 @@
 // RUN: env PYTHONPATH=%mxmoe_src_root/python %python -m mxmoe.builders gpt_oss_20b --tokens 1024 --tiled-block --shards 4 | mxmoe-compile - --chip sm_90a -o %t.gptoss --toolkit %t/none | FileCheck %s --check-prefix=LOG
 // RUN: not env PYTHONPATH=%mxmoe_src_root/python %python -m mxmoe.builders qwen3_30b_a3b --tiled-block --layers 2 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not env PYTHONPATH=%mxmoe_src_root/python %python -m mxmoe.builders qwen3_30b_a3b --tiled-block --shards 0 2>&1 | FileCheck %s --check-prefix=BADSHARDS
+// RUN: echo '{"model_type": "qwen2_moe", "hidden_size": 2048, "moe_intermediate_size": 1408, "num_experts": 60, "num_experts_per_tok": 4, "shared_expert_intermediate_size": 5632}' > %t.qwen2.json
+// RUN: not env PYTHONPATH=%mxmoe_src_root/python %python -m mxmoe.builders %t.qwen2.json --tiled-block 2>&1 | FileCheck %s --check-prefix=QWEN2
+// RUN: env PYTHONPATH=%mxmoe_src_root/python %python -m mxmoe.builders gpt_oss_20b --tokens 1024 --tiled-block | FileCheck %s --check-prefix=GPTOSS
 
 // DSV3: func.func @moe(%h: tensor<4096x7168xbf16>, %router_w: tensor<256x7168xbf16>, %router_bias: tensor<256xf32>, %w13: tensor<256x4096x7168xbf16>, %w2: tensor<256x7168x2048xbf16>, %shared_w13: tensor<4096x7168xbf16>, %shared_w2: tensor<7168x2048xbf16>) -> tensor<4096x7168xbf16>
 // DSV3: mxmoe.tiled_mlp shards = auto (%h, %router_w, %router_bias, %w13, %w2, %shared_w13, %shared_w2) {fqn = "layers.0.moe"}
 // DSV3: mxmoe.router_topk %logits bias %rb : tensor<256xf32> {top_k = 8 : i64, score = #mxmoe.router_score<sigmoid>, renormalize, scaling_factor = 2.5, num_groups = 8 : i64, topk_groups = 4 : i64}
-// DSV3: mxmoe.gather_rows %xs[%idx] {top_k = 8 : i64}
-// DSV3: mxmoe.combine_rows %o, %idx, %inv scaled_by %wt : tensor<?x8xf32> {top_k = 8 : i64}
+// DSV3: %y = mxmoe.swiglu_experts %xs, %ew13, %ew2, %offs routing(%idx, %wt : tensor<?xi32>, tensor<?x8xf32>)
+// DSV3-NEXT: {fqn = "layers.0.moe.experts"}
+// DSV3: math.tanh
 // DSV3: %ys = arith.addf %y, %so
 // DSV3: mxmoe.yield %ys
 
@@ -39,10 +46,14 @@
 // SCOUT-LOOPS: mxmoe.router_topk_grad
 
 // LOG: mxmoe-compile: {{.*}} in {{[0-9.]+}} s
-// QWEN3-DAG: "function": "layers.0.moe.experts.w13.forward"
-// QWEN3-DAG: "function": "layers.0.moe.experts.w2.weight_grad"
+// QWEN3-DAG: "function": "layers.0.moe.experts.forward"
+// QWEN3-DAG: "function": "layers.0.moe.experts.backward"
 // QWEN3-DAG: "shard_tokens": 32768
 // QWEN3-DAG: "name": "moe__router_topk_0"
 // QWEN3-DAG: "name": "layers_0_moe_backward__router_topk_grad_{{[0-9]+}}"
 // BAD: --tiled-block builds one layer: drop --layers
 // BADSHARDS: --shards must be auto or a positive count, got 0
+// QWEN2: the Qwen2-MoE shared expert's sigmoid gate is not in the tiled block
+// GPTOSS: func.func @moe(%h: tensor<1024x2880xbf16>, %router_w: tensor<32x2880xbf16>, %router_b: tensor<32xbf16>,
+// GPTOSS: mxmoe.linear %xs, %rw bias %rlb
+// GPTOSS: mxmoe.router_topk %logits {top_k = 4 : i64, score = #mxmoe.router_score<softmax>, renormalize}

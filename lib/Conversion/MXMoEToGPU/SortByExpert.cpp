@@ -220,7 +220,7 @@ LogicalResult KernelGen::genSortByExpert(SortByExpertOp op) {
   auto kernel = createKernel(
       module, name("sort_by_expert", op), spec, workOf, threads, nullptr,
       [&](KB &b, ValueRange a, ValueRange sz, Value t, GroupTable &) {
-        SortCta c{e, warps};
+        SortCta c{e, warps, {}, {}, {}, {}, {}, {}};
         c.hist = addSharedBuffer(b, (e + 1) * warps, i32);
         c.totals = addSharedBuffer(b, 32, i32);
         c.warp = b.div(t, 32);

@@ -65,11 +65,12 @@ func.func @i_not_multiple_of_32(%x: tensor<64x256xbf16>, %w13: tensor<2x80x256xb
 
 // -----
 
-func.func @dynamic(%x: tensor<?x256xbf16>, %w13: tensor<2x512x256xbf16>, %w2: tensor<2x256x256xbf16>, %o: tensor<2xi32>) -> tensor<?x256xbf16> {
-  // expected-error @+1 {{shapes must be static}}
+// Only the token rows may be dynamic (a tiled_mlp body's shard).
+func.func @dynamic(%x: tensor<64x?xbf16>, %w13: tensor<2x512x256xbf16>, %w2: tensor<2x256x256xbf16>, %o: tensor<2xi32>) -> tensor<64x256xbf16> {
+  // expected-error @+1 {{H and the weights' shapes must be static (only the token rows may be dynamic)}}
   %y = mxmoe.swiglu_experts %x, %w13, %w2, %o {fqn = "e"}
-      : (tensor<?x256xbf16>, tensor<2x512x256xbf16>, tensor<2x256x256xbf16>, tensor<2xi32>) -> tensor<?x256xbf16>
-  return %y : tensor<?x256xbf16>
+      : (tensor<64x?xbf16>, tensor<2x512x256xbf16>, tensor<2x256x256xbf16>, tensor<2xi32>) -> tensor<64x256xbf16>
+  return %y : tensor<64x256xbf16>
 }
 
 // -----

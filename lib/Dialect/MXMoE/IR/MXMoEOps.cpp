@@ -143,11 +143,12 @@ LogicalResult SwiGLUExpertsOp::verifyRouting() {
   auto idx = getIndices().getType();
   auto sc = cast<RankedTensorType>(getScores().getType());
   int64_t t = getInput().getType().getDimSize(0);
-  if (idx.getRank() != 1 || sc.getRank() != 2 || !idx.hasStaticShape() ||
-      !sc.hasStaticShape())
-    return emitOpError("routing indices must be [M] and scores [T, top_k], "
-                       "static");
-  if (sc.getDimSize(0) != t || idx.getDimSize(0) != t * sc.getDimSize(1))
+  if (idx.getRank() != 1 || sc.getRank() != 2 || sc.isDynamicDim(1))
+    return emitOpError("routing indices must be [M] and scores [T, top_k] "
+                       "(top_k static)");
+  int64_t m = ShapedType::isDynamic(t) ? t : t * sc.getDimSize(1);
+  if (!dimsCompatible(sc.getDimSize(0), t) ||
+      !dimsCompatible(idx.getDimSize(0), m))
     return emitOpError() << "routing: scores must be [T, top_k] with T = " << t
                          << " (the input's token rows) and indices [T * "
                             "top_k], got scores "
@@ -171,8 +172,11 @@ LogicalResult SwiGLUExpertsOp::verify() {
   if (x.getRank() != 2 || w13.getRank() != 3 || w2.getRank() != 3)
     return emitOpError("input must be [M, H], w13 [E, 2I, H] and w2 [E, H, "
                        "I]");
-  if (!x.hasStaticShape() || !w13.hasStaticShape() || !w2.hasStaticShape())
-    return emitOpError("shapes must be static");
+  // The token rows may be dynamic in a tiled_mlp body (its static shard
+  // loops make them static before the expansion, which needs them).
+  if (x.isDynamicDim(1) || !w13.hasStaticShape() || !w2.hasStaticShape())
+    return emitOpError("H and the weights' shapes must be static (only the "
+                       "token rows may be dynamic)");
   int64_t m = x.getDimSize(0), h = x.getDimSize(1), e = w13.getDimSize(0);
   int64_t i = w2.getDimSize(2);
   if (!shapesCompatible(w13.getShape(), {e, 2 * i, h}) ||

@@ -480,6 +480,7 @@ namespace {
 /// N again.
 struct ExpertsExpansion {
   SwiGLUExpertsOp op;
+  std::string name; ///< of the functions: `<name>.forward`, `.backward`
   MXRecipeAttr recipe;
   bool weightGradBF16, once;
   Location loc;
@@ -488,11 +489,11 @@ struct ExpertsExpansion {
   Dims d13, d2;
   SmallVector<Type> onceTypes; ///< the forward's transposed weights
 
-  ExpertsExpansion(SwiGLUExpertsOp op, MXRecipeAttr recipe, bool wgradBF16,
-                   bool once)
-      : op(op), recipe(recipe), weightGradBF16(wgradBF16), once(once),
-        loc(op.getLoc()), bf16(op.getInput().getType().getElementType()),
-        topK(op.getTopK()) {
+  ExpertsExpansion(SwiGLUExpertsOp op, StringRef name, MXRecipeAttr recipe,
+                   bool wgradBF16, bool once)
+      : op(op), name(name.str()), recipe(recipe), weightGradBF16(wgradBF16),
+        once(once), loc(op.getLoc()),
+        bf16(op.getInput().getType().getElementType()), topK(op.getTopK()) {
     int64_t m = op.getRoutedRows(), h = op.getHidden(), i = op.getExpertDim(),
             g = op.getNumExperts();
     d13 = {m, 2 * i, h, g};
@@ -504,8 +505,8 @@ struct ExpertsExpansion {
   }
   func::FuncOp makeFunc(SymbolTable &symbols, StringRef kind, TypeRange ins,
                         TypeRange outs) {
-    func::FuncOp fn = ::makeFunc(op, op.getFqnAttr(), op.getFqn(), symbols,
-                                 kind, ins, outs.front());
+    func::FuncOp fn =
+        ::makeFunc(op, op.getFqnAttr(), name, symbols, kind, ins, outs.front());
     fn.setType(FunctionType::get(op.getContext(), ins, outs));
     return fn;
   }
@@ -622,6 +623,40 @@ struct ExpertsExpansion {
   }
 };
 
+} // namespace
+
+FailureOr<LinearFunctions> mlir::mxmoe::createSwiGLUExpertsFunctions(
+    SwiGLUExpertsOp op, StringRef name, SymbolTable &symbols, bool backward,
+    bool weightGradBF16, bool quantizeWeightsOnce) {
+  MXRecipeAttr recipe = op.getRecipeOrDefault();
+  if (isa<Float4E2M1FNType>(recipe.getElement())) {
+    op.emitOpError("mxmoe-expand-scaled-matmul expands mxmoe.swiglu_experts "
+                   "for MXFP8 recipes only (FP4 operands of the fused SwiGLU "
+                   "quantizations are not generated)");
+    return failure();
+  }
+  auto isStatic = [](Value v) {
+    return !v || cast<RankedTensorType>(v.getType()).hasStaticShape();
+  };
+  if (!isStatic(op.getInput()) || !isStatic(op.getIndices()) ||
+      !isStatic(op.getScores())) {
+    op.emitOpError("mxmoe-expand-scaled-matmul needs static token rows (a "
+                   "tiled_mlp body's static shard loops give them)");
+    return failure();
+  }
+  if (failed(checkNamesFree(op, name, symbols)))
+    return failure();
+  ExpertsExpansion ex(op, name, recipe, weightGradBF16,
+                      quantizeWeightsOnce && backward);
+  LinearFunctions fns;
+  fns.forward = ex.forward(symbols);
+  if (backward)
+    fns.backward = ex.backward(symbols);
+  return fns;
+}
+
+namespace {
+
 struct ExpandScaledMatmulPass
     : ::mlir::mxmoe::impl::MXMoEExpandScaledMatmulBase<ExpandScaledMatmulPass> {
   using Base::Base;
@@ -638,13 +673,8 @@ struct ExpandScaledMatmulPass
                              << "mxmoe-expand-scaled-matmul: " << fqn
                              << " is inside mxmoe.tiled_mlp; it is not "
                                 "expanded here";
-      if (isa<SwiGLUExpertsOp>(op))
-        d << " (mxmoe-tile-mlp does not expand mxmoe.swiglu_experts: a "
-             "tiled body writes the experts as two scaled_grouped_matmul "
-             "ops around the SwiGLU)";
-      else
-        d << " (mxmoe-tile-mlp expands it per shard size when the split is "
-             "static)";
+      d << " (mxmoe-tile-mlp expands it per shard size when the split is "
+           "static)";
       return true;
     };
     SmallVector<ScaledGroupedMatmulOp> ops;
@@ -694,21 +724,15 @@ struct ExpandScaledMatmulPass
   /// mxmoe.swiglu_experts -> `<fqn>.forward` and `<fqn>.backward`
   /// (ExpertsExpansion; their signatures are in Passes.td).
   LogicalResult expandExperts(SwiGLUExpertsOp op, SymbolTable &symbols) {
-    MXRecipeAttr recipe = op.getRecipeOrDefault();
-    if (isa<Float4E2M1FNType>(recipe.getElement()))
-      return op.emitOpError("mxmoe-expand-scaled-matmul expands "
-                            "mxmoe.swiglu_experts for MXFP8 recipes only "
-                            "(FP4 operands of the fused SwiGLU quantizations "
-                            "are not generated)");
-    if (failed(checkNamesFree(op, op.getFqn(), symbols)))
+    bool once =
+        quantizeWeightsOnce && op.getRecipeOrDefault().isMX128() && backward;
+    FailureOr<LinearFunctions> fns = createSwiGLUExpertsFunctions(
+        op, op.getFqn(), symbols, backward, weightGradBF16, once);
+    if (failed(fns))
       return failure();
-    ExpertsExpansion ex(op, recipe, weightGradBF16,
-                        quantizeWeightsOnce && recipe.isMX128() && backward);
-    func::FuncOp fwd = ex.forward(symbols);
-    if (backward)
-      ex.backward(symbols);
     OpBuilder b(op);
-    auto call = func::CallOp::create(b, op.getLoc(), fwd, op->getOperands());
+    auto call =
+        func::CallOp::create(b, op.getLoc(), fns->forward, op->getOperands());
     op.getResult().replaceAllUsesWith(call.getResult(0));
     op.erase();
     return success();

@@ -25,6 +25,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::mxmoe {
 #define GEN_PASS_DEF_MXMOETILEMLP
@@ -173,21 +174,46 @@ struct TileMLPPass
     return success();
   }
 
-  /// The expanded forward function of `c` when it is an MX linear or
-  /// grouped GEMM (null for any other op): created on first use, else the
-  /// one created before, which must serve the same tiled MLP, precision,
-  /// recipe and types.
+  /// The functions of the MX op `c` (a linear, grouped GEMM or experts
+  /// block; no weights-once copies in shard loops), named `name`.
+  FailureOr<LinearFunctions> expandOne(Operation *c, StringRef name,
+                                       SymbolTable &symbols, Type dwElem) {
+    if (auto lin = dyn_cast<LinearOp>(c))
+      return createLinearFunctions(lin, name, symbols, backward, weightGradBF16,
+                                   dwElem);
+    if (auto gemm = dyn_cast<ScaledGroupedMatmulOp>(c))
+      return createGroupedMatmulFunctions(
+          gemm, name, symbols, backward, weightGradBF16,
+          /*quantizeWeightsOnce=*/false, dwElem);
+    // (The experts block's weight gradients take the weights' type: an f32
+    // accumulator widens them.)
+    return createSwiGLUExpertsFunctions(cast<SwiGLUExpertsOp>(c), name, symbols,
+                                        backward, weightGradBF16,
+                                        /*quantizeWeightsOnce=*/false);
+  }
+
+  /// The expanded forward function of `c` when it is an MX linear, grouped
+  /// GEMM or experts block (null for any other op): created on first use,
+  /// else the one created before, which must serve the same tiled MLP,
+  /// precision, recipe and types.
   FailureOr<func::FuncOp> expandedForward(Operation *c, const ShardRun &run,
                                           TiledMLPOp owner,
                                           SymbolTable &symbols) {
-    auto lin = dyn_cast<LinearOp>(c);
-    auto gemm = dyn_cast<ScaledGroupedMatmulOp>(c);
+    std::optional<ExpandedLinear::Kind> kind =
+        llvm::TypeSwitch<Operation *, std::optional<ExpandedLinear::Kind>>(c)
+            .Case([](LinearOp) { return ExpandedLinear::Linear; })
+            .Case([](ScaledGroupedMatmulOp) { return ExpandedLinear::Grouped; })
+            .Case([](SwiGLUExpertsOp) { return ExpandedLinear::Experts; })
+            .Default([](Operation *) { return std::nullopt; });
+    // As mxmoe-expand-scaled-matmul decides: a linear is MX when its
+    // precision says so, a grouped GEMM or experts block unless it is bf16.
     auto precision = c->getAttrOfType<PrecisionAttr>("precision");
-    if ((!lin && !gemm) || !precision ||
-        precision.getValue() == Precision::bf16)
+    bool bf16 = precision ? precision.getValue() == Precision::bf16
+                          : kind == ExpandedLinear::Linear;
+    if (!kind || bf16)
       return func::FuncOp();
     Attribute recipe = c->getAttr("recipe");
-    StringRef fqn = lin ? lin.getFqn() : gemm.getFqn();
+    StringRef fqn = c->getAttrOfType<StringAttr>("fqn").getValue();
     std::string name = (fqn + run.suffix).str();
     std::string fwdName = name + ".forward";
     llvm::StringMap<ExpandedLinear> &table = linears[symbols.getOp()];
@@ -199,29 +225,24 @@ struct TileMLPPass
       if (std::optional<Type> acc = owner.getGradAccumulator();
           acc && acc->isF32())
         dwElem = *acc;
-      FailureOr<LinearFunctions> fns =
-          lin ? createLinearFunctions(lin, name, symbols, backward,
-                                      weightGradBF16, dwElem)
-              : createGroupedMatmulFunctions(
-                    gemm, name, symbols, backward, weightGradBF16,
-                    /*quantizeWeightsOnce=*/false, dwElem);
+      FailureOr<LinearFunctions> fns = expandOne(c, name, symbols, dwElem);
       if (failed(fns))
         return failure();
-      ExpandedLinear e{*fns, owner.getOperation(), precision, recipe,
-                       /*grouped=*/bool(gemm)};
+      ExpandedLinear e{*fns, owner.getOperation(), precision, recipe, *kind};
       it = table.try_emplace(fwdName, e).first;
     }
     const ExpandedLinear &e = it->second;
     func::FuncOp fwd = e.fns.forward;
+    // (An experts block's forward also returns what its backward reads.)
     if (e.owner == owner.getOperation() && e.precision == precision &&
-        e.recipe == recipe &&
+        e.recipe == recipe && e.kind == *kind &&
         llvm::equal(fwd.getFunctionType().getInputs(), c->getOperandTypes()) &&
-        llvm::equal(fwd.getFunctionType().getResults(), c->getResultTypes()))
+        fwd.getFunctionType().getResult(0) == c->getResultTypes().front())
       return fwd;
+    const char *what[] = {"linear", "grouped GEMM", "experts block"};
     InFlightDiagnostic d = c->emitOpError("fqn '")
                            << fqn << "' is not unique: @" << fwdName
-                           << " already serves another "
-                           << (lin ? "linear" : "grouped GEMM")
+                           << " already serves another " << what[*kind]
                            << " (another tiled MLP, precision, recipe or "
                               "shape); fqns name the expanded functions a "
                               "runtime looks up";
@@ -507,8 +528,37 @@ struct TileMLPPass
         g = arith::TruncFOp::create(b, loc, t, g);
       results.push_back(g);
     }
-    func::ReturnOp::create(b, loc, results);
+    auto ret = func::ReturnOp::create(b, loc, results);
+    dropUnusedGradients(ret->getParentOfType<func::FuncOp>(),
+                        linears[symbols.getOp()]);
     return success();
+  }
+
+  /// Drops from `fn` the gradient calls (input_grad / weight_grad /
+  /// bias_grad of expanded functions) whose result nothing reads, e.g. the
+  /// weight gradient of frozen (dequantized) weights, and the pure ops
+  /// that only fed them.
+  static void dropUnusedGradients(func::FuncOp fn,
+                                  const llvm::StringMap<ExpandedLinear> &fns) {
+    llvm::DenseSet<StringRef> grads;
+    for (const auto &e : fns)
+      for (func::FuncOp g : {e.second.fns.inputGrad, e.second.fns.weightGrad,
+                             e.second.fns.biasGrad})
+        if (g)
+          grads.insert(g.getSymName());
+    // (A post-order walk may erase the op it visits; a pass per level of
+    // now-dead producers.)
+    for (bool changed = true; changed;) {
+      changed = false;
+      fn.walk([&](Operation *o) {
+        auto call = dyn_cast<func::CallOp>(o);
+        if ((call && call->use_empty() && grads.contains(call.getCallee())) ||
+            isOpTriviallyDead(o)) {
+          o->erase();
+          changed = true;
+        }
+      });
+    }
   }
 
   LogicalResult lower(TiledMLPOp op, SymbolTable &symbols,

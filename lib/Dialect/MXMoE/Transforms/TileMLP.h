@@ -89,16 +89,18 @@ std::string staticBodyFailure(TiledMLPOp op, int64_t size);
 
 /// Transpose of a 2-D tensor.
 Value transpose2d(OpBuilder &b, Location loc, Value v);
-/// The MX functions expanded for one linear or grouped GEMM of a static
-/// shard loop, with what makes a later use of the same name legal: the
-/// same tiled MLP (its forward loop and its backward recompute share
-/// them), precision and recipe. `grouped`: a scaled_grouped_matmul's
-/// (input_grad and weight_grad also take the offsets).
+/// The MX functions expanded for one linear, grouped GEMM or experts block
+/// of a static shard loop, with what makes a later use of the same name
+/// legal: the same tiled MLP (its forward loop and its backward recompute
+/// share them), precision and recipe. `kind`: a scaled_grouped_matmul's
+/// input_grad and weight_grad also take the offsets; a swiglu_experts'
+/// gradients are one backward function.
 struct ExpandedLinear {
+  enum Kind { Linear, Grouped, Experts };
   LinearFunctions fns;
   Operation *owner;
   Attribute precision, recipe;
-  bool grouped = false;
+  Kind kind = Linear;
 };
 
 /// Reverse-mode gradients of one recomputed shard body. `grads` maps a
@@ -123,6 +125,8 @@ struct ShardVJP {
   /// Applies the VJP of `op` given the gradients of its results.
   LogicalResult backprop(Operation *op);
   LogicalResult backpropGather(GatherRowsOp op, Value g);
+  /// A call of an expanded MX linear, grouped GEMM or experts block.
+  LogicalResult backpropCall(func::CallOp call, Value g);
   void backpropCombine(CombineRowsOp op, Value g);
 };
 

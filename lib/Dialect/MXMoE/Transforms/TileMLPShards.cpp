@@ -164,7 +164,8 @@ bool isStaticType(Type t) {
 /// (token rows follow the input's; empty for any other op): router_topk
 /// [T, k] from logits [T, E], sort_by_expert [T * k] from experts [T, k],
 /// gather_rows and invert_permutation [R, ...] from indices [R],
-/// combine_rows [R / k, H], scaled_grouped_matmul [M, N] from input [M, K].
+/// combine_rows [R / k, H], scaled_grouped_matmul [M, N] from input [M, K],
+/// swiglu_experts the input's rows.
 SmallVector<Type> routedResultTypes(Operation *c) {
   auto rows = [](Value v) {
     return cast<RankedTensorType>(v.getType()).getDimSize(0);
@@ -200,6 +201,9 @@ SmallVector<Type> routedResultTypes(Operation *c) {
                          perSlot(rows(op.getIndices()), op.getTopK()))};
       })
       .Case([&](ScaledGroupedMatmulOp op) -> SmallVector<Type> {
+        return {withRows(op.getResult(), rows(op.getInput()))};
+      })
+      .Case([&](SwiGLUExpertsOp op) -> SmallVector<Type> {
         return {withRows(op.getResult(), rows(op.getInput()))};
       })
       .Default([](Operation *) { return SmallVector<Type>(); });
@@ -257,8 +261,8 @@ FailureOr<SmallVector<Value>> refineStatic(OpBuilder &b, Operation *c,
       llvm::zip(c->getOperandTypes(), orig->getOperandTypes()),
       [](auto pair) { return std::get<0>(pair) != std::get<1>(pair); });
   if (operandsRefined &&
-      !(isa<LinearOp, ScaledGroupedMatmulOp, RouterTopKOp, SortByExpertOp,
-            GatherRowsOp, InvertPermutationOp, CombineRowsOp,
+      !(isa<LinearOp, ScaledGroupedMatmulOp, SwiGLUExpertsOp, RouterTopKOp,
+            SortByExpertOp, GatherRowsOp, InvertPermutationOp, CombineRowsOp,
             tensor::ExtractSliceOp, tensor::InsertSliceOp, tensor::ExtractOp,
             DestinationStyleOpInterface>(c) ||
         c->hasTrait<OpTrait::Elementwise>()))

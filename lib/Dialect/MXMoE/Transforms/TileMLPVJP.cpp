@@ -81,7 +81,7 @@ LogicalResult ShardVJP::backpropGather(GatherRowsOp op, Value g) {
   int64_t m = op.getResult().getType().getDimSize(0);
   int64_t t = op.getSource().getType().getDimSize(0);
   if (!ShapedType::isDynamic(m) && !ShapedType::isDynamic(t) &&
-      m != t * op.getTopK())
+      m != t * static_cast<int64_t>(op.getTopK()))
     return op.emitOpError("mxmoe-tile-mlp backward: the gradient of a "
                           "gather_rows needs every (token, slot) routed once "
                           "(rows = tokens x top_k), got ")
@@ -115,6 +115,58 @@ void ShardVJP::backpropCombine(CombineRowsOp op, Value g) {
 }
 
 /// Applies the VJP of `op` given the gradients of its results.
+LogicalResult ShardVJP::backpropCall(func::CallOp call, Value g) {
+  // An MX linear, grouped GEMM or experts block of a static shard loop:
+  // its expanded gradient functions.
+  auto it = linears.find(call.getCallee());
+  if (it == linears.end() ||
+      !(it->second.fns.inputGrad || it->second.fns.backward))
+    return call->emitOpError("mxmoe-tile-mlp backward: no gradient rule "
+                             "for a call in a tiled_mlp body");
+  const LinearFunctions &f = it->second.fns;
+  // The gradient functions take dy in the input's element type (a linear
+  // may produce f32 from bf16 inputs).
+  auto asArg = [&](func::FuncOp fn) {
+    return convert(
+        g, cast<RankedTensorType>(fn.getArgumentTypes()[0]).getElementType());
+  };
+  if (it->second.kind == ExpandedLinear::Experts) {
+    // backward(dy, x, h, [y,] w13, w2, offsets[, indices, scores]) ->
+    // (dx, dw13, dw2[, dscores]): h (and the routed y) are the forward
+    // call's other results.
+    ValueRange in = call.getOperands(), res = call.getResults();
+    SmallVector<Value> args{asArg(f.backward), in[0]};
+    args.append(res.begin() + 1, res.end());
+    args.append(in.begin() + 1, in.end());
+    auto bwd = func::CallOp::create(b, loc, f.backward, args);
+    for (auto [i, grad] : llvm::enumerate(bwd.getResults())) {
+      // dx, dw13, dw2, then the scores' gradient (operand 5).
+      unsigned operand = i < 3 ? i : 5;
+      this->add(in[operand], grad);
+    }
+    return success();
+  }
+  // A grouped GEMM's gradients also take its group offsets (integers: no
+  // gradient).
+  Value x = call.getOperand(0), w = call.getOperand(1);
+  auto args = [&](func::FuncOp fn, Value other) {
+    SmallVector<Value> a{asArg(fn), other};
+    if (it->second.kind == ExpandedLinear::Grouped)
+      a.push_back(call.getOperand(2));
+    return a;
+  };
+  this->add(x, func::CallOp::create(b, loc, f.inputGrad, args(f.inputGrad, w))
+                   .getResult(0));
+  this->add(w, func::CallOp::create(b, loc, f.weightGrad, args(f.weightGrad, x))
+                   .getResult(0));
+  if (f.biasGrad)
+    this->add(
+        call.getOperand(2),
+        func::CallOp::create(b, loc, f.biasGrad, ValueRange{asArg(f.biasGrad)})
+            .getResult(0));
+  return success();
+}
+
 LogicalResult ShardVJP::backprop(Operation *op) {
   SmallVector<Value> gs;
   bool any = false;
@@ -144,6 +196,13 @@ LogicalResult ShardVJP::backprop(Operation *op) {
                   b, loc, arith::MulFOp::create(b, loc, q, div.getLhs())));
   } else if (auto neg = dyn_cast<arith::NegFOp>(op)) {
     this->add(neg.getOperand(), arith::NegFOp::create(b, loc, g));
+  } else if (auto tanh = dyn_cast<math::TanhOp>(op)) {
+    // d tanh(x) = (1 - tanh(x)^2) dx, as g - (g t) t: bounded, no constant.
+    Value t = tanh.getResult();
+    Value gt = arith::MulFOp::create(b, loc, g, t);
+    this->add(
+        tanh.getOperand(),
+        arith::SubFOp::create(b, loc, g, arith::MulFOp::create(b, loc, gt, t)));
   } else if (auto exp = dyn_cast<math::ExpOp>(op)) {
     this->add(exp.getOperand(),
               arith::MulFOp::create(b, loc, g, exp.getResult()));
@@ -188,38 +247,7 @@ LogicalResult ShardVJP::backprop(Operation *op) {
       this->add(bias, red.getResult(0));
     }
   } else if (auto call = dyn_cast<func::CallOp>(op)) {
-    // An MX linear or grouped GEMM of a static shard loop: its expanded
-    // input_grad, weight_grad (and bias_grad) functions.
-    auto it = linears.find(call.getCallee());
-    if (it == linears.end() || !it->second.fns.inputGrad)
-      return op->emitOpError("mxmoe-tile-mlp backward: no gradient rule "
-                             "for a call in a tiled_mlp body");
-    const LinearFunctions &f = it->second.fns;
-    // The gradient functions take dy in the input's element type (a
-    // linear may produce f32 from bf16 inputs).
-    auto asArg = [&](func::FuncOp fn, Value v) {
-      return convert(
-          v, cast<RankedTensorType>(fn.getArgumentTypes()[0]).getElementType());
-    };
-    // A grouped GEMM's gradients also take its group offsets (integers:
-    // no gradient).
-    Value x = call.getOperand(0), w = call.getOperand(1);
-    auto args = [&](func::FuncOp fn, Value other) {
-      SmallVector<Value> a{asArg(fn, g), other};
-      if (it->second.grouped)
-        a.push_back(call.getOperand(2));
-      return a;
-    };
-    this->add(x, func::CallOp::create(b, loc, f.inputGrad, args(f.inputGrad, w))
-                     .getResult(0));
-    this->add(w,
-              func::CallOp::create(b, loc, f.weightGrad, args(f.weightGrad, x))
-                  .getResult(0));
-    if (f.biasGrad)
-      this->add(call.getOperand(2),
-                func::CallOp::create(b, loc, f.biasGrad,
-                                     ValueRange{asArg(f.biasGrad, g)})
-                    .getResult(0));
+    return backpropCall(call, g);
   } else if (auto router = dyn_cast<RouterTopKOp>(op)) {
     // The weights' gradient (the experts are integers; the bias and the
     // group limit only move the choice): mxmoe.router_topk_grad at the
@@ -232,7 +260,7 @@ LogicalResult ShardVJP::backprop(Operation *op) {
         router.getScoreAttr(), router.getRenormalizeAttr(),
         router.getScalingFactorAttr());
     this->add(logits, grad.getResult());
-  } else if (isa<ScaledGroupedMatmulOp>(op)) {
+  } else if (isa<ScaledGroupedMatmulOp, SwiGLUExpertsOp>(op)) {
     // Expanded per shard size in static shard loops (the call rule above);
     // here the loop kept a run-time token count, or the GEMM is bf16.
     return op->emitOpError(
@@ -252,8 +280,10 @@ LogicalResult ShardVJP::backprop(Operation *op) {
     return op->emitOpError("mxmoe-tile-mlp backward: no gradient rule for "
                            "this op in a tiled_mlp body (supported: "
                            "arith.addf/subf/mulf/divf/negf, math.exp, "
+                           "math.tanh, "
                            "tensor.extract_slice, mxmoe.linear, "
-                           "scaled_grouped_matmul, mxmoe.router_topk, "
+                           "scaled_grouped_matmul, swiglu_experts, "
+                           "mxmoe.router_topk, "
                            "gather_rows, combine_rows)");
   }
   return success();

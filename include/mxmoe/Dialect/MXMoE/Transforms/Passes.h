@@ -34,12 +34,14 @@ bool fqnMatches(llvm::StringRef fqn, llvm::StringRef pattern);
 
 class LinearOp;
 class ScaledGroupedMatmulOp;
+class SwiGLUExpertsOp;
 
 /// The functions mxmoe-expand-scaled-matmul creates for one MX
-/// `mxmoe.linear` or `mxmoe.scaled_grouped_matmul` (null when not
-/// created: no backward, or no bias).
+/// `mxmoe.linear` or `mxmoe.scaled_grouped_matmul` (forward, inputGrad,
+/// weightGrad, biasGrad) or `mxmoe.swiglu_experts` (forward, backward);
+/// null when not created: no backward, or no bias.
 struct LinearFunctions {
-  func::FuncOp forward, inputGrad, weightGrad, biasGrad;
+  func::FuncOp forward, inputGrad, weightGrad, biasGrad, backward;
 };
 
 /// Creates, in `symbols`, the MX functions of the linear `op` (precision
@@ -79,6 +81,19 @@ createGroupedMatmulFunctions(ScaledGroupedMatmulOp op, llvm::StringRef name,
                              SymbolTable &symbols, bool backward,
                              bool weightGradBF16, bool quantizeWeightsOnce,
                              Type weightGradElem = {});
+
+/// Creates, in `symbols`, the functions of the experts block `op`
+/// (`@"<name>.forward"` and with `backward` `@"<name>.backward"`, their
+/// signatures in mxmoe-expand-scaled-matmul's description, Passes.td):
+/// both grouped GEMMs' steps with the SwiGLU and its backward as producers
+/// of their quantizations, and for a routed op the dispatch and combine.
+/// `quantizeWeightsOnce` (an MX128 recipe) adds the transposed weight
+/// copies to the forward's results and the backward's arguments.
+/// Errors (emitted on `op`): an FP4 recipe; a name already taken.
+FailureOr<LinearFunctions>
+createSwiGLUExpertsFunctions(SwiGLUExpertsOp op, llvm::StringRef name,
+                             SymbolTable &symbols, bool backward,
+                             bool weightGradBF16, bool quantizeWeightsOnce);
 
 } // namespace mlir::mxmoe
 

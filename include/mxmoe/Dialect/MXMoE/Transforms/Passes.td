@@ -289,12 +289,13 @@ def MXMoETileMLP : Pass<"mxmoe-tile-mlp", "::mlir::ModuleOp"> {
     the shard folds to a constant; tensor.extract_slice / splat / empty with
     constant sizes, elementwise ops, destination-style ops, `mxmoe.linear`,
     the routing ops and `mxmoe.scaled_grouped_matmul` are refined: their
-    rows follow their operands'). Each MX `mxmoe.linear` and
-    `mxmoe.scaled_grouped_matmul` of the body (precision mxfp8 / mxfp4) is
-    expanded as `mxmoe-expand-scaled-matmul` expands it, once per shard
-    size: `@"<fqn>.forward"`, `.input_grad`, `.weight_grad` (and
-    `.bias_grad`; a grouped GEMM's take the body's group offsets too) for
-    the first loop's
+    rows follow their operands'). Each MX `mxmoe.linear`,
+    `mxmoe.scaled_grouped_matmul` and `mxmoe.swiglu_experts` of the body
+    (precision mxfp8 / mxfp4; the latter two unless bf16) is expanded as
+    `mxmoe-expand-scaled-matmul` expands it, once per shard size:
+    `@"<fqn>.forward"`, `.input_grad`, `.weight_grad` (and `.bias_grad`; a
+    grouped GEMM's take the body's group offsets too), or an experts
+    block's `.forward` / `.backward`, for the first loop's
     shards and `@"<fqn>.tail.forward"` etc. for the second loop's, every
     function tagged `mxmoe.fqn = <fqn>`; the loops call the forward
     functions and the backward calls the gradient functions, so every GEMM
@@ -324,17 +325,19 @@ def MXMoETileMLP : Pass<"mxmoe-tile-mlp", "::mlir::ModuleOp"> {
     `@"<fqn>.backward"(x, params..., dys...) -> (dx, dparams...)` loops over
     the same shards, recomputes each shard's body and propagates that
     shard's slice of the cotangents back through it (reverse mode with
-    rules for arith.addf/subf/mulf/divf/negf, math.exp,
+    rules for arith.addf/subf/mulf/divf/negf, math.exp, math.tanh,
     tensor.extract_slice and mxmoe.linear, whose gradients are mxmoe.linear
     ops `<fqn>.input_grad` / `<fqn>.weight_grad` of the same precision,
     for the calls of expanded MX linears and grouped GEMMs in static loops,
     whose gradients are calls of their input_grad / weight_grad /
     bias_grad functions (dx = input_grad(dy, w[, offsets]), dw =
-    weight_grad(dy, x[, offsets])), and for the routing ops
+    weight_grad(dy, x[, offsets])) or, for an experts block, of its
+    backward (with the forward call's h and y), and for the routing ops
     (mxmoe.router_topk through mxmoe.router_topk_grad, gather_rows and
     combine_rows through each other and combine_scores_grad; sort and
     permutation inversion carry no gradient); a
-    recomputed forward call whose result no gradient reads is dropped, and
+    recomputed forward call whose result no gradient reads is dropped, as
+    is a gradient call whose result nothing reads (frozen weights), and
     with an f32 `grad_accumulator` the expanded weight_grad / bias_grad
     functions return f32);
     dx slices are written in place, parameter gradients are summed over
