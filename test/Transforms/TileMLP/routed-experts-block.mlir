@@ -1,6 +1,8 @@
 // RUN: mxmoe-opt %s --mxmoe-tile-mlp | FileCheck %s
 // RUN: rm -rf %t && mxmoe-compile %s --chip sm_90a --recipe mx128 -o %t --toolkit %t/none > /dev/null 2>&1
 // RUN: FileCheck %s --check-prefix=COMPILE < %t/manifest.json
+// RUN: mxmoe-opt %s --mxmoe-expand-scaled-matmul=quantize-weights-once -o /dev/null 2>&1 | FileCheck %s --check-prefix=ONCE
+// ONCE: remark: mxmoe-expand-scaled-matmul: blk.experts is inside mxmoe.tiled_mlp; it is not expanded here (mxmoe-tile-mlp expands it per shard size when the split is static); quantize-weights-once does not apply to it
 
 // The routed experts as one mxmoe.swiglu_experts (dispatch, w13, SwiGLU,
 // w2, weighted combine: the SwiGLU and the gathers fused into the

@@ -666,7 +666,7 @@ struct ExpandScaledMatmulPass
     // Inside a tiled MLP the shard's token count is only known once
     // mxmoe-tile-mlp has materialised the shard loops; it expands the MX
     // linears and grouped GEMMs there, per shard size.
-    auto deferred = [](Operation *op, StringRef fqn) {
+    auto deferred = [&](Operation *op, StringRef fqn) {
       if (!op->getParentOfType<TiledMLPOp>())
         return false;
       InFlightDiagnostic d = op->emitRemark()
@@ -675,6 +675,10 @@ struct ExpandScaledMatmulPass
                                 "expanded here";
       d << " (mxmoe-tile-mlp expands it per shard size when the split is "
            "static)";
+      // A shard loop's forward and its recompute quantize the weights per
+      // shard: there is no one forward to keep the transposed copy from.
+      if (quantizeWeightsOnce && !isa<LinearOp>(op))
+        d << "; quantize-weights-once does not apply to it";
       return true;
     };
     SmallVector<ScaledGroupedMatmulOp> ops;
