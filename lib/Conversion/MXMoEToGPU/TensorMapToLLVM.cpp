@@ -17,21 +17,28 @@
 
 #include "mlir/Conversion/ConvertToLLVM/ToLLVMInterface.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 using namespace mlir;
 
 namespace {
 struct TensorMapToLLVMInterface : ConvertToLLVMPatternInterface {
   using ConvertToLLVMPatternInterface::ConvertToLLVMPatternInterface;
-  void
-  populateConvertToLLVMConversionPatterns(ConversionTarget &,
-                                          LLVMTypeConverter &converter,
-                                          RewritePatternSet &) const final {
+  void populateConvertToLLVMConversionPatterns(
+      ConversionTarget &target, LLVMTypeConverter &converter,
+      RewritePatternSet &patterns) const final {
     converter.addConversion([](nvgpu::TensorMapDescriptorType t) -> Type {
       return LLVM::LLVMPointerType::get(t.getContext());
     });
+    // Upstream's lowerings of the nvgpu ops on tensor maps that mxmoe's
+    // kernels and host launches use (the acquire fence, the map's
+    // creation); other nvgpu ops need the type conversions that only
+    // convert-nvgpu-to-nvvm adds, so only these two are made illegal here.
+    populateNVGPUToNVVMConversionPatterns(converter, patterns);
+    target.addIllegalOp<nvgpu::TmaFenceOp, nvgpu::TmaCreateDescriptorOp>();
   }
 };
 } // namespace

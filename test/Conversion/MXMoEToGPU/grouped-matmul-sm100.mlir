@@ -30,8 +30,8 @@
 // CHECK-SAME: mxmoe.tmem_columns = 256 : i64
 // CHECK: nvvm.tcgen05.alloc
 // CHECK: nvvm.tcgen05.relinquish_alloc_permit
-// CHECK: nvvm.fence.proxy.acquire <sys>
-// CHECK: nvvm.fence.proxy.acquire <sys>
+// CHECK: nvgpu.tma.fence.descriptor
+// CHECK: nvgpu.tma.fence.descriptor
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global
 // CHECK: nvvm.cp.async.bulk.shared.cluster.global
 // CHECK: nvvm.tcgen05.cp %{{.*}}, %{{.*}} {multicast = #nvvm.tcgen05_cp_multicast<warpx4>, shape = #nvvm.tcgen05_cp_shape<shape_32x128b>}

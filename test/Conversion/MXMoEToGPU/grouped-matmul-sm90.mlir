@@ -44,9 +44,10 @@
 // Loader warpgroup: TMA tiles and the scale atoms on the stage's barrier.
 // CHECK: nvvm.setmaxregister decrease 40
 // The loader thread acquires both tensor maps (in global memory, written by
-// the launcher's copy) for the tensormap proxy before its first TMA load.
-// CHECK: nvvm.fence.proxy.acquire <sys> %{{.*}}, %{{.*}}{{$}}
-// CHECK: nvvm.fence.proxy.acquire <sys>
+// the launcher's copy) for the tensormap proxy before its first TMA load
+// (upstream's nvgpu.tma.fence.descriptor on the typed parameter).
+// CHECK: nvgpu.tma.fence.descriptor %{{.*}} : <tensor = memref<128x128xi8, #gpu.address_space<workgroup>>, swizzle = swizzle_128b, l2promo = l2promo_256b, oob = zero, interleave = none>
+// CHECK: nvgpu.tma.fence.descriptor
 // CHECK: nvvm.mbarrier.try_wait.parity
 // CHECK: nvvm.mbarrier.arrive.expect_tx
 // CHECK: nvvm.cp.async.bulk.tensor.shared.cluster.global

@@ -422,14 +422,9 @@ KernelFrame createGemmKernel(gpu::GPUModuleOp module, StringRef name,
   f.b = std::make_unique<KB>(loc, ob);
   KB &b = *f.b;
   b.setInsertionPointToStart(&fn.getBody().front());
-  // The maps as the generic pointers the TMA and fence instructions take
-  // (convert-gpu-to-nvvm lowers the descriptor type to !llvm.ptr).
-  auto mapPtr = [&](Value desc) {
-    return UnrealizedConversionCastOp::create(b, b.ptr(0), desc).getResult(0);
-  };
-  f.tmapA = mapPtr(fn.getArgument(0));
+  f.tmapA = fn.getArgument(0);
   f.aScales = fn.getArgument(1);
-  f.tmapB = mapPtr(fn.getArgument(2));
+  f.tmapB = fn.getArgument(2);
   f.bScales = fn.getArgument(3);
   f.offsets = fn.getArgument(4);
   f.out = fn.getArgument(5);
@@ -471,9 +466,12 @@ nvgpu::TensorMapDescriptorType gemmTensorMapType(MLIRContext *ctx,
 }
 
 Value acquireTensorMap(KB &b, Value map) {
-  NVVM::FenceProxyAcquireOp::create(b, NVVM::MemScopeKind::SYS, map,
-                                    b.i32(128));
-  return map;
+  // Upstream's op for the acquire fence (fence.proxy.tensormap::generic
+  // .acquire.sys over 128 bytes, NVGPUToNVVM's TmaFenceOp lowering), then
+  // the map as the generic pointer the NVVM TMA copies take
+  // (convert-gpu-to-nvvm lowers the descriptor type to !llvm.ptr).
+  nvgpu::TmaFenceOp::create(b, map);
+  return UnrealizedConversionCastOp::create(b, b.ptr(0), map).getResult(0);
 }
 
 void loadTiles(KB &b, Value stage, Value full, Value empty, Value phase,
