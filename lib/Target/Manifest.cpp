@@ -108,6 +108,27 @@ bool hasProgram(func::FuncOp fn, llvm::json::Array &withoutProgram) {
                        .str()}});
     return false;
   }
+  // Kernels inside control flow (the routing kernels of a tiled MoE
+  // block's shard loop): launch programs are straight-line. (A loop that
+  // only calls programs, a tiled MLP's, is the "tiled_mlps" entry's.)
+  Operation *nested = nullptr;
+  if (blocker && !hasKernel)
+    fn.walk([&](Operation *op) {
+      if (op->getParentRegion() == &fn.getBody() || !kernelOrFree(*op))
+        return WalkResult::advance();
+      nested = fn.getBody().front().findAncestorOpInBlock(*op);
+      return WalkResult::interrupt();
+    });
+  if (nested) {
+    withoutProgram.push_back(llvm::json::Object{
+        {"function", fn.getName()},
+        {"reason", ("host control flow: its kernels run inside '" +
+                    nested->getName().getStringRef() +
+                    "' (launch programs have no loops; a tiled MLP's shard "
+                    "partition is in \"tiled_mlps\")")
+                       .str()}});
+    return false;
+  }
   auto pass =
       fn->getAttrOfType<StringAttr>(MXMoEDialect::PassAttrHelper::getNameStr());
   if (blocker && pass && pass.getValue() != "backward") {
