@@ -103,9 +103,20 @@ MxmoeRtTensorMapDataType mapDataType(const std::string &s) {
   throw ManifestError{"unknown tensor-map data type '" + s + "'"};
 }
 
-/// Source of an operand binding (arg, constant or buffer), range-checked.
+/// Bytes of the arg, constant or buffer `s` from its view offset on.
+uint64_t sourceBytes(const MxmoeRtProgram_ &p, const Source &s) {
+  const std::vector<Tensor> &t = s.kind == Source::Arg        ? p.args
+                                 : s.kind == Source::Constant ? p.constants
+                                                              : p.buffers;
+  return t[s.index].bytes - s.offset;
+}
+
+/// Source of an operand binding (arg, constant or buffer), range-checked;
+/// a row view ("offset_bytes", and "iteration_bytes" per iteration of the
+/// enclosing loop step: `iteration`, -1 outside loops) starts that many
+/// bytes in.
 Source operandSource(const MxmoeRtProgram_ &p, const json &b,
-                     const std::string &where) {
+                     const std::string &where, int64_t iteration) {
   auto pick = [&](const char *key, Source::Kind kind, size_t count) {
     size_t i = b[key].get<size_t>();
     if (i >= count)
@@ -113,21 +124,28 @@ Source operandSource(const MxmoeRtProgram_ &p, const json &b,
                           " out of range (" + std::to_string(count) + ")"};
     return Source{kind, i};
   };
+  Source s;
   if (b.contains("arg"))
-    return pick("arg", Source::Arg, p.args.size());
-  if (b.contains("constant"))
-    return pick("constant", Source::Constant, p.constants.size());
-  if (b.contains("buffer"))
-    return pick("buffer", Source::Buffer, p.buffers.size());
-  throw ManifestError{where + ": a binding with no source"};
-}
-
-/// Bytes of the arg, constant or buffer `s`.
-uint64_t sourceBytes(const MxmoeRtProgram_ &p, const Source &s) {
-  const std::vector<Tensor> &t = s.kind == Source::Arg        ? p.args
-                                 : s.kind == Source::Constant ? p.constants
-                                                              : p.buffers;
-  return t[s.index].bytes;
+    s = pick("arg", Source::Arg, p.args.size());
+  else if (b.contains("constant"))
+    s = pick("constant", Source::Constant, p.constants.size());
+  else if (b.contains("buffer"))
+    s = pick("buffer", Source::Buffer, p.buffers.size());
+  else
+    throw ManifestError{where + ": a binding with no source"};
+  int64_t offset = b.value("offset_bytes", int64_t(0));
+  int64_t step = b.value("iteration_bytes", int64_t(0));
+  if (step != 0 && iteration < 0)
+    throw ManifestError{where + ": iteration_bytes outside a loop step"};
+  offset += step * std::max<int64_t>(iteration, 0);
+  uint64_t bytes = sourceBytes(p, s);
+  if (offset < 0 || static_cast<uint64_t>(offset) > bytes || offset % 16 != 0)
+    throw ManifestError{where + ": a view at byte " + std::to_string(offset) +
+                        " of a " + std::to_string(bytes) +
+                        "-byte operand (views start inside it, 16-byte "
+                        "aligned)"};
+  s.offset = static_cast<uint64_t>(offset);
+  return s;
 }
 
 /// The operand of a tensor map holds every byte the map can address: rows
@@ -149,14 +167,14 @@ void checkMapExtent(const MxmoeRtProgram_ &p, const MapSpec &m,
 /// The tensor map of parameter `param` bound by `b` (extent from the
 /// binding's "tensor_map", else from the parameter).
 MapSpec mapSpec(const MxmoeRtProgram_ &p, const json &param, const json &b,
-                const std::string &where) {
+                const std::string &where, int64_t iteration) {
   const json &tm = b["tensor_map"];
   const json &extent = tm.is_object() ? tm : param;
   auto dims = field(extent, "dims", where).get<std::vector<uint64_t>>();
   auto box = field(param, "box", where).get<std::vector<uint32_t>>();
   if (dims.size() != 2 || box.size() != 2)
     throw ManifestError{where + ": tensor maps are 2-D"};
-  MapSpec m{operandSource(p, b, where),
+  MapSpec m{operandSource(p, b, where, iteration),
             mapDataType(param.value("data_type", "uint8")),
             dims[0],
             dims[1],
@@ -200,7 +218,7 @@ Kind bindingKind(const json &b) {
 
 /// Binding `b` of parameter `param` into `step`.
 void bindParam(MxmoeRtProgram_ &p, Step &step, const json &param, const json &b,
-               const std::string &at) {
+               const std::string &at, int64_t iteration) {
   if (b.contains("value")) {
     step.scalars.push_back(b["value"].get<int64_t>());
   } else if (b.value("status", false)) {
@@ -208,9 +226,9 @@ void bindParam(MxmoeRtProgram_ &p, Step &step, const json &param, const json &b,
     p.statusKernels.push_back(step.kernel);
   } else if (b.contains("tensor_map")) {
     step.pointers.push_back({Source::Map, p.maps.size()});
-    p.maps.push_back(mapSpec(p, param, b, at));
+    p.maps.push_back(mapSpec(p, param, b, at, iteration));
   } else {
-    Source s = operandSource(p, b, at);
+    Source s = operandSource(p, b, at, iteration);
     uint64_t need = param.value("bytes", uint64_t(0));
     if (sourceBytes(p, s) < need)
       throw ManifestError{at + ": a " + std::to_string(sourceBytes(p, s)) +
@@ -224,7 +242,7 @@ void bindParam(MxmoeRtProgram_ &p, Step &step, const json &param, const json &b,
 /// pointers and tensor maps before scalars (the order in which
 /// mxmoeRtLaunchWithScalars passes them).
 void bindParams(MxmoeRtProgram_ &p, Step &step, const json &s, const json &k,
-                const std::string &where) {
+                const std::string &where, int64_t iteration) {
   const json &params = field(k, "params", where);
   const json &bindings = field(s, "bindings", where);
   if (!params.is_array() || !bindings.is_array() ||
@@ -242,7 +260,7 @@ void bindParams(MxmoeRtProgram_ &p, Step &step, const json &s, const json &k,
     if (scalars && want != Kind::Scalar)
       throw ManifestError{at + ": a pointer parameter after a scalar one"};
     scalars = want == Kind::Scalar;
-    bindParam(p, step, params[j], bindings[j], at);
+    bindParam(p, step, params[j], bindings[j], at, iteration);
   }
 }
 
@@ -258,14 +276,14 @@ std::array<uint32_t, 3> dims3(const json &j, const std::string &what,
 
 /// Step `s` of the program, bound to kernel `k`.
 Step readStep(MxmoeRtProgram_ &p, const json &s, const json &k,
-              const std::string &where) {
+              const std::string &where, int64_t iteration) {
   Step step;
   step.kernel = field(k, "name", where).get<std::string>();
   step.grid = dims3(s.contains("grid") ? s["grid"] : field(k, "grid", where),
                     "grid of kernel " + step.kernel, where);
   step.block = dims3(field(k, "block", where), "block", where);
   step.sharedBytes = k.value("dynamic_shared_memory", 0u);
-  bindParams(p, step, s, k, where);
+  bindParams(p, step, s, k, where, iteration);
   return step;
 }
 
@@ -289,6 +307,36 @@ const json &findProgram(const json &m, const std::string &function) {
   }
   throw ManifestError{"no program '" + function + "' (have: " + have + ")",
                       MXMOE_RT_ERROR_NOT_FOUND};
+}
+
+/// The launches of `steps` appended to p.steps: a loop step's body once
+/// per iteration (its row views advanced by their iteration_bytes), in
+/// order; `image` is the last kernel's manifest row.
+void readSteps(MxmoeRtProgram_ &p, const json &steps,
+               const std::map<std::string, const json *> &kernels,
+               const std::string &chip, const std::string &where,
+               int64_t iteration, const json *&image) {
+  for (size_t i = 0; i < steps.size(); ++i) {
+    std::string at = where + std::to_string(i);
+    if (steps[i].contains("loop")) {
+      const json &loop = steps[i]["loop"];
+      int64_t count = field(loop, "count", at).get<int64_t>();
+      if (iteration >= 0 || count < 0 || count > (1 << 20))
+        throw ManifestError{at + ": a loop inside a loop, or a count of " +
+                            std::to_string(count)};
+      for (int64_t k = 0; k < count; ++k)
+        readSteps(p, field(loop, "steps", at), kernels, chip,
+                  at + " iteration " + std::to_string(k) + " step ", k, image);
+      continue;
+    }
+    std::string name = field(steps[i], "kernel", at).get<std::string>();
+    auto k = kernels.find(name);
+    if (k == kernels.end())
+      throw ManifestError{"kernel " + name + " not built for " + chip,
+                          MXMOE_RT_ERROR_NOT_FOUND};
+    image = k->second;
+    p.steps.push_back(readStep(p, steps[i], *k->second, at, iteration));
+  }
 }
 
 /// Everything of `function` for `chip` from the manifest in `outDir`.
@@ -317,19 +365,12 @@ void bind(MxmoeRtProgram_ &p, const std::string &outDir,
         constantBytes(c, p.constants.back(), p.function + " constant"));
   }
   const json *image = nullptr;
-  const json &steps = field(prog, "steps", p.function);
-  for (size_t i = 0; i < steps.size(); ++i) {
-    std::string name = field(steps[i], "kernel", "step").get<std::string>();
-    auto k = kernels.find(name);
-    if (k == kernels.end())
-      throw ManifestError{"kernel " + name + " not built for " + chip,
-                          MXMOE_RT_ERROR_NOT_FOUND};
-    image = k->second;
-    p.steps.push_back(readStep(p, steps[i], *k->second,
-                               p.function + " step " + std::to_string(i)));
-  }
+  readSteps(p, field(prog, "steps", p.function), kernels, chip,
+            p.function + " step ", -1, image);
   for (const json &r : field(prog, "returns", p.function)) {
-    Source s = operandSource(p, r, p.function + " return");
+    Source s = operandSource(p, r, p.function + " return", -1);
+    if (s.offset != 0)
+      throw ManifestError{p.function + ": a view as a result"};
     if (s.kind == Source::Constant)
       throw ManifestError{p.function + ": a constant as a result"};
     p.returns.push_back(

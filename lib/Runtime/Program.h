@@ -30,6 +30,9 @@ struct alignas(64) TensorMapBlob {
 struct Source {
   enum Kind { Arg, Constant, Buffer, Status, Map } kind;
   size_t index; // arg/constant/buffer index, status word, or map slot
+  /// Bytes past the start of the arg, constant or buffer (a row view: a
+  /// loop step's shard of a token-axis tensor).
+  uint64_t offset = 0;
 };
 
 /// A tensor-map parameter bound to an operand: what to encode per run.
@@ -111,13 +114,14 @@ struct MxmoeRtProgram_ {
 
 namespace mxmoe::rt {
 
-/// Address of an operand source (arg, constant or buffer) in a run.
+/// Address of an operand source (arg, constant or buffer, plus its view
+/// offset) in a run.
 inline uintptr_t address(const MxmoeRtProgram_ &p, const Source &s,
                          void *const *args, void *const *buffers) {
   void *ptr = s.kind == Source::Arg        ? args[s.index]
               : s.kind == Source::Constant ? p.constantDevice[s.index]
                                            : buffers[s.index];
-  return reinterpret_cast<uintptr_t>(ptr);
+  return reinterpret_cast<uintptr_t>(ptr) + s.offset;
 }
 
 // ProgramMaps.cpp: the tensor maps of a run.

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mxmoe/Target/Manifest.h"
+#include "ManifestUtils.h"
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -26,162 +27,7 @@
 using namespace mlir;
 using namespace mlir::mxmoe;
 
-namespace {
-
-std::string typeString(Type t) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  t.print(os);
-  return s;
-}
-
-/// The `fqn` and `pass` of an expanded function (mxmoe.fqn, mxmoe.pass),
-/// where it has them.
-void addFunctionTags(Operation *fn, llvm::json::Object &o) {
-  if (auto fqn = fn->getAttrOfType<StringAttr>(
-          MXMoEDialect::FqnAttrHelper::getNameStr()))
-    o["fqn"] = fqn.getValue();
-  if (auto pass = fn->getAttrOfType<StringAttr>(
-          MXMoEDialect::PassAttrHelper::getNameStr()))
-    o["pass"] = pass.getValue();
-}
-
-/// Shape, element type, bytes and scale layout of a tensor type.
-llvm::json::Object tensorInfo(Type t) {
-  auto tt = cast<RankedTensorType>(t);
-  llvm::json::Array shape;
-  for (int64_t d : tt.getShape())
-    shape.push_back(d);
-  int64_t bits = tt.getElementType().getIntOrFloatBitWidth();
-  llvm::json::Object o{{"shape", std::move(shape)},
-                       {"dtype", typeString(tt.getElementType())},
-                       {"bytes", (tt.getNumElements() * bits + 7) / 8}};
-  if (Attribute enc = tt.getEncoding()) {
-    std::string e;
-    llvm::raw_string_ostream os(e);
-    enc.print(os);
-    o["layout"] = e;
-  }
-  return o;
-}
-
-/// An op with nothing to compute (convert-mxmoe-to-gpu: empty results are
-/// zero-byte buffers, the zeros of a GEMM with contraction extent 0 a
-/// zero-filled buffer): a value of the program, no step.
-bool isComputeFree(Operation &op) {
-  return op.hasAttr(MXMoEDialect::EmptyResultAttrHelper::getNameStr()) ||
-         op.hasAttr(MXMoEDialect::ZeroResultAttrHelper::getNameStr());
-}
-
-/// Whether `fn` has a launch program: a straight line of kernel ops, ops
-/// with nothing to compute, reshapes (the same bytes under another shape),
-/// i32 constants (the offsets of a plain linear) and the return. Functions
-/// that mix kernels with host work, and expanded functions with host work
-/// only, are listed in `withoutProgram` with the reason.
-bool hasProgram(func::FuncOp fn, llvm::json::Array &withoutProgram) {
-  auto kernelOrFree = [](Operation &op) {
-    return op.hasAttr(MXMoEDialect::KernelArgsAttrHelper::getNameStr()) ||
-           isComputeFree(op);
-  };
-  auto replayable = [&](Operation &op) {
-    if (isa<func::ReturnOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
-            op) ||
-        kernelOrFree(op))
-      return true;
-    if (auto c = dyn_cast<arith::ConstantOp>(op))
-      if (auto d = dyn_cast<DenseIntElementsAttr>(c.getValue()))
-        return d.getElementType().isInteger(32);
-    return false;
-  };
-  Operation *blocker = nullptr;
-  for (Operation &op : fn.getBody().front())
-    if (!blocker && !replayable(op))
-      blocker = &op;
-  bool hasKernel = llvm::any_of(fn.getBody().front(), kernelOrFree);
-  if (blocker && hasKernel) {
-    // An expanded function that also computes on the host (e.g. a
-    // linear's bias): its kernels exist, a runtime cannot replay it.
-    withoutProgram.push_back(llvm::json::Object{
-        {"function", fn.getName()},
-        {"reason", ("host work: '" + blocker->getName().getStringRef() +
-                    "' is not a kernel launch (e.g. a linear's bias add)")
-                       .str()}});
-    return false;
-  }
-  // Kernels inside control flow (the routing kernels of a tiled MoE
-  // block's shard loop): launch programs are straight-line. (A loop that
-  // only calls programs, a tiled MLP's, is the "tiled_mlps" entry's.)
-  Operation *nested = nullptr;
-  if (blocker && !hasKernel)
-    fn.walk([&](Operation *op) {
-      if (op->getParentRegion() == &fn.getBody() || !kernelOrFree(*op))
-        return WalkResult::advance();
-      nested = fn.getBody().front().findAncestorOpInBlock(*op);
-      return WalkResult::interrupt();
-    });
-  if (nested) {
-    withoutProgram.push_back(llvm::json::Object{
-        {"function", fn.getName()},
-        {"reason", ("host control flow: its kernels run inside '" +
-                    nested->getName().getStringRef() +
-                    "' (launch programs have no loops; a tiled MLP's shard "
-                    "partition is in \"tiled_mlps\")")
-                       .str()}});
-    return false;
-  }
-  auto pass =
-      fn->getAttrOfType<StringAttr>(MXMoEDialect::PassAttrHelper::getNameStr());
-  if (blocker && pass && pass.getValue() != "backward") {
-    // An expanded function without MX kernels (a linear's bias_grad: an
-    // f32 reduction over the tokens).
-    withoutProgram.push_back(
-        llvm::json::Object{{"function", fn.getName()},
-                           {"reason", ("host work only, no MX kernels ('" +
-                                       blocker->getName().getStringRef() + "')")
-                                          .str()}});
-    return false;
-  }
-  return !blocker && hasKernel;
-}
-
-/// The bindings of a kernel step (`mxmoe.kernel_args` of `op`), each
-/// argument, buffer or constant as `where` places it.
-llvm::json::Array
-stepBindings(Operation &op, llvm::DenseMap<Value, llvm::json::Object> &where) {
-  llvm::json::Array bind;
-  for (Attribute a : op.getAttrOfType<ArrayAttr>(
-           MXMoEDialect::KernelArgsAttrHelper::getNameStr())) {
-    // (The dialect verified every entry: a kernel_arg naming one of op's
-    // operands or results.)
-    auto arg = cast<KernelArgAttr>(a);
-    KernelArgKind kind = arg.getKind();
-    llvm::json::Object b;
-    if (kind == KernelArgKind::status) {
-      b["status"] = true;
-    } else if (kind == KernelArgKind::value) {
-      b["value"] = arg.getIndex();
-    } else {
-      unsigned i = arg.getIndex();
-      Value v =
-          kind == KernelArgKind::result ? op.getResult(i) : op.getOperand(i);
-      b = llvm::json::Object(where[v]);
-      if (kind == KernelArgKind::tensor_map) {
-        // The bound tensor viewed as [rows, K] (K its last extent, in
-        // elements; fp4 rows hold two elements per byte).
-        auto tt = cast<RankedTensorType>(v.getType());
-        int64_t k = tt.getShape().back();
-        int64_t bits = tt.getElementType().getIntOrFloatBitWidth();
-        b["tensor_map"] = llvm::json::Object{
-            {"dims", llvm::json::Array{k, tt.getNumElements() / k}},
-            {"row_stride_bytes", k * bits / 8}};
-      }
-    }
-    bind.push_back(std::move(b));
-  }
-  return bind;
-}
-
-} // namespace
+using namespace mlir::mxmoe::target::detail;
 
 llvm::json::Array mlir::mxmoe::target::describeKernels(ModuleOp module,
                                                        StringRef chip) {
@@ -260,10 +106,13 @@ llvm::json::Array mlir::mxmoe::target::describeKernels(ModuleOp module,
         continue;
       }
       if (auto elem = fn.getArgAttrOfType<TypeAttr>(i, "mxmoe.element_type")) {
-        // A pointer whose extent is set by the launch's sizes.
+        // A pointer whose extent is set by the launch's sizes (an
+        // elementwise kernel's may alias: it runs in place).
         params.push_back(
             llvm::json::Object{{"index", static_cast<int64_t>(i)},
-                               {"kind", "device pointer (noalias)"},
+                               {"kind", fn.getArgAttr(i, "llvm.noalias")
+                                            ? "device pointer (noalias)"
+                                            : "device pointer"},
                                {"element_type", typeString(elem.getValue())}});
         continue;
       }
@@ -294,87 +143,17 @@ llvm::json::Array mlir::mxmoe::target::describeKernels(ModuleOp module,
     auto smem = fn->getAttrOfType<IntegerAttr>(
         MXMoEDialect::DynamicSmemAttrHelper::getNameStr());
     row["dynamic_shared_memory"] = smem ? smem.getInt() : 0;
-    row["alignment"] = "16-byte aligned buffers; parameters must not alias";
+    bool noalias =
+        llvm::any_of(llvm::seq(fn.getNumArguments()), [&](unsigned i) {
+          return fn.getArgAttr(i, "llvm.noalias");
+        });
+    row["alignment"] =
+        noalias ? "16-byte aligned buffers; parameters must not alias"
+                : "16-byte aligned buffers; an output may be an input "
+                  "(elementwise, in place)";
     rows.push_back(std::move(row));
   });
   return rows;
-}
-
-llvm::json::Array
-mlir::mxmoe::target::describePrograms(ModuleOp module,
-                                      llvm::json::Array &withoutProgram) {
-  llvm::json::Array programs;
-  module.walk([&](func::FuncOp fn) {
-    if (fn.isExternal() || !hasProgram(fn, withoutProgram))
-      return;
-    llvm::DenseMap<Value, llvm::json::Object> where;
-    llvm::json::Array args, buffers, steps, returns, constants;
-    for (BlockArgument a : fn.getArguments()) {
-      llvm::json::Object info = tensorInfo(a.getType());
-      args.push_back(llvm::json::Object(info));
-      where[a] =
-          llvm::json::Object{{"arg", static_cast<int64_t>(a.getArgNumber())}};
-    }
-    for (Operation &op : fn.getBody().front()) {
-      if (auto ret = dyn_cast<func::ReturnOp>(op)) {
-        for (Value v : ret.getOperands()) {
-          llvm::json::Object r(where[v]);
-          llvm::json::Object info = tensorInfo(v.getType());
-          r["shape"] = std::move(info["shape"]);
-          r["dtype"] = std::move(info["dtype"]);
-          returns.push_back(std::move(r));
-        }
-        continue;
-      }
-      if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(op)) {
-        where[op.getResult(0)] = llvm::json::Object(where[op.getOperand(0)]);
-        continue;
-      }
-      if (auto c = dyn_cast<arith::ConstantOp>(op); c && !isComputeFree(op)) {
-        auto d = cast<DenseIntElementsAttr>(c.getValue());
-        llvm::json::Array values;
-        for (const APInt &v : d.getValues<APInt>())
-          values.push_back(v.getSExtValue());
-        llvm::json::Object info = tensorInfo(c.getType());
-        info["values"] = std::move(values);
-        where[c.getResult()] = llvm::json::Object{
-            {"constant", static_cast<int64_t>(constants.size())}};
-        constants.push_back(std::move(info));
-        continue;
-      }
-      for (Value r : op.getResults()) {
-        llvm::json::Object info = tensorInfo(r.getType());
-        info["id"] = static_cast<int64_t>(buffers.size());
-        if (op.hasAttr(MXMoEDialect::ZeroResultAttrHelper::getNameStr()))
-          info["zero"] = true; // the runtime zero-fills it
-        where[r] = llvm::json::Object{
-            {"buffer", static_cast<int64_t>(buffers.size())}};
-        buffers.push_back(std::move(info));
-      }
-      if (isComputeFree(op))
-        continue; // no step
-      llvm::json::Object step{
-          {"op", op.getName().getStringRef()},
-          {"kernel",
-           cast<SymbolRefAttr>(
-               op.getAttr(MXMoEDialect::KernelAttrHelper::getNameStr()))
-               .getLeafReference()
-               .getValue()},
-          {"bindings", stepBindings(op, where)}};
-      // The launch grid of a kernel with run-time sizes.
-      if (auto grid = op.getAttrOfType<DenseI64ArrayAttr>(
-              MXMoEDialect::GridAttrHelper::getNameStr()))
-        step["grid"] = llvm::json::Array{grid[0], grid[1], grid[2]};
-      steps.push_back(std::move(step));
-    }
-    llvm::json::Object prog{
-        {"function", fn.getName()},      {"args", std::move(args)},
-        {"buffers", std::move(buffers)}, {"constants", std::move(constants)},
-        {"steps", std::move(steps)},     {"returns", std::move(returns)}};
-    addFunctionTags(fn, prog);
-    programs.push_back(std::move(prog));
-  });
-  return programs;
 }
 
 llvm::json::Array mlir::mxmoe::target::describeTiledMLPs(ModuleOp module) {

@@ -244,6 +244,32 @@ def check_deferred() -> None:
     _check_captured()
 
 
+def kernel_steps(steps):
+    """The kernel steps of a program's `steps`, a loop step's body once
+    (manifest loop steps: {"loop": {"count", "steps", ...}})."""
+    for s in steps:
+        if "loop" in s:
+            yield from kernel_steps(s["loop"]["steps"])
+        else:
+            yield s
+
+
+def step_spans(prog: dict):
+    """(first, last, step) per kernel step, in order: a step's own
+    position, or, inside a loop step, the positions of the whole loop body
+    (a buffer a loop body binds lives through every iteration)."""
+    at = 0
+    for s in prog["steps"]:
+        if "loop" in s:
+            body = list(kernel_steps(s["loop"]["steps"]))
+            for step in body:
+                yield at, at + len(body) - 1, step
+            at += len(body)
+        else:
+            yield at, at, s
+            at += 1
+
+
 def memory_plan(prog: dict, align: int = 1024):
     """(workspace bytes, per buffer its byte offset in the workspace or
     None) for a manifest program: every intermediate (a buffer the program
@@ -253,15 +279,14 @@ def memory_plan(prog: dict, align: int = 1024):
     Greedy by size: each buffer at the lowest `align`-aligned offset free
     of the placed buffers that live at the same time. Returned buffers and
     buffers no step binds get None (allocated on their own)."""
-    steps = prog["steps"]
     n = len(prog["buffers"])
     first, last = [None] * n, [None] * n
-    for i, step in enumerate(steps):
+    for lo, hi, step in step_spans(prog):
         for b in step["bindings"]:
             j = b.get("buffer")
             if j is not None:
-                first[j] = i if first[j] is None else first[j]
-                last[j] = i
+                first[j] = lo if first[j] is None else first[j]
+                last[j] = hi
     returned = {r["buffer"] for r in prog["returns"] if "buffer" in r}
     offsets, placed, top = [None] * n, [], 0
     order = sorted((j for j in range(n) if first[j] is not None and j not in returned),
@@ -305,7 +330,7 @@ class Program:
                            f"(have: {', '.join(sorted(progs))})")
         self.prog = progs[function]
         built = {k["name"] for k in manifest["kernels"] if k["chip"] == chip}
-        missing = [s["kernel"] for s in self.prog["steps"] if s["kernel"] not in built]
+        missing = [s["kernel"] for s in kernel_steps(self.prog["steps"]) if s["kernel"] not in built]
         if missing:
             raise KeyError(f"kernels {missing} not built for {chip}")
         self._where = (os.path.abspath(out_dir), function, chip)

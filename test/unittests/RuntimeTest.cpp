@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <dlfcn.h>
 #include <string>
 
@@ -96,4 +98,71 @@ TEST(Runtime, LoadReportsDriverOrPTXError) {
         << msg;
     EXPECT_FALSE(msg.empty());
   }
+}
+
+namespace {
+/// A compile output with one kernel `k` (pointer, status word, scalar) and
+/// one program `f` whose steps are `steps` (JSON), written to a fresh
+/// directory; mxmoeRtProgramLoad's status on it.
+MxmoeRtStatus loadProgram(const std::string &steps, MxmoeRtProgram &p) {
+  char dir[] = "/tmp/mxmoe-program-XXXXXX";
+  if (!mkdtemp(dir))
+    return MXMOE_RT_ERROR_INTERNAL;
+  std::string d = dir;
+  std::FILE *ptx = std::fopen((d + "/k.ptx").c_str(), "w");
+  std::fputs("// not loaded: mxmoeRtProgramLoad only binds", ptx);
+  std::fclose(ptx);
+  std::string manifest = R"json({"kernels": [{"name": "k", "chip": "sm_90a",
+    "ptx": "k.ptx", "block": [128, 1, 1], "grid": "per program step",
+    "params": [{"index": 0, "kind": "device pointer", "bytes": 16},
+               {"index": 1, "kind": "device pointer (noalias)"},
+               {"index": 2, "kind": "scalar", "type": "i64", "name": "n"}]}],
+    "programs": [{"function": "f",
+      "args": [{"shape": [3, 8], "dtype": "f16", "bytes": 48}],
+      "buffers": [{"shape": [4], "dtype": "f32", "bytes": 16, "id": 0}],
+      "returns": [{"buffer": 0}], "steps": )json" +
+                         steps + "}]}";
+  std::FILE *m = std::fopen((d + "/manifest.json").c_str(), "w");
+  std::fputs(manifest.c_str(), m);
+  std::fclose(m);
+  return mxmoeRtProgramLoad(dir, "f", "sm_90a", &p);
+}
+
+std::string step(const std::string &arg) {
+  return R"({"kernel": "k", "grid": [1, 1, 1], "bindings": [)" + arg +
+         R"(, {"status": true}, {"value": 8}]})";
+}
+} // namespace
+
+// Loop steps (lib/Target/ManifestPrograms.cpp): the body runs once per
+// iteration, its row views advanced by iteration_bytes; views must stay
+// inside their operand, 16-byte aligned, and exist only inside loops.
+TEST(Runtime, ProgramLoopSteps) {
+  MxmoeRtProgram p = nullptr;
+  std::string body = step(R"({"arg": 0, "iteration_bytes": 16})");
+  ASSERT_EQ(loadProgram(R"([{"loop": {"first": 0, "count": 3, "steps": [)" +
+                            body + "]}}, " + step(R"({"buffer": 0})") + "]",
+                        p),
+            MXMOE_RT_SUCCESS)
+      << mxmoeRtLastError();
+  EXPECT_EQ(mxmoeRtProgramGetNumSteps(p), 4u);
+  EXPECT_EQ(mxmoeRtProgramGetNumStatusWords(p), 4u);
+  mxmoeRtProgramDestroy(p);
+  auto refused = [&](const std::string &steps, const char *why) {
+    MxmoeRtProgram q = nullptr;
+    EXPECT_EQ(loadProgram(steps, q), MXMOE_RT_ERROR_INVALID_ARGUMENT) << why;
+    EXPECT_EQ(q, nullptr);
+    EXPECT_NE(std::string(mxmoeRtLastError()).find(why), std::string::npos)
+        << mxmoeRtLastError();
+  };
+  // A fourth iteration would start at byte 48 of the 48-byte argument.
+  refused(R"([{"loop": {"count": 4, "steps": [)" + body + "]}}]",
+          "-byte operand for a 16-byte parameter");
+  refused(R"([{"loop": {"count": 2, "steps": [)" +
+              step(R"({"arg": 0, "iteration_bytes": 8})") + "]}}]",
+          "16-byte aligned");
+  refused("[" + body + "]", "iteration_bytes outside a loop step");
+  refused(
+      R"([{"loop": {"count": 2, "steps": [{"loop": {"count": 1, "steps": []}}]}}])",
+      "a loop inside a loop");
 }

@@ -190,6 +190,11 @@ struct KernelGen {
   LogicalResult genRouterTopK(RouterTopKOp op);
   LogicalResult genRouterTopKGrad(RouterTopKGradOp op);
   LogicalResult genSortByExpert(SortByExpertOp op);
+  // Elementwise.cpp: arith / math ops on tensors inside a static shard
+  // loop (a tiled MLP's), operands of the result's shape and element type
+  // or splat constants.
+  static bool isShardLoopElementwise(Operation *op);
+  LogicalResult genElementwise(Operation *op);
 };
 
 } // namespace mlir::mxmoe::kernels

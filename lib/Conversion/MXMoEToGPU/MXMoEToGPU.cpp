@@ -284,7 +284,8 @@ struct ConvertMXMoEToGPUPass
         .Case<RouterTopKOp>([&](auto r) { return gen.genRouterTopK(r); })
         .Case<RouterTopKGradOp>(
             [&](auto r) { return gen.genRouterTopKGrad(r); })
-        .Case<SortByExpertOp>([&](auto s) { return gen.genSortByExpert(s); });
+        .Case<SortByExpertOp>([&](auto s) { return gen.genSortByExpert(s); })
+        .Default([&](Operation *o) { return gen.genElementwise(o); });
   }
 
   void runOnOperation() override {
@@ -317,6 +318,10 @@ struct ConvertMXMoEToGPUPass
               RouterTopKOp, RouterTopKGradOp, SortByExpertOp>(op) &&
           !op->getParentOfType<FusedQuantizeOp>() &&
           !op->hasAttr(MXMoEDialect::KernelAttrHelper::getNameStr()))
+        found.push_back(op);
+      else if (KernelGen::isShardLoopElementwise(op) &&
+               !op->getParentOfType<FusedQuantizeOp>() &&
+               !op->hasAttr(MXMoEDialect::KernelAttrHelper::getNameStr()))
         found.push_back(op);
     });
     dropComputeFreeOps(found, ops);

@@ -30,9 +30,9 @@
 // COMPILE-DAG: "function": "blk.experts.backward"
 // COMPILE-DAG: "name": "blk__router_topk_0"
 // COMPILE-DAG: "shard_tokens": 32
-// The shard loops hold routing kernels, which no launch program runs yet:
-// the manifest says so.
-// COMPILE-DAG: "reason": "host control flow: its kernels run inside 'scf.for' (launch programs have no loops; a tiled MLP's shard partition is in \"tiled_mlps\")"
+// The shard loops hold the bf16 router linear, which has no kernel: no
+// launch program replays them, and the manifest says why.
+// COMPILE-DAG: "reason": "host control flow: a launch program replays static shard loops of kernels and calls, but 'mxmoe.linear': a bf16 linear (a router's) has no kernel: it runs on the host"
 
 func.func @blk(%x: tensor<64x32xbf16>, %wg: tensor<4x32xbf16>, %w13: tensor<4x64x32xbf16>, %w2: tensor<4x32x32xbf16>) -> tensor<64x32xbf16> {
   %y = mxmoe.tiled_mlp shards = 2 (%x, %wg, %w13, %w2) {fqn = "blk"}
