@@ -171,6 +171,22 @@ std::optional<std::pair<int64_t, int64_t>> affineInIv(Value v, Value iv) {
                         l->second * r->second);
 }
 
+/// What a step of a loop body reads and writes: its operands' and results'
+/// storage (arg / buffer / constant, whole: any part of a buffer counts),
+/// and whether any of them is a per-iteration row view.
+struct StepIO {
+  llvm::SmallVector<std::string> reads, writes;
+  bool perIteration = false;
+};
+
+/// The storage a binding names ("a3", "b12", "c0"), without its view.
+std::string storageKey(const llvm::json::Object &b) {
+  for (const char *k : {"arg", "buffer", "constant"})
+    if (std::optional<int64_t> i = b.getInteger(k))
+      return std::string(1, k[0]) + std::to_string(*i);
+  return "";
+}
+
 /// Builds one program: where every value of the function (and of the
 /// functions it calls) lives, and the steps.
 class ProgramDescriber {
@@ -190,6 +206,8 @@ private:
   /// The loop being described: its induction variable and first value.
   Value iv;
   int64_t ivFirst = 0;
+  /// Per step of the loop body being described, in order (hoistInvariant).
+  std::vector<StepIO> bodyIO;
   unsigned callDepth = 0;
 
   bool fail(Operation *op, const llvm::Twine &why);
@@ -199,6 +217,10 @@ private:
   bool kernelStep(Operation &op, llvm::json::Array &steps);
   bool loop(scf::ForOp loop, llvm::json::Array &steps);
   bool placeCarried(scf::ForOp loop, ArrayRef<llvm::json::Object> storage);
+  /// Moves the body steps that compute the same thing every iteration (a
+  /// weight's quantization) to `steps`, before the loop.
+  void hoistInvariant(llvm::json::Array &body, llvm::json::Array &steps);
+  StepIO stepIO(Operation &op);
   bool inlineCall(func::CallOp call, llvm::json::Array &steps);
   bool rowView(Operation *op, Value source, ArrayRef<OpFoldResult> offsets,
                ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides,
@@ -272,7 +294,64 @@ bool ProgramDescriber::kernelStep(Operation &op, llvm::json::Array &steps) {
           MXMoEDialect::GridAttrHelper::getNameStr()))
     step["grid"] = llvm::json::Array{grid[0], grid[1], grid[2]};
   steps.push_back(std::move(step));
+  if (iv)
+    bodyIO.push_back(stepIO(op));
   return true;
+}
+
+StepIO ProgramDescriber::stepIO(Operation &op) {
+  StepIO io;
+  for (Attribute a : op.getAttrOfType<ArrayAttr>(
+           MXMoEDialect::KernelArgsAttrHelper::getNameStr())) {
+    auto arg = cast<KernelArgAttr>(a);
+    KernelArgKind kind = arg.getKind();
+    if (kind == KernelArgKind::status || kind == KernelArgKind::value)
+      continue;
+    bool out = kind == KernelArgKind::result;
+    const llvm::json::Object &b = where[out ? op.getResult(arg.getIndex())
+                                            : op.getOperand(arg.getIndex())];
+    io.perIteration |= b.get("iteration_bytes") != nullptr;
+    (out ? io.writes : io.reads).push_back(storageKey(b));
+  }
+  return io;
+}
+
+void ProgramDescriber::hoistInvariant(llvm::json::Array &body,
+                                      llvm::json::Array &steps) {
+  // A step is invariant when none of its storage is a row view, it does
+  // not update its input in place, nothing left in the loop writes what it
+  // reads, and no other step of the body writes what it writes; to a
+  // fixpoint (a hoisted step's results are
+  // then invariant inputs).
+  std::vector<bool> hoisted(body.size(), false);
+  auto writtenByOthers = [&](const std::string &key, size_t self,
+                             bool onlyKept) {
+    for (size_t j = 0; j < body.size(); ++j)
+      if (j != self && !(onlyKept && hoisted[j]) &&
+          llvm::is_contained(bodyIO[j].writes, key))
+        return true;
+    return false;
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = 0; i < body.size(); ++i) {
+      const StepIO &io = bodyIO[i];
+      bool inPlace = llvm::any_of(io.writes, [&](auto &k) {
+        return llvm::is_contained(io.reads, k);
+      }); // a sum: once per iteration
+      if (hoisted[i] || io.perIteration || inPlace ||
+          llvm::any_of(io.reads,
+                       [&](auto &k) { return writtenByOthers(k, i, true); }) ||
+          llvm::any_of(io.writes,
+                       [&](auto &k) { return writtenByOthers(k, i, false); }))
+        continue;
+      hoisted[i] = changed = true;
+    }
+  }
+  llvm::json::Array kept;
+  for (size_t i = 0; i < body.size(); ++i)
+    (hoisted[i] ? steps : kept).push_back(std::move(body[i]));
+  body = std::move(kept);
 }
 
 bool ProgramDescriber::describeOp(Operation &op, llvm::json::Array &steps) {
@@ -397,6 +476,7 @@ bool ProgramDescriber::loop(scf::ForOp forOp, llvm::json::Array &steps) {
   }
   iv = forOp.getInductionVar();
   ivFirst = *lb;
+  bodyIO.clear();
   llvm::json::Array body;
   bool ok =
       placeCarried(forOp, storage) && describeBlock(*forOp.getBody(), body);
@@ -410,6 +490,7 @@ bool ProgramDescriber::loop(scf::ForOp forOp, llvm::json::Array &steps) {
     where[r] = llvm::json::Object(s);
   if (*ub <= *lb)
     return true; // no shard
+  hoistInvariant(body, steps);
   llvm::json::Object l{
       {"first", *lb}, {"count", *ub - *lb}, {"steps", std::move(body)}};
   if (auto t = forOp->getAttrOfType<IntegerAttr>(
