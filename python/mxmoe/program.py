@@ -507,6 +507,40 @@ def mx_grouped_mm_function(out_dir: str, fqn: str, chip: str = "sm_90a",
     return MXGroupedMM
 
 
+def tiled_block_function(out_dir: str, function: str, fqn: str,
+                         chip: str = "sm_90a", check: str = "deferred"):
+    """torch.autograd.Function for a tiled MLP compiled whole: `function`
+    (its forward, e.g. "moe") and "<fqn>.backward" are launch programs with
+    loop steps (mxmoe-compile: a static shard loop whose body is all
+    kernels, docs/mxmoe-compile.md), replayed by the C runtime shard by
+    shard; the backward recomputes each shard's forward. apply(*args) takes
+    the function's arguments (contiguous CUDA tensors of the compiled
+    shapes: token-axis input first, then the weights) and returns its
+    result; backward returns one gradient per argument (summed over shards
+    in the parameters' dtype). Raises KeyError when either function has no
+    program (the manifest's functions_without_program says why)."""
+    torch = _torch()
+    fwd = Program(out_dir, function, chip, check)
+    bwd = Program(out_dir, fqn + ".backward", chip, check)
+    if len(bwd.prog["returns"]) != len(fwd.prog["args"]):
+        raise ValueError(f"{fqn}.backward returns {len(bwd.prog['returns'])} "
+                         f"gradients for the {len(fwd.prog['args'])} arguments of {function}")
+
+    class TiledBlock(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, *args):
+            ctx.save_for_backward(*args)
+            return fwd(*args)[0]
+
+        @staticmethod
+        def backward(ctx, grad_out):
+            grads = bwd(*ctx.saved_tensors, grad_out.contiguous())
+            return tuple(g if need else None
+                         for g, need in zip(grads, ctx.needs_input_grad))
+
+    return TiledBlock
+
+
 def _saves_quantized_weight(fwd) -> bool:
     """Whether `fwd` (a grouped GEMM's forward program) returns the weight
     quantized for input_grad after y (mxmoe-compile

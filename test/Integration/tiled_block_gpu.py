@@ -16,6 +16,8 @@ replayed by the C runtime (mxmoe.program.Program), no Python shard loop.
 * one shard against float64 of the unquantized block (softmax top-2 with
   renormalization, SwiGLU experts, weighted sum; torch autograd for the
   gradients, the router's included): normwise relative error <= 1e-1;
+* `mxmoe.program.tiled_block_function` (the two programs as an autograd
+  function) equal to the programs;
 * balanced routing and skewed routing (four experts take most rows, most
   experts of a shard are empty); 3 tokens in 4 shards (fewer tokens than
   shards; `s1` / `s4`); fresh random data. The router logits are the
@@ -109,6 +111,20 @@ def check_block(out, shards, T, base, tiled, data, label):
                f"{errs[0]:.2e} {errs[1]:.2e} (1 shard {err1[2]:.2e} {err1[3]:.2e})")
 
 
+def check_autograd(out, data):
+    """mxmoe.program.tiled_block_function (the programs as an autograd
+    function) gives the programs' results, bit for bit."""
+    x, w13, w2, dy = data
+    want = run(out, "b3", "blk3.backward", x, w13, w2, dy)
+    block = mp.tiled_block_function(out, "b3", "blk3", check="sync")
+    leaves = [t.clone().requires_grad_() for t in (x, w13, w2)]
+    y = block.apply(*leaves)
+    y.backward(dy)
+    got = [y.detach()] + [t.grad for t in leaves]
+    report("tiled_block_function (autograd) = programs", all(
+        torch.equal(a, b) for a, b in zip(got, want)))
+
+
 def main() -> int:
     if len(sys.argv) != 2:
         print(__doc__)
@@ -121,6 +137,7 @@ def main() -> int:
         check_block(out, (2, 3, 8), 1000, ("b1", "blk1"), ("b", "blk"), data, label)
     data = inputs(3, False, gen)
     check_block(out, (4,), 3, ("s1", "small1"), ("s", "small"), data, "3 tokens")
+    check_autograd(out, inputs(1000, False, gen))
     return CHECKS.summary()
 
 
