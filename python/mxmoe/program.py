@@ -254,39 +254,58 @@ def kernel_steps(steps):
             yield s
 
 
-def step_spans(prog: dict):
-    """(first, last, step) per kernel step, in order: a step's own
-    position, or, inside a loop step, the positions of the whole loop body
-    (a buffer a loop body binds lives through every iteration)."""
+def buffer_lives(prog: dict):
+    """Per buffer its life (first, last) in step positions (loop bodies
+    once, in order), or None where no step binds it. A buffer bound only
+    inside one loop body is an intermediate of every iteration, written
+    before it is read: it lives from its first to its last step there. A
+    buffer also bound elsewhere (a hoisted weight quantization read by
+    every iteration, a result written shard by shard) lives through the
+    whole of every loop that binds it."""
+    n = len(prog["buffers"])
+    uses = [[] for _ in range(n)]  # (position, loop span or None)
     at = 0
     for s in prog["steps"]:
         if "loop" in s:
             body = list(kernel_steps(s["loop"]["steps"]))
-            for step in body:
-                yield at, at + len(body) - 1, step
+            span = (at, at + len(body) - 1)
+            for k, step in enumerate(body):
+                for b in step["bindings"]:
+                    if "buffer" in b:
+                        uses[b["buffer"]].append((at + k, span))
             at += len(body)
         else:
-            yield at, at, s
+            for b in s["bindings"]:
+                if "buffer" in b:
+                    uses[b["buffer"]].append((at, None))
             at += 1
+    lives = [None] * n
+    for j, u in enumerate(uses):
+        if not u:
+            continue
+        spans = {sp for _, sp in u}
+        if len(spans) == 1 and None not in spans:  # one loop body only
+            lives[j] = (min(p for p, _ in u), max(p for p, _ in u))
+            continue
+        lives[j] = (min(p if sp is None else sp[0] for p, sp in u),
+                    max(p if sp is None else sp[1] for p, sp in u))
+    return lives
 
 
 def memory_plan(prog: dict, align: int = 1024):
     """(workspace bytes, per buffer its byte offset in the workspace or
     None) for a manifest program: every intermediate (a buffer the program
     does not return) lives from the first step that binds it to the last
-    (from step 0 when the run zero-fills it), and intermediates whose lives
+    (buffer_lives: loop steps; from step 0 when the run zero-fills it), and
+    intermediates whose lives
     do not overlap share bytes (the steps run in order on one stream).
     Greedy by size: each buffer at the lowest `align`-aligned offset free
     of the placed buffers that live at the same time. Returned buffers and
     buffers no step binds get None (allocated on their own)."""
     n = len(prog["buffers"])
-    first, last = [None] * n, [None] * n
-    for lo, hi, step in step_spans(prog):
-        for b in step["bindings"]:
-            j = b.get("buffer")
-            if j is not None:
-                first[j] = lo if first[j] is None else first[j]
-                last[j] = hi
+    lives = buffer_lives(prog)
+    first = [lv and lv[0] for lv in lives]
+    last = [lv and lv[1] for lv in lives]
     returned = {r["buffer"] for r in prog["returns"] if "buffer" in r}
     offsets, placed, top = [None] * n, [], 0
     order = sorted((j for j in range(n) if first[j] is not None and j not in returned),

@@ -14,7 +14,7 @@ import unittest
 
 ROOT, OUT = sys.argv.pop(1), sys.argv.pop(1)
 sys.path.insert(0, os.path.join(ROOT, "python"))
-from mxmoe.program import memory_plan  # noqa: E402
+from mxmoe.program import buffer_lives, memory_plan  # noqa: E402
 
 KIB = 1024
 
@@ -52,7 +52,29 @@ def assert_disjoint(test, prog, offsets, align=1024):
                                 f"buffers {a} and {b} overlap while both live")
 
 
+def loop_program(sizes, before, body, count=3):
+    step = lambda s: {"bindings": [{"buffer": j} for j in s]}
+    return {"buffers": [dict(bytes=b) for b in sizes], "returns": [],
+            "steps": [step(s) for s in before] +
+                     [{"loop": {"count": count, "steps": [step(s) for s in body]}}]}
+
+
 class MemoryPlan(unittest.TestCase):
+    def test_loop_body_buffers(self):
+        # 0: written before the loop, read by every iteration (a hoisted
+        # weight quantization); 1 and 3 live in disjoint steps of one body
+        # (they share bytes); 2 is read by the body's last step, so it
+        # lives with both.
+        p = loop_program([8 * KIB, 4 * KIB, 4 * KIB, 4 * KIB], [[0]],
+                         [[0, 1], [1, 2], [2, 3]])
+        lives = buffer_lives(p)
+        self.assertEqual(lives, [(0, 3), (1, 2), (2, 3), (3, 3)])
+        work, off = memory_plan(p)
+        self.assertEqual(off[1], off[3])
+        self.assertTrue(off[0] >= off[2] + 4 * KIB or off[2] >= off[0] + 8 * KIB)
+        for j in (1, 2, 3):
+            self.assertTrue(off[j] >= off[0] + 8 * KIB or off[0] >= off[j] + 4 * KIB)
+        self.assertEqual(work, 16 * KIB)
     def test_disjoint_lives_share_bytes(self):
         p = program([4 * KIB, 4 * KIB, 4 * KIB], [[0], [0, 1], [1, 2]], returns=[2])
         work, off = memory_plan(p)
