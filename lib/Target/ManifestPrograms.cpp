@@ -274,6 +274,10 @@ bool ProgramDescriber::describeConstant(arith::ConstantOp c) {
 }
 
 bool ProgramDescriber::kernelStep(Operation &op, llvm::json::Array &steps) {
+  if (isComputeFree(op) &&
+      llvm::any_of(op.getResults(), [&](Value r) { return placed.count(r); }))
+    return fail(&op, "a result with nothing to compute (zero tokens or an "
+                     "empty contraction) cannot be written in place");
   for (Value r : op.getResults())
     result(r, op.hasAttr(MXMoEDialect::ZeroResultAttrHelper::getNameStr()));
   if (isComputeFree(op))
