@@ -133,18 +133,28 @@ Source operandSource(const MxmoeRtProgram_ &p, const json &b,
     s = pick("buffer", Source::Buffer, p.buffers.size());
   else
     throw ManifestError{where + ": a binding with no source"};
-  int64_t offset = b.value("offset_bytes", int64_t(0));
+  int64_t first = b.value("offset_bytes", int64_t(0));
   int64_t step = b.value("iteration_bytes", int64_t(0));
   if (step != 0 && iteration < 0)
     throw ManifestError{where + ": iteration_bytes outside a loop step"};
-  offset += step * std::max<int64_t>(iteration, 0);
   uint64_t bytes = sourceBytes(p, s);
-  if (offset < 0 || static_cast<uint64_t>(offset) > bytes || offset % 16 != 0)
-    throw ManifestError{where + ": a view at byte " + std::to_string(offset) +
-                        " of a " + std::to_string(bytes) +
-                        "-byte operand (views start inside it, 16-byte "
+  // (Each term at most the operand's bytes and iteration < 2^20: no
+  // overflow.)
+  if (first < 0 || step < 0 || static_cast<uint64_t>(first) > bytes ||
+      static_cast<uint64_t>(step) > bytes)
+    throw ManifestError{where + ": a view offset outside its " +
+                        std::to_string(bytes) + "-byte operand"};
+  uint64_t offset = static_cast<uint64_t>(first) +
+                    static_cast<uint64_t>(step) *
+                        static_cast<uint64_t>(std::max<int64_t>(iteration, 0));
+  uint64_t len = b.value("view_bytes", uint64_t(0));
+  if (offset > bytes || len > bytes - offset || offset % 16 != 0)
+    throw ManifestError{where + ": a view of " + std::to_string(len) +
+                        " bytes at byte " + std::to_string(offset) + " of a " +
+                        std::to_string(bytes) +
+                        "-byte operand (views lie inside it, 16-byte "
                         "aligned)"};
-  s.offset = static_cast<uint64_t>(offset);
+  s.offset = offset;
   return s;
 }
 
@@ -324,6 +334,8 @@ void readSteps(MxmoeRtProgram_ &p, const json &steps,
       if (iteration >= 0 || count < 0 || count > (1 << 20))
         throw ManifestError{at + ": a loop inside a loop, or a count of " +
                             std::to_string(count)};
+      if (p.steps.size() + count * field(loop, "steps", at).size() > (1u << 20))
+        throw ManifestError{at + ": more than 2^20 launches in all"};
       for (int64_t k = 0; k < count; ++k)
         readSteps(p, field(loop, "steps", at), kernels, chip,
                   at + " iteration " + std::to_string(k) + " step ", k, image);

@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -85,7 +86,22 @@ llvm::json::Array stepBindings(Operation &op, Where &where, Value &missing) {
 /// only, are listed in `withoutProgram` with the reason.
 bool hasProgram(func::FuncOp fn, llvm::json::Array &withoutProgram,
                 bool &loops) {
-  loops = false;
+  // A static shard loop at top level with kernels inside (a tiled MoE
+  // block's): the loop describer decides. (A dense tiled MLP's loop, which
+  // only calls programs, is the "tiled_mlps" entry's.)
+  loops = llvm::any_of(fn.getBody().front(), [](Operation &op) {
+    if (!isa<scf::ForOp>(op) ||
+        !op.hasAttr(MXMoEDialect::ShardTokensAttrHelper::getNameStr()))
+      return false;
+    WalkResult r = op.walk([](Operation *inner) {
+      return inner->hasAttr(MXMoEDialect::KernelArgsAttrHelper::getNameStr())
+                 ? WalkResult::interrupt()
+                 : WalkResult::advance();
+    });
+    return r.wasInterrupted();
+  });
+  if (loops)
+    return false;
   auto kernelOrFree = [](Operation &op) {
     return op.hasAttr(MXMoEDialect::KernelArgsAttrHelper::getNameStr()) ||
            isComputeFree(op);
@@ -115,17 +131,25 @@ bool hasProgram(func::FuncOp fn, llvm::json::Array &withoutProgram,
                        .str()}});
     return false;
   }
-  // Kernels inside control flow (a tiled MoE block's shard loop): the
-  // loop describer decides (describeLoopProgram).
-  if (blocker && !hasKernel) {
-    bool nested = false;
+  // Kernels inside other control flow (a shard loop with run-time
+  // bounds): no program, and the manifest says so.
+  Operation *nested = nullptr;
+  if (blocker && !hasKernel)
     fn.walk([&](Operation *op) {
-      nested |= op->getParentRegion() != &fn.getBody() && kernelOrFree(*op);
+      if (op->getParentRegion() == &fn.getBody() || !kernelOrFree(*op))
+        return WalkResult::advance();
+      nested = fn.getBody().front().findAncestorOpInBlock(*op);
+      return WalkResult::interrupt();
     });
-    if (nested) {
-      loops = true;
-      return false;
-    }
+  if (nested) {
+    withoutProgram.push_back(llvm::json::Object{
+        {"function", fn.getName()},
+        {"reason", ("host control flow: its kernels run inside '" +
+                    nested->getName().getStringRef() +
+                    "', which is not a static shard loop (launch programs "
+                    "replay only those)")
+                       .str()}});
+    return false;
   }
   auto pass =
       fn->getAttrOfType<StringAttr>(MXMoEDialect::PassAttrHelper::getNameStr());
@@ -203,6 +227,10 @@ private:
   /// producer wrote it there.
   Where placed;
   llvm::DenseSet<Value> written;
+  /// The inserts of a shard's rows that `placeCarried` placed, and the
+  /// buffers carried by loops (each by one loop value only).
+  llvm::DenseSet<Operation *> placedInserts;
+  llvm::DenseMap<int64_t, Value> carried; ///< buffer -> its latest value
   /// The loop being described: its induction variable and first value.
   Value iv;
   int64_t ivFirst = 0;
@@ -211,6 +239,8 @@ private:
   unsigned callDepth = 0;
 
   bool fail(Operation *op, const llvm::Twine &why);
+  /// Records that `v` will live in `storage` (fails when placed twice).
+  bool place(Operation *op, Value v, const llvm::json::Object &storage);
   bool describeBlock(Block &block, llvm::json::Array &steps);
   bool describeOp(Operation &op, llvm::json::Array &steps);
   bool describeConstant(arith::ConstantOp c);
@@ -234,6 +264,14 @@ bool ProgramDescriber::fail(Operation *op, const llvm::Twine &why) {
   if (reason.empty())
     reason = ("'" + op->getName().getStringRef() + "': " + why).str();
   return false;
+}
+
+bool ProgramDescriber::place(Operation *op, Value v,
+                             const llvm::json::Object &storage) {
+  if (!placed.try_emplace(v, llvm::json::Object(storage)).second)
+    return fail(op, "one value written in place into two loop-carried "
+                    "outputs");
+  return true;
 }
 
 void ProgramDescriber::result(Value v, bool zero) {
@@ -397,6 +435,9 @@ bool ProgramDescriber::describeOp(Operation &op, llvm::json::Array &steps) {
   }
   if (auto s = dyn_cast<tensor::InsertSliceOp>(op)) {
     // The rows were placed by `loop` and written by their producer.
+    if (!placedInserts.count(&op))
+      return fail(&op, "an insert other than a shard's rows of a "
+                       "loop-carried output");
     if (!written.count(s.getSource()))
       return fail(&op, "its rows are not computed in place (only a kernel's "
                        "or a called program's result can be)");
@@ -452,6 +493,7 @@ bool ProgramDescriber::rowView(Operation *op, Value source,
     return fail(op, "a row view at a byte offset that is not a multiple of "
                     "16 (kernels take 16-byte aligned pointers)");
   view = llvm::json::Object(it->second);
+  view["view_bytes"] = sizes[0] * rowBytes;
   if (offset)
     view["offset_bytes"] = offset;
   if (step)
@@ -473,9 +515,20 @@ bool ProgramDescriber::loop(scf::ForOp forOp, llvm::json::Array &steps) {
       result(init, false); // the loop writes every row of it
     auto it = where.find(init);
     if (it == where.end() || !it->second.get("buffer") ||
-        it->second.get("offset_bytes") || it->second.get("iteration_bytes"))
+        it->second.get("view_bytes"))
       return fail(forOp, "a loop-carried value that does not start as a "
                          "whole buffer of the program");
+    // Written in place: nothing else may read the initial value, and no
+    // other loop value may share its buffer.
+    // (A buffer already carried continues only from its latest value: the
+    // previous loop's result, as a `.tail` loop's.)
+    int64_t buf = *it->second.getInteger("buffer");
+    auto owner = carried.find(buf);
+    if (!init.hasOneUse() || (owner != carried.end() && owner->second != init))
+      return fail(forOp, "a loop-carried value whose initial value has "
+                         "other uses (it is updated in place)");
+    buffers[*it->second.getInteger("buffer")].getAsObject()->try_emplace(
+        "loop_carried", true);
     storage.push_back(llvm::json::Object(it->second));
   }
   iv = forOp.getInductionVar();
@@ -490,8 +543,10 @@ bool ProgramDescriber::loop(scf::ForOp forOp, llvm::json::Array &steps) {
   iv = Value();
   if (!ok)
     return false;
-  for (auto [r, s] : llvm::zip(forOp.getResults(), storage))
+  for (auto [r, s] : llvm::zip(forOp.getResults(), storage)) {
     where[r] = llvm::json::Object(s);
+    carried[*s.getInteger("buffer")] = r;
+  }
   if (*ub <= *lb)
     return true; // no shard
   hoistInvariant(body, steps);
@@ -520,14 +575,20 @@ bool ProgramDescriber::placeCarried(scf::ForOp forOp,
       if (!rowView(ins, arg, ins.getMixedOffsets(), ins.getStaticSizes(),
                    ins.getStaticStrides(), view))
         return false;
-      placed[ins.getSource()] = std::move(view);
+      if (!place(ins, ins.getSource(), view))
+        return false;
+      placedInserts.insert(ins);
       continue;
     }
+    // (Only the elementwise kernels of Elementwise.cpp may run in place:
+    // their pointers carry no noalias.)
     if (def && def->getParentOp() == forOp &&
+        isa<arith::ArithDialect, math::MathDialect>(def->getDialect()) &&
         def->hasAttr(MXMoEDialect::KernelArgsAttrHelper::getNameStr()) &&
         llvm::is_contained(def->getOperands(), arg) && arg.hasOneUse() &&
         def->getNumResults() == 1) {
-      placed[y] = llvm::json::Object(storage[i]); // a sum, in place
+      if (!place(def, y, storage[i])) // a sum, in place
+        return false;
       continue;
     }
     return fail(forOp, "loop-carried value #" + llvm::Twine(i) +
@@ -556,15 +617,22 @@ bool ProgramDescriber::inlineCall(func::CallOp call, llvm::json::Array &steps) {
     if (auto it = placed.find(r); it != placed.end()) {
       if (isa<BlockArgument>(v))
         return fail(call, "its result in place is one of its arguments");
-      placed[v] = llvm::json::Object(it->second);
+      if (!place(call, v, it->second))
+        return false;
     }
   if (!describeBlock(body, steps))
     return false;
   --callDepth;
   for (auto [r, v] : llvm::zip(call.getResults(), ret.getOperands())) {
-    where[r] = llvm::json::Object(where[v]);
+    auto it = where.find(v);
+    if (it == where.end())
+      return fail(call, "returns a value that has no storage");
+    where[r] = llvm::json::Object(it->second);
     if (placed.count(r) && written.count(v))
       written.insert(r);
+    // (The callee may be inlined again, its results placed elsewhere.)
+    placed.erase(v);
+    written.erase(v);
   }
   return true;
 }
@@ -580,8 +648,13 @@ std::optional<llvm::json::Object> ProgramDescriber::describe(func::FuncOp fn) {
   if (!describeBlock(body, steps))
     return std::nullopt;
   for (Value v : body.getTerminator()->getOperands()) {
-    llvm::json::Object r(where[v]);
-    if (r.get("offset_bytes") || r.get("iteration_bytes")) {
+    auto it = where.find(v);
+    if (it == where.end()) {
+      fail(body.getTerminator(), "returns a value that has no storage");
+      return std::nullopt;
+    }
+    llvm::json::Object r(it->second);
+    if (r.get("view_bytes")) {
       fail(body.getTerminator(), "returns a view of another value");
       return std::nullopt;
     }

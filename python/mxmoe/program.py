@@ -259,7 +259,7 @@ def buffer_lives(prog: dict):
     once, in order), or None where no step binds it. A buffer bound only
     inside one loop body is an intermediate of every iteration, written
     before it is read: it lives from its first to its last step there. A
-    buffer also bound elsewhere (a hoisted weight quantization read by
+    loop-carried, zero-filled or in-place one, or one also bound elsewhere (a hoisted weight quantization read by
     every iteration, a result written shard by shard) lives through the
     whole of every loop that binds it."""
     n = len(prog["buffers"])
@@ -284,7 +284,13 @@ def buffer_lives(prog: dict):
         if not u:
             continue
         spans = {sp for _, sp in u}
-        if len(spans) == 1 and None not in spans:  # one loop body only
+        info = prog["buffers"][j]
+        # (A loop-carried buffer, a zero-filled one and one a step binds
+        # twice, in place, keep their values from one iteration to the
+        # next.)
+        carried = (info.get("loop_carried") or info.get("zero")
+                   or len({p for p, _ in u}) < len(u))
+        if len(spans) == 1 and None not in spans and not carried:
             lives[j] = (min(p for p, _ in u), max(p for p, _ in u))
             continue
         lives[j] = (min(p if sp is None else sp[0] for p, sp in u),

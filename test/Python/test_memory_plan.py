@@ -75,6 +75,19 @@ class MemoryPlan(unittest.TestCase):
         for j in (1, 2, 3):
             self.assertTrue(off[j] >= off[0] + 8 * KIB or off[0] >= off[j] + 4 * KIB)
         self.assertEqual(work, 16 * KIB)
+
+    def test_loop_carried_buffers_keep_their_bytes(self):
+        # 0 is zero-filled and read by every iteration, 2 is a sum updated
+        # in place (bound twice by one step), 4 is marked loop_carried: each
+        # lives through the whole loop; 1 and 3 are per-iteration.
+        p = loop_program([1 * KIB] * 5, [], [[0, 1], [1], [2, 2, 1], [3, 4]])
+        p["buffers"][0]["zero"] = True
+        p["buffers"][4]["loop_carried"] = True
+        self.assertEqual(buffer_lives(p), [(0, 3), (0, 2), (0, 3), (3, 3), (0, 3)])
+        work, off = memory_plan(p)
+        for a in (0, 2, 4):
+            others = [j for j in range(5) if j != a]
+            self.assertTrue(all(off[j] != off[a] for j in others), (a, off))
     def test_disjoint_lives_share_bytes(self):
         p = program([4 * KIB, 4 * KIB, 4 * KIB], [[0], [0, 1], [1, 2]], returns=[2])
         work, off = memory_plan(p)

@@ -127,7 +127,8 @@ bool KernelGen::isShardLoopElementwise(Operation *op) {
     return false;
   auto rt = dyn_cast<RankedTensorType>(op->getResult(0).getType());
   if (!rt || !rt.hasStaticShape() || rt.getEncoding() ||
-      !isa<FloatType>(rt.getElementType()))
+      !isa<FloatType>(rt.getElementType()) ||
+      rt.getElementType().getIntOrFloatBitWidth() > 32) // computed in f32
     return false;
   for (Value v : op->getOperands()) {
     auto t = dyn_cast<RankedTensorType>(v.getType());
