@@ -232,7 +232,11 @@ typedef enum MxmoeRtCheck {
  *  parameter and of its kind (pointer, i64 scalar, tensor map), pointers
  *  before scalars, at most 64, a grid and block without a zero extent, a
  *  tensor map that fits its operand's bytes, an operand of at least a
- *  fixed-size parameter's bytes.
+ *  fixed-size parameter's bytes. A loop step (a tiled block's shard loop)
+ *  is unrolled here: its body once per iteration, each row view advanced
+ *  by its iteration_bytes and checked to lie inside its operand, 16-byte
+ *  aligned (mxmoeRtProgramGetNumSteps and the status words count the
+ *  unrolled launches; at most 2^20).
  *  Errors: a missing or malformed manifest, a step failing those checks, a
  *  binding out of range or an unknown swizzle / data type:
  *  MXMOE_RT_ERROR_INVALID_ARGUMENT; host memory exhausted:
