@@ -250,6 +250,11 @@ private:
   /// Moves the body steps that compute the same thing every iteration (a
   /// weight's quantization) to `steps`, before the loop.
   void hoistInvariant(llvm::json::Array &body, llvm::json::Array &steps);
+  /// Drops the body steps whose results nothing reads (the recomputed
+  /// forward's combined output in a backward): every buffer they write was
+  /// made in this body (from `firstBuffer` on) and no step of the body
+  /// reads it; to a fixpoint.
+  void dropDeadSteps(llvm::json::Array &body, size_t firstBuffer);
   StepIO stepIO(Operation &op);
   bool inlineCall(func::CallOp call, llvm::json::Array &steps);
   bool rowView(Operation *op, Value source, ArrayRef<OpFoldResult> offsets,
@@ -356,6 +361,51 @@ StepIO ProgramDescriber::stepIO(Operation &op) {
     (out ? io.writes : io.reads).push_back(storageKey(b));
   }
   return io;
+}
+
+void ProgramDescriber::dropDeadSteps(llvm::json::Array &body,
+                                     size_t firstBuffer) {
+  std::vector<bool> dead(body.size(), false);
+  auto local = [&](const std::string &key) {
+    return key.size() > 1 && key[0] == 'b' &&
+           std::stoul(key.substr(1)) >= firstBuffer &&
+           !buffers[std::stoul(key.substr(1))].getAsObject()->get(
+               "loop_carried");
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t i = 0; i < body.size(); ++i) {
+      if (dead[i] || bodyIO[i].writes.empty() ||
+          !llvm::all_of(bodyIO[i].writes, local))
+        continue;
+      bool read = false;
+      for (size_t j = 0; j < body.size() && !read; ++j)
+        read = !dead[j] && llvm::any_of(bodyIO[i].writes, [&](auto &k) {
+          return llvm::is_contained(bodyIO[j].reads, k);
+        });
+      if (!read)
+        dead[i] = changed = true;
+    }
+  }
+  llvm::json::Array kept;
+  std::vector<StepIO> keptIO;
+  for (size_t i = 0; i < body.size(); ++i) {
+    if (!dead[i]) {
+      kept.push_back(std::move(body[i]));
+      keptIO.push_back(std::move(bodyIO[i]));
+      continue;
+    }
+    // Its buffers hold nothing: zero bytes.
+    for (const std::string &k : bodyIO[i].writes) {
+      llvm::json::Object &info =
+          *buffers[std::stoul(k.substr(1))].getAsObject();
+      info["shape"] = llvm::json::Array{0};
+      info["bytes"] = 0;
+      info["unused"] = "written by a step that nothing reads (dropped)";
+    }
+  }
+  body = std::move(kept);
+  bodyIO = std::move(keptIO);
 }
 
 void ProgramDescriber::hoistInvariant(llvm::json::Array &body,
@@ -534,6 +584,7 @@ bool ProgramDescriber::loop(scf::ForOp forOp, llvm::json::Array &steps) {
   iv = forOp.getInductionVar();
   ivFirst = *lb;
   bodyIO.clear();
+  size_t firstBodyBuffer = buffers.size();
   llvm::json::Array body;
   bool ok =
       placeCarried(forOp, storage) && describeBlock(*forOp.getBody(), body);
@@ -549,6 +600,7 @@ bool ProgramDescriber::loop(scf::ForOp forOp, llvm::json::Array &steps) {
   }
   if (*ub <= *lb)
     return true; // no shard
+  dropDeadSteps(body, firstBodyBuffer);
   hoistInvariant(body, steps);
   llvm::json::Object l{
       {"first", *lb}, {"count", *ub - *lb}, {"steps", std::move(body)}};
