@@ -18,9 +18,9 @@
 // The recomputed forward's combined output is read by nothing in the
 // backward: its combine (and the inverse permutation only it reads) are
 // dropped, their buffers zero bytes.
-// JSON: "unused": "written by a step that nothing reads (dropped)"
-// JSON: "functions_without_program": []
-// JSON: "alignment": "16-byte aligned buffers; an output may be an input (elementwise, in place)"
+// JSON-DAG: "unused": "written by a step that nothing reads (dropped)"
+// JSON-DAG: "functions_without_program": []
+// JSON-DAG: "alignment": "16-byte aligned buffers; an output may be an input (elementwise, in place)"
 
 func.func @blk(%h: tensor<40x128xbf16>, %w13: tensor<128x256x128xbf16>, %w2: tensor<128x128x128xbf16>) -> tensor<40x128xbf16> {
   %y = mxmoe.tiled_mlp shards = 3 (%h, %w13, %w2) {fqn = "b"}
