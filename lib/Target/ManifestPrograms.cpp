@@ -28,6 +28,9 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <map>
 
 using namespace mlir;
 using namespace mlir::mxmoe;
@@ -255,6 +258,15 @@ private:
   /// made in this body (from `firstBuffer` on) and no step of the body
   /// reads it; to a fixpoint.
   void dropDeadSteps(llvm::json::Array &body, size_t firstBuffer);
+  /// Whether an equal hoisted step (kernel, grid, inputs) ran before: then
+  /// its outputs stand for `step`'s (recorded in `renamed`) and `step` is
+  /// not emitted.
+  bool reuseHoisted(llvm::json::Object &step, const StepIO &io,
+                    std::map<int64_t, int64_t> &renamed);
+  static void renameBuffers(llvm::json::Object &step,
+                            const std::map<int64_t, int64_t> &to);
+  /// Per hoisted step's signature (reuseHoisted), its output buffers.
+  llvm::StringMap<SmallVector<int64_t>> hoistedOutputs;
   StepIO stepIO(Operation &op);
   bool inlineCall(func::CallOp call, llvm::json::Array &steps);
   bool rowView(Operation *op, Value source, ArrayRef<OpFoldResult> offsets,
@@ -441,9 +453,64 @@ void ProgramDescriber::hoistInvariant(llvm::json::Array &body,
     }
   }
   llvm::json::Array kept;
-  for (size_t i = 0; i < body.size(); ++i)
-    (hoisted[i] ? steps : kept).push_back(std::move(body[i]));
+  std::map<int64_t, int64_t> renamed; // buffer -> the equal one hoisted before
+  for (size_t i = 0; i < body.size(); ++i) {
+    if (!hoisted[i]) {
+      kept.push_back(std::move(body[i]));
+      continue;
+    }
+    renameBuffers(*body[i].getAsObject(), renamed);
+    if (!reuseHoisted(*body[i].getAsObject(), bodyIO[i], renamed))
+      steps.push_back(std::move(body[i]));
+  }
+  for (llvm::json::Value &step : kept)
+    renameBuffers(*step.getAsObject(), renamed);
+  for (auto &entry : where)
+    if (std::optional<int64_t> b = entry.second.getInteger("buffer"))
+      if (auto it = renamed.find(*b); it != renamed.end())
+        entry.second["buffer"] = it->second;
   body = std::move(kept);
+}
+
+void ProgramDescriber::renameBuffers(llvm::json::Object &step,
+                                     const std::map<int64_t, int64_t> &to) {
+  for (llvm::json::Value &v : *step.getArray("bindings"))
+    if (std::optional<int64_t> b = v.getAsObject()->getInteger("buffer"))
+      if (auto it = to.find(*b); it != to.end())
+        (*v.getAsObject())["buffer"] = it->second;
+}
+
+bool ProgramDescriber::reuseHoisted(llvm::json::Object &step, const StepIO &io,
+                                    std::map<int64_t, int64_t> &renamed) {
+  // The step without its outputs: kernel, grid, input bindings, values.
+  std::string sig;
+  llvm::raw_string_ostream os(sig);
+  os << *step.getString("kernel");
+  if (const llvm::json::Value *grid = step.get("grid"))
+    os << *grid;
+  SmallVector<int64_t> outs;
+  for (const llvm::json::Value &v : *step.getArray("bindings")) {
+    const llvm::json::Object &b = *v.getAsObject();
+    std::string key = storageKey(b);
+    if (!key.empty() && llvm::is_contained(io.writes, key)) {
+      outs.push_back(*b.getInteger("buffer"));
+      os << "|out";
+    } else {
+      os << "|" << llvm::json::Value(llvm::json::Object(b));
+    }
+  }
+  auto [it, fresh] = hoistedOutputs.try_emplace(sig, outs);
+  if (fresh || it->second.size() != outs.size())
+    return false;
+  // An equal step ran before this loop: its outputs serve this one.
+  for (auto [mine, theirs] : llvm::zip(outs, it->second)) {
+    renamed[mine] = theirs;
+    llvm::json::Object &info = *buffers[mine].getAsObject();
+    info["shape"] = llvm::json::Array{0};
+    info["bytes"] = 0;
+    info["unused"] = "an equal loop-invariant step computed it before";
+  }
+  return true;
 }
 
 bool ProgramDescriber::describeOp(Operation &op, llvm::json::Array &steps) {
