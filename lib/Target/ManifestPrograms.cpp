@@ -267,6 +267,7 @@ private:
                             const std::map<int64_t, int64_t> &to);
   /// Per hoisted step's signature (reuseHoisted), its output buffers.
   llvm::StringMap<SmallVector<int64_t>> hoistedOutputs;
+  llvm::DenseSet<int64_t> hoistedBuffers;
   StepIO stepIO(Operation &op);
   bool inlineCall(func::CallOp call, llvm::json::Array &steps);
   bool rowView(Operation *op, Value source, ArrayRef<OpFoldResult> offsets,
@@ -499,6 +500,12 @@ bool ProgramDescriber::reuseHoisted(llvm::json::Object &step, const StepIO &io,
       os << "|" << llvm::json::Value(llvm::json::Object(b));
     }
   }
+  // (Only steps over arguments, constants and hoisted outputs, which no
+  // step changes: another buffer might change between the loops.)
+  for (const std::string &k : io.reads)
+    if (k[0] == 'b' && !hoistedBuffers.count(std::stol(k.substr(1))))
+      return false;
+  hoistedBuffers.insert(outs.begin(), outs.end());
   auto [it, fresh] = hoistedOutputs.try_emplace(sig, outs);
   if (fresh || it->second.size() != outs.size())
     return false;
