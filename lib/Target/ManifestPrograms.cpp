@@ -494,6 +494,8 @@ bool ProgramDescriber::reuseHoisted(llvm::json::Object &step, const StepIO &io,
     const llvm::json::Object &b = *v.getAsObject();
     std::string key = storageKey(b);
     if (!key.empty() && llvm::is_contained(io.writes, key)) {
+      if (key[0] != 'b' || b.get("view_bytes"))
+        return false; // an output that is not a buffer of its own
       outs.push_back(*b.getInteger("buffer"));
       os << "|out";
     } else {
