@@ -115,6 +115,12 @@ def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
     `bufferization.to_tensor`, the status of a grouped kernel is copied to
     the host and checked with `cf.assert` (a runtime error naming the
     kernel). The rest of the function is left for one-shot bufferization.
+    Inside a static shard loop of `mxmoe-tile-mlp` (`mxmoe.shard_tokens`)
+    whose slices are whole rows, arith / math elementwise ops on tensors of
+    up to 32-bit floats (a tiled block's gradient sums) become kernels too
+    (Elementwise.cpp: computed in f32, no noalias, so a sum may run in
+    place; such annotated arith ops have no bufferization model), so that
+    mxmoe-compile can describe the whole loop as a launch program.
     With `host-launch=false` the op stays and is annotated with
     `mxmoe.kernel = @mxmoe_kernels::@name`, `mxmoe.kernel_args` (its
     bindings) and, for kernels with run-time sizes, `mxmoe.grid` instead.
