@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ManifestLoopSteps.h"
 #include "ManifestUtils.h"
 #include "mxmoe/Target/Manifest.h"
 
@@ -28,9 +29,6 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/DenseSet.h"
-#include "llvm/ADT/StringMap.h"
-
-#include <map>
 
 using namespace mlir;
 using namespace mlir::mxmoe;
@@ -198,22 +196,6 @@ std::optional<std::pair<int64_t, int64_t>> affineInIv(Value v, Value iv) {
                         l->second * r->second);
 }
 
-/// What a step of a loop body reads and writes: its operands' and results'
-/// storage (arg / buffer / constant, whole: any part of a buffer counts),
-/// and whether any of them is a per-iteration row view.
-struct StepIO {
-  llvm::SmallVector<std::string> reads, writes;
-  bool perIteration = false;
-};
-
-/// The storage a binding names ("a3", "b12", "c0"), without its view.
-std::string storageKey(const llvm::json::Object &b) {
-  for (const char *k : {"arg", "buffer", "constant"})
-    if (std::optional<int64_t> i = b.getInteger(k))
-      return std::string(1, k[0]) + std::to_string(*i);
-  return "";
-}
-
 /// Builds one program: where every value of the function (and of the
 /// functions it calls) lives, and the steps.
 class ProgramDescriber {
@@ -224,6 +206,8 @@ public:
 
 private:
   llvm::json::Array buffers, constants;
+  /// Dead-step removal and hoisting of loop bodies (over `buffers`).
+  LoopBodySteps loopSteps{buffers};
   Where where;
   /// Storage chosen for a value before its producer is reached (a shard's
   /// rows of a loop-carried output, an in-place sum), and the ones whose
@@ -250,24 +234,6 @@ private:
   bool kernelStep(Operation &op, llvm::json::Array &steps);
   bool loop(scf::ForOp loop, llvm::json::Array &steps);
   bool placeCarried(scf::ForOp loop, ArrayRef<llvm::json::Object> storage);
-  /// Moves the body steps that compute the same thing every iteration (a
-  /// weight's quantization) to `steps`, before the loop.
-  void hoistInvariant(llvm::json::Array &body, llvm::json::Array &steps);
-  /// Drops the body steps whose results nothing reads (the recomputed
-  /// forward's combined output in a backward): every buffer they write was
-  /// made in this body (from `firstBuffer` on) and no step of the body
-  /// reads it; to a fixpoint.
-  void dropDeadSteps(llvm::json::Array &body, size_t firstBuffer);
-  /// Whether an equal hoisted step (kernel, grid, inputs) ran before: then
-  /// its outputs stand for `step`'s (recorded in `renamed`) and `step` is
-  /// not emitted.
-  bool reuseHoisted(llvm::json::Object &step, const StepIO &io,
-                    std::map<int64_t, int64_t> &renamed);
-  static void renameBuffers(llvm::json::Object &step,
-                            const std::map<int64_t, int64_t> &to);
-  /// Per hoisted step's signature (reuseHoisted), its output buffers.
-  llvm::StringMap<SmallVector<int64_t>> hoistedOutputs;
-  llvm::DenseSet<int64_t> hoistedBuffers;
   StepIO stepIO(Operation &op);
   bool inlineCall(func::CallOp call, llvm::json::Array &steps);
   bool rowView(Operation *op, Value source, ArrayRef<OpFoldResult> offsets,
@@ -371,155 +337,9 @@ StepIO ProgramDescriber::stepIO(Operation &op) {
     const llvm::json::Object &b = where[out ? op.getResult(arg.getIndex())
                                             : op.getOperand(arg.getIndex())];
     io.perIteration |= b.get("iteration_bytes") != nullptr;
-    (out ? io.writes : io.reads).push_back(storageKey(b));
+    (out ? io.writes : io.reads).push_back(storageOf(b));
   }
   return io;
-}
-
-void ProgramDescriber::dropDeadSteps(llvm::json::Array &body,
-                                     size_t firstBuffer) {
-  std::vector<bool> dead(body.size(), false);
-  auto local = [&](const std::string &key) {
-    return key.size() > 1 && key[0] == 'b' &&
-           std::stoul(key.substr(1)) >= firstBuffer &&
-           !buffers[std::stoul(key.substr(1))].getAsObject()->get(
-               "loop_carried");
-  };
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (size_t i = 0; i < body.size(); ++i) {
-      if (dead[i] || bodyIO[i].writes.empty() ||
-          !llvm::all_of(bodyIO[i].writes, local))
-        continue;
-      bool read = false;
-      for (size_t j = 0; j < body.size() && !read; ++j)
-        read = !dead[j] && llvm::any_of(bodyIO[i].writes, [&](auto &k) {
-          return llvm::is_contained(bodyIO[j].reads, k);
-        });
-      if (!read)
-        dead[i] = changed = true;
-    }
-  }
-  llvm::json::Array kept;
-  std::vector<StepIO> keptIO;
-  for (size_t i = 0; i < body.size(); ++i) {
-    if (!dead[i]) {
-      kept.push_back(std::move(body[i]));
-      keptIO.push_back(std::move(bodyIO[i]));
-      continue;
-    }
-    // Its buffers hold nothing: zero bytes.
-    for (const std::string &k : bodyIO[i].writes) {
-      llvm::json::Object &info =
-          *buffers[std::stoul(k.substr(1))].getAsObject();
-      info["shape"] = llvm::json::Array{0};
-      info["bytes"] = 0;
-      info["unused"] = "written by a step that nothing reads (dropped)";
-    }
-  }
-  body = std::move(kept);
-  bodyIO = std::move(keptIO);
-}
-
-void ProgramDescriber::hoistInvariant(llvm::json::Array &body,
-                                      llvm::json::Array &steps) {
-  // A step is invariant when none of its storage is a row view, it does
-  // not update its input in place, nothing left in the loop writes what it
-  // reads, and no other step of the body writes what it writes; to a
-  // fixpoint (a hoisted step's results are
-  // then invariant inputs).
-  std::vector<bool> hoisted(body.size(), false);
-  auto writtenByOthers = [&](const std::string &key, size_t self,
-                             bool onlyKept) {
-    for (size_t j = 0; j < body.size(); ++j)
-      if (j != self && !(onlyKept && hoisted[j]) &&
-          llvm::is_contained(bodyIO[j].writes, key))
-        return true;
-    return false;
-  };
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (size_t i = 0; i < body.size(); ++i) {
-      const StepIO &io = bodyIO[i];
-      bool inPlace = llvm::any_of(io.writes, [&](auto &k) {
-        return llvm::is_contained(io.reads, k);
-      }); // a sum: once per iteration
-      if (hoisted[i] || io.perIteration || inPlace ||
-          llvm::any_of(io.reads,
-                       [&](auto &k) { return writtenByOthers(k, i, true); }) ||
-          llvm::any_of(io.writes,
-                       [&](auto &k) { return writtenByOthers(k, i, false); }))
-        continue;
-      hoisted[i] = changed = true;
-    }
-  }
-  llvm::json::Array kept;
-  std::map<int64_t, int64_t> renamed; // buffer -> the equal one hoisted before
-  for (size_t i = 0; i < body.size(); ++i) {
-    if (!hoisted[i]) {
-      kept.push_back(std::move(body[i]));
-      continue;
-    }
-    renameBuffers(*body[i].getAsObject(), renamed);
-    if (!reuseHoisted(*body[i].getAsObject(), bodyIO[i], renamed))
-      steps.push_back(std::move(body[i]));
-  }
-  for (llvm::json::Value &step : kept)
-    renameBuffers(*step.getAsObject(), renamed);
-  for (auto &entry : where)
-    if (std::optional<int64_t> b = entry.second.getInteger("buffer"))
-      if (auto it = renamed.find(*b); it != renamed.end())
-        entry.second["buffer"] = it->second;
-  body = std::move(kept);
-}
-
-void ProgramDescriber::renameBuffers(llvm::json::Object &step,
-                                     const std::map<int64_t, int64_t> &to) {
-  for (llvm::json::Value &v : *step.getArray("bindings"))
-    if (std::optional<int64_t> b = v.getAsObject()->getInteger("buffer"))
-      if (auto it = to.find(*b); it != to.end())
-        (*v.getAsObject())["buffer"] = it->second;
-}
-
-bool ProgramDescriber::reuseHoisted(llvm::json::Object &step, const StepIO &io,
-                                    std::map<int64_t, int64_t> &renamed) {
-  // The step without its outputs: kernel, grid, input bindings, values.
-  std::string sig;
-  llvm::raw_string_ostream os(sig);
-  os << *step.getString("kernel");
-  if (const llvm::json::Value *grid = step.get("grid"))
-    os << *grid;
-  SmallVector<int64_t> outs;
-  for (const llvm::json::Value &v : *step.getArray("bindings")) {
-    const llvm::json::Object &b = *v.getAsObject();
-    std::string key = storageKey(b);
-    if (!key.empty() && llvm::is_contained(io.writes, key)) {
-      if (key[0] != 'b' || b.get("view_bytes"))
-        return false; // an output that is not a buffer of its own
-      outs.push_back(*b.getInteger("buffer"));
-      os << "|out";
-    } else {
-      os << "|" << llvm::json::Value(llvm::json::Object(b));
-    }
-  }
-  // (Only steps over arguments, constants and hoisted outputs, which no
-  // step changes: another buffer might change between the loops.)
-  for (const std::string &k : io.reads)
-    if (k[0] == 'b' && !hoistedBuffers.count(std::stol(k.substr(1))))
-      return false;
-  hoistedBuffers.insert(outs.begin(), outs.end());
-  auto [it, fresh] = hoistedOutputs.try_emplace(sig, outs);
-  if (fresh || it->second.size() != outs.size())
-    return false;
-  // An equal step ran before this loop: its outputs serve this one.
-  for (auto [mine, theirs] : llvm::zip(outs, it->second)) {
-    renamed[mine] = theirs;
-    llvm::json::Object &info = *buffers[mine].getAsObject();
-    info["shape"] = llvm::json::Array{0};
-    info["bytes"] = 0;
-    info["unused"] = "an equal loop-invariant step computed it before";
-  }
-  return true;
 }
 
 bool ProgramDescriber::describeOp(Operation &op, llvm::json::Array &steps) {
@@ -676,8 +496,13 @@ bool ProgramDescriber::loop(scf::ForOp forOp, llvm::json::Array &steps) {
   }
   if (*ub <= *lb)
     return true; // no shard
-  dropDeadSteps(body, firstBodyBuffer);
-  hoistInvariant(body, steps);
+  loopSteps.dropDead(body, bodyIO, firstBodyBuffer);
+  BufferRenames renamed;
+  loopSteps.hoistInvariant(body, bodyIO, steps, renamed);
+  for (auto &entry : where)
+    if (std::optional<int64_t> b = entry.second.getInteger("buffer"))
+      if (auto it = renamed.find(*b); it != renamed.end())
+        entry.second["buffer"] = it->second;
   llvm::json::Object l{
       {"first", *lb}, {"count", *ub - *lb}, {"steps", std::move(body)}};
   if (auto t = forOp->getAttrOfType<IntegerAttr>(
