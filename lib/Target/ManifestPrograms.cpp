@@ -396,7 +396,8 @@ bool ProgramDescriber::describeOp(Operation &op, llvm::json::Array &steps) {
     return inlineCall(call, steps);
   if (auto lin = dyn_cast<LinearOp>(op);
       lin && lin.getPrecision() == Precision::bf16)
-    return fail(&op, "a bf16 linear (a router's) has no kernel: it runs on "
+    return fail(&op, "a bf16 linear without a kernel (LinearBf16.cpp lowers "
+                     "2-D ones without bias and with an even N): it runs on "
                      "the host");
   return fail(&op, "host work, not a kernel launch");
 }

@@ -27,7 +27,7 @@
 // The tiled MoE block: two static 32K-token shards, the experts block
 // programs at 262144 routed rows per shard, the routing kernels of both
 // loops.
-// TILED: "name": "moe__router_topk_0"
+// TILED: "name": "moe__router_topk_{{[0-9]+}}"
 // TILED: "name": "layers_0_moe_backward__router_topk_grad_{{[0-9]+}}"
 // TILED: "function": "layers.0.moe.experts.forward"
 // TILED: "shard_tokens": 32768

@@ -25,6 +25,6 @@
 // The tiled MoE block: its shard loops' routing kernels and the expanded
 // GEMM functions' kernels.
 // TILED: scf.for
-// TILED: gpu.launch_func @mxmoe_kernels::@moe__router_topk_0
+// TILED: gpu.launch_func @mxmoe_kernels::@moe__router_topk_{{[0-9]+}}
 // TILED-COUNT-27: gpu.launch_func
 // TILED-NOT: gpu.launch_func

@@ -49,7 +49,12 @@
 // QWEN3-DAG: "function": "layers.0.moe.experts.forward"
 // QWEN3-DAG: "function": "layers.0.moe.experts.backward"
 // QWEN3-DAG: "shard_tokens": 32768
-// QWEN3-DAG: "name": "moe__router_topk_0"
+// QWEN3-DAG: "name": "moe__router_topk_{{[0-9]+}}"
+// The router's bf16 linear, its gradients and their transposes are kernels
+// (LinearBf16.cpp): the forward and the backward are launch programs.
+// QWEN3-DAG: "functions_without_program": [],
+// QWEN3-DAG: "name": "moe__linear_bf16_0"
+// QWEN3-DAG: "name": "layers_0_moe_backward__transpose_{{[0-9]+}}"
 // QWEN3-DAG: "name": "layers_0_moe_backward__router_topk_grad_{{[0-9]+}}"
 // BAD: --tiled-block builds one layer: drop --layers
 // BADSHARDS: --shards must be auto or a positive count, got 0

@@ -94,30 +94,6 @@ SmallVector<Value> operandElements(KB &b, Attribute splat, Value operand,
   return xs;
 }
 
-/// Whether every slice in `loop`'s body is a range of whole rows: the
-/// shard loops a launch program can replay (lib/Target/ManifestPrograms.cpp;
-/// a dense tiled MLP's gate / up column halves are not, and its shard loop
-/// runs from the manifest's "tiled_mlps" partition instead).
-bool onlyRowSlices(scf::ForOp loop) {
-  auto wholeRows = [](RankedTensorType whole, ArrayRef<int64_t> offsets,
-                      ArrayRef<int64_t> sizes) {
-    for (int64_t d = 1; d < whole.getRank(); ++d)
-      if (offsets[d] != 0 || sizes[d] != whole.getDimSize(d))
-        return false;
-    return true;
-  };
-  WalkResult r = loop.getBody()->walk([&](Operation *op) {
-    bool ok = true;
-    if (auto s = dyn_cast<tensor::ExtractSliceOp>(op))
-      ok = wholeRows(s.getSourceType(), s.getStaticOffsets(),
-                     s.getStaticSizes());
-    else if (auto s = dyn_cast<tensor::InsertSliceOp>(op))
-      ok = wholeRows(s.getDestType(), s.getStaticOffsets(), s.getStaticSizes());
-    return ok ? WalkResult::advance() : WalkResult::interrupt();
-  });
-  return !r.wasInterrupted();
-}
-
 } // namespace
 
 bool KernelGen::isShardLoopElementwise(Operation *op) {
@@ -136,10 +112,31 @@ bool KernelGen::isShardLoopElementwise(Operation *op) {
         t.getElementType() != rt.getElementType())
       return false;
   }
+  return isInRowShardLoop(op);
+}
+
+bool KernelGen::isInRowShardLoop(Operation *op) {
   auto loop = op->getParentOfType<scf::ForOp>();
-  return loop &&
-         loop->hasAttr(MXMoEDialect::ShardTokensAttrHelper::getNameStr()) &&
-         onlyRowSlices(loop);
+  if (!loop ||
+      !loop->hasAttr(MXMoEDialect::ShardTokensAttrHelper::getNameStr()))
+    return false;
+  auto wholeRows = [](RankedTensorType whole, ArrayRef<int64_t> offsets,
+                      ArrayRef<int64_t> sizes) {
+    for (int64_t d = 1; d < whole.getRank(); ++d)
+      if (offsets[d] != 0 || sizes[d] != whole.getDimSize(d))
+        return false;
+    return true;
+  };
+  WalkResult r = loop.getBody()->walk([&](Operation *inner) {
+    bool ok = true;
+    if (auto s = dyn_cast<tensor::ExtractSliceOp>(inner))
+      ok = wholeRows(s.getSourceType(), s.getStaticOffsets(),
+                     s.getStaticSizes());
+    else if (auto s = dyn_cast<tensor::InsertSliceOp>(inner))
+      ok = wholeRows(s.getDestType(), s.getStaticOffsets(), s.getStaticSizes());
+    return ok ? WalkResult::advance() : WalkResult::interrupt();
+  });
+  return !r.wasInterrupted();
 }
 
 LogicalResult KernelGen::genElementwise(Operation *op) {

@@ -195,6 +195,17 @@ struct KernelGen {
   // or splat constants.
   static bool isShardLoopElementwise(Operation *op);
   LogicalResult genElementwise(Operation *op);
+  /// Whether `op` is inside a static shard loop whose slices are all whole
+  /// rows: the loops a launch program replays (a dense tiled MLP's, which
+  /// slices gate / up columns, runs from the manifest's "tiled_mlps").
+  static bool isInRowShardLoop(Operation *op);
+  // LinearBf16.cpp: bf16 mxmoe.linear ops (x [M, K], W [N, K] bf16, no
+  // bias, K and N multiples of 8) and 2-D linalg.transpose ops of shard
+  // loops (a tiled MoE block's router and its gradients).
+  static bool isShardLoopBf16Linear(Operation *op);
+  LogicalResult genBf16Linear(Operation *op);
+  static bool isShardLoopTranspose(Operation *op);
+  LogicalResult genTranspose(Operation *op);
 };
 
 } // namespace mlir::mxmoe::kernels

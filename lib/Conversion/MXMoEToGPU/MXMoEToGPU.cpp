@@ -16,6 +16,7 @@
 #include "mxmoe/Conversion/Passes.h"
 #include "mxmoe/Dialect/MXMoE/Utils/CheckedPassOptions.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -285,6 +286,8 @@ struct ConvertMXMoEToGPUPass
         .Case<RouterTopKGradOp>(
             [&](auto r) { return gen.genRouterTopKGrad(r); })
         .Case<SortByExpertOp>([&](auto s) { return gen.genSortByExpert(s); })
+        .Case<LinearOp>([&](auto l) { return gen.genBf16Linear(l); })
+        .Case<linalg::TransposeOp>([&](auto t) { return gen.genTranspose(t); })
         .Default([&](Operation *o) { return gen.genElementwise(o); });
   }
 
@@ -319,7 +322,9 @@ struct ConvertMXMoEToGPUPass
           !op->getParentOfType<FusedQuantizeOp>() &&
           !op->hasAttr(MXMoEDialect::KernelAttrHelper::getNameStr()))
         found.push_back(op);
-      else if (KernelGen::isShardLoopElementwise(op) &&
+      else if ((KernelGen::isShardLoopElementwise(op) ||
+                KernelGen::isShardLoopBf16Linear(op) ||
+                KernelGen::isShardLoopTranspose(op)) &&
                !op->getParentOfType<FusedQuantizeOp>() &&
                !op->hasAttr(MXMoEDialect::KernelAttrHelper::getNameStr()))
         found.push_back(op);

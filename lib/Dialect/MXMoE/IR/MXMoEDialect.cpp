@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
 
 #include "llvm/ADT/StringSwitch.h"
 
@@ -26,7 +27,10 @@ void MXMoEDialect::initialize() {
 namespace {
 
 /// `mxmoe.kernel_args` entry `a` of `op`: a #mxmoe.kernel_arg whose
-/// operand or result index is one of op's.
+/// operand or result index is one of op's. (An annotated destination-style
+/// op bufferized by one-shot-bufferize, e.g. a shard loop's
+/// linalg.transpose, has no results: its result i is written into its
+/// init operand i.)
 LogicalResult verifyBinding(Operation *op, Attribute a) {
   auto arg = dyn_cast<KernelArgAttr>(a);
   if (!arg)
@@ -35,8 +39,13 @@ LogicalResult verifyBinding(Operation *op, Attribute a) {
   case KernelArgKind::operand:
   case KernelArgKind::tensor_map:
     return success(arg.getIndex() < static_cast<int64_t>(op->getNumOperands()));
-  case KernelArgKind::result:
-    return success(arg.getIndex() < static_cast<int64_t>(op->getNumResults()));
+  case KernelArgKind::result: {
+    int64_t results = op->getNumResults();
+    if (auto dps = dyn_cast<DestinationStyleOpInterface>(op);
+        dps && dps.hasPureBufferSemantics())
+      results = dps.getNumDpsInits();
+    return success(arg.getIndex() < results);
+  }
   case KernelArgKind::status:
   case KernelArgKind::value:
     return success();
