@@ -10,6 +10,10 @@
 // "When is double rounding innocuous?", SIGNUM 1995), and it is how
 // PyTorch computes bf16 elementwise ops. math ops go through expandMath
 // (no libdevice). Splat constant operands are folded into the kernel.
+// Float casts (arith.extf / truncf: a gradient into an f32 accumulator,
+// grad_accumulator = f32) are kernels too, in the loop or, for a cast of
+// a loop result (the accumulator rounded to the parameter's type), after
+// it.
 //
 // A launch program can then replay the whole shard loop (the manifest's
 // loop steps, docs/mxmoe-compile.md); outside shard loops such ops stay on
@@ -56,6 +60,9 @@ int64_t elementsPerThread(Operation *op, int64_t count) {
 /// `op` computed on f32 scalars `xs`, its result rounded to `resultElem`.
 Value scalarOp(KB &b, Operation *op, ValueRange xs, Type resultElem) {
   Type f32 = b.getF32Type();
+  if (isa<arith::ExtFOp, arith::TruncFOp>(op)) // (the operand is f32 now)
+    return resultElem == f32 ? xs[0]
+                             : arith::TruncFOp::create(b, resultElem, xs[0]);
   bool floatResult = isa<FloatType>(resultElem);
   OperationState state(op->getLoc(), op->getName());
   state.addOperands(xs);
@@ -106,13 +113,25 @@ bool KernelGen::isShardLoopElementwise(Operation *op) {
       !isa<FloatType>(rt.getElementType()) ||
       rt.getElementType().getIntOrFloatBitWidth() > 32) // computed in f32
     return false;
+  // A float cast (a gradient into an f32 accumulator, the accumulator
+  // back to the parameter's type) may change the element type.
+  bool cast = isa<arith::ExtFOp, arith::TruncFOp>(op);
   for (Value v : op->getOperands()) {
     auto t = dyn_cast<RankedTensorType>(v.getType());
-    if (!t || t.getShape() != rt.getShape() || t.getEncoding() ||
-        t.getElementType() != rt.getElementType())
+    if (!t || t.getShape() != rt.getShape() || t.getEncoding())
+      return false;
+    Type e = t.getElementType();
+    if (cast ? !isa<FloatType>(e) || e.getIntOrFloatBitWidth() > 32
+             : e != rt.getElementType())
       return false;
   }
-  return isInRowShardLoop(op);
+  if (isInRowShardLoop(op))
+    return true;
+  // After the loop: a cast of one of its results (the accumulator of a
+  // parameter gradient rounded to the parameter's type).
+  auto loop = op->getOperand(0).getDefiningOp<scf::ForOp>();
+  return cast && loop && !loop.getBody()->empty() &&
+         isInRowShardLoop(&loop.getBody()->front());
 }
 
 bool KernelGen::isInRowShardLoop(Operation *op) {

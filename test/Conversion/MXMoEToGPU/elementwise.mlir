@@ -1,4 +1,4 @@
-// RUN: mxmoe-opt %s --convert-mxmoe-to-gpu=host-launch=false | FileCheck %s
+// RUN: mxmoe-opt %s --split-input-file --convert-mxmoe-to-gpu=host-launch=false | FileCheck %s
 
 // Elementwise arith / math ops on tensors inside a static shard loop
 // (mxmoe.shard_tokens) become one SIMT kernel each (Elementwise.cpp): f32
@@ -33,4 +33,33 @@ func.func @sums(%x: tensor<64x32xbf16>, %g: tensor<64x32xbf16>, %d: tensor<64x32
     scf.yield %t, %u : tensor<64x32xbf16>, tensor<64x32xf64>
   } {mxmoe.shard_tokens = 32 : i64}
   return %outside, %r#0, %r#1 : tensor<64x32xbf16>, tensor<64x32xbf16>, tensor<64x32xf64>
+}
+
+// -----
+
+// An f32 gradient accumulator (grad_accumulator = f32): the shard's bf16
+// gradient extended in the loop, the sum rounded back after it; both casts
+// are kernels (f32 in registers, one rounding for truncf).
+// CHECK-LABEL: func.func @casts(
+// CHECK: scf.for
+// CHECK: arith.extf %{{.*}} {mxmoe.grid = array<i64: 2, 1, 1>, mxmoe.kernel = @mxmoe_kernels::@casts__extf_{{[0-9]+}}
+// CHECK: arith.addf %{{.*}} {mxmoe.grid
+// CHECK: arith.truncf %{{.*}} {mxmoe.grid = array<i64: 2, 1, 1>, mxmoe.kernel = @mxmoe_kernels::@casts__truncf_{{[0-9]+}}
+// CHECK: gpu.func @casts__extf_{{[0-9]+}}(%{{.*}}: !llvm.ptr {mxmoe.element_type = bf16}, %{{.*}}: !llvm.ptr {mxmoe.element_type = f32}
+// CHECK: arith.extf %{{.*}} : bf16 to f32
+// CHECK-NOT: arith.extf %{{.*}} : f32
+// CHECK: gpu.func @casts__truncf_{{[0-9]+}}(%{{.*}}: !llvm.ptr {mxmoe.element_type = f32}, %{{.*}}: !llvm.ptr {mxmoe.element_type = bf16}
+// CHECK-COUNT-4: arith.truncf %{{.*}} : f32 to bf16
+func.func @casts(%g: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %z = arith.constant dense<0.0> : tensor<64x32xf32>
+  %r = scf.for %i = %c0 to %c2 step %c1 iter_args(%a = %z) -> (tensor<64x32xf32>) {
+    %e = arith.extf %g : tensor<64x32xbf16> to tensor<64x32xf32>
+    %s = arith.addf %a, %e : tensor<64x32xf32>
+    scf.yield %s : tensor<64x32xf32>
+  } {mxmoe.shard_tokens = 32 : i64}
+  %t = arith.truncf %r : tensor<64x32xf32> to tensor<64x32xbf16>
+  return %t : tensor<64x32xbf16>
 }
