@@ -12,6 +12,8 @@ linear, its gradients and the transposes are LinearBf16.cpp kernels.
 * one shard against float64 of the unquantized block (router logits x
   W_r^T, softmax top-2 with renormalization, SwiGLU experts, weighted
   sum; torch autograd for every gradient): normwise <= 1e-1;
+* batch 2 (`mbatch`: [2, 500, 256] in 3 shards) bit-equal, output and
+  every gradient, to the 3-shard [1000, 256] block on the same data;
 * balanced and skewed routing (experts 0-3 take most rows); fresh random
   data. The router weight is [I_16 | 0] plus nothing: the logits are
   x[:, :16] exactly (distinct multiples of 1/4 per row, exact in bf16), so
@@ -105,6 +107,20 @@ def check(out, data, label):
                " ".join(f"{e:.2e}" for e in errs))
 
 
+def check_batch(out, data):
+    """[2, 500, H] in 3 shards = [1000, H] in 3 shards (same partition of
+    the flattened tokens), output and every gradient bit for bit."""
+    flat = run(out, 3, *data)
+    x, rw, w13, w2, dy = data
+    y, = mp.Program(out, "mbatch")(x.view(2, 500, H), rw, w13, w2)
+    grads = mp.Program(out, "mbb.backward")(x.view(2, 500, H), rw, w13, w2,
+                                             dy.view(2, 500, H))
+    torch.cuda.synchronize()
+    got = [y.reshape(T, H), grads[0].reshape(T, H), *grads[1:]]
+    report("batch 2 x 500 = 1000 tokens, 3 shards: all bit-equal",
+           all(torch.equal(a, b) for a, b in zip(got, flat)))
+
+
 def main() -> int:
     if len(sys.argv) != 2:
         print(__doc__)
@@ -112,6 +128,7 @@ def main() -> int:
     gen = torch.Generator().manual_seed(20261207)
     for skew in (False, True):
         check(sys.argv[1], inputs(skew, gen), "skewed" if skew else "balanced")
+    check_batch(sys.argv[1], inputs(False, gen))
     return CHECKS.summary()
 
 
