@@ -26,10 +26,10 @@ Paths (rows' `path`):
                      expert all kernels; parameter gradients accumulated
                      in the parameters' dtype. "mxmoe tiled RULE f32acc":
                      the same with grad_accumulator = f32.
-Scout's compiled tiled block has no launch program yet (its experts
-split gate and up by column slices, which a program's row views cannot
-bind): its "mxmoe tiled" rows say so ("unsupported", the manifest's
-reason). The builders' blocks route as the model does (Scout: sigmoid top-1 with
+A block without a launch program (the manifest's
+functions_without_program; gpt-oss's biased router, say) gives a row
+with "unsupported" and the reason. The builders' blocks route as the
+model does (Scout: sigmoid top-1 with
 the input scaled by its score; Qwen3: softmax top-8 renormalized); the
 bf16 and untiled mxmoe paths use softmax top-k for both: the GEMM work is
 the same.
@@ -113,10 +113,10 @@ def build(out: str, argv) -> int:
     models, tokens, rules = grid(argv)
     compile_bin = os.path.join(ROOT, "build", "bin", "mxmoe-compile")
     os.makedirs(out, exist_ok=True)
-    shapes = [(f"{m}_t{T}", dict(T=T, **moe_layer_shapes.MODELS[m])) for m in models for T in tokens]
-    ir = "\n".join(moe_layer_shapes.function_ir(n, s) for n, s in shapes)
-    compile_ir(ir, os.path.join(out, "untiled"), compile_bin)
     for m in models:
+        shapes = [(f"{m}_t{T}", dict(T=T, **moe_layer_shapes.MODELS[m])) for T in tokens]
+        ir = "\n".join(moe_layer_shapes.function_ir(n, s) for n, s in shapes)
+        compile_ir(ir, os.path.join(out, f"untiled_{m}"), compile_bin)
         config = builders.CONFIGS[MODELS[m]]
         for T in tokens:
             block = builders.tiled_moe_block_ir(config, T, shards="auto")
@@ -196,7 +196,7 @@ def paths_for(torch, F, out, model, T, rules, s):
         paths.append((f"bf16 tiled {rule}",
                       lambda x, *p, rule=rule: tiled_mlp(lambda xs, *q: bf16(xs, *q), x, p,
                                                          shards=rule)))
-    routed = mp.register_swiglu_experts_op(os.path.join(out, "untiled"), f"{model}_t{T}.routed",
+    routed = mp.register_swiglu_experts_op(os.path.join(out, f"untiled_{model}"), f"{model}_t{T}.routed",
                                            namespace="mxmoe_lc")
     paths.append(("mxmoe", mxmoe_layer(torch, F, k, E, routed)))
     for rule in rules + (["64", "64 f32acc"] if T >= 64 * 1024 and "auto" in rules else []):

@@ -308,26 +308,31 @@ def tiled_moe_block_ir(config: Mapping, tokens: int, layer: int = 0,
             f"        : ({xt}, {_t([E, 2 * I, H])}, {_t([E, H, I])}, {_t([E], 'i32')}) -> {xt}",
         ]
     else:
-        # Llama4: the score scales the dispatched rows (before the SwiGLU),
-        # which swiglu_experts does not do.
+        # Llama4: the score scales the dispatched rows (before the SwiGLU):
+        # the scaled gather, the experts as one unrouted swiglu_experts
+        # (SwiGLU fused into its quantize kernels), the unweighted combine.
         body += [
             f"    %r = mxmoe.gather_rows %xs[%idx]{scaled} {{top_k = {k} : i64}} : {xt}, {it} -> {xt}",
-            f"    %m = tensor.dim %r, %c0 : {xt}",
-            f"    %gu = mxmoe.scaled_grouped_matmul %r, %ew13, %offs {{fqn = \"{p}.experts.w13\"{recipe}}}",
-            f"        : ({xt}, {_t([E, 2 * I, H])}, {_t([E], 'i32')}) -> {_t(['?', 2 * I])}",
-        ] + _swiglu("act", "gu", "m", I, "x") + [
-            f"    %o = mxmoe.scaled_grouped_matmul %act, %ew2, %offs {{fqn = \"{p}.experts.w2\"{recipe}}}",
-            f"        : ({_t(['?', I])}, {_t([E, H, I])}, {_t([E], 'i32')}) -> {xt}",
+            f"    %o = mxmoe.swiglu_experts %r, %ew13, %ew2, %offs {{fqn = \"{p}.experts\"{recipe}}}",
+            f"        : ({xt}, {_t([E, 2 * I, H])}, {_t([E, H, I])}, {_t([E], 'i32')}) -> {xt}",
             f"    %inv = mxmoe.invert_permutation %idx : {it} -> {it}",
             f"    %y = mxmoe.combine_rows %o, %idx, %inv {{top_k = {k} : i64}}",
             f"        : {xt}, {it}, {it} -> {xt}",
         ]
     out = "y"
     if S:
+        # The shared expert as a one-expert swiglu_experts over the shard's
+        # rows (offsets [n]; its weights seen as [1, 2S, H] and [1, H, S]).
+        o1 = _t([1], "i32")
         body += [
-            f"    %sgu = mxmoe.linear %xs, %sw13 {{fqn = \"{p}.shared_expert.w13\"}} : ({xt}, {_t([2 * S, H])}) -> {_t(['?', 2 * S])}",
-        ] + _swiglu("sact", "sgu", "n", S, "s") + [
-            f"    %so = mxmoe.linear %sact, %sw2 {{fqn = \"{p}.shared_expert.w2\"}} : ({_t(['?', S])}, {_t([H, S])}) -> {xt}",
+            f"    %n32 = arith.index_cast %n : index to i32",
+            f"    %soffs = tensor.from_elements %n32 : {o1}",
+            f"    %s13 = tensor.expand_shape %sw13 [[0, 1], [2]] output_shape [1, {2 * S}, {H}]"
+            f" : {_t([2 * S, H])} into {_t([1, 2 * S, H])}",
+            f"    %s2 = tensor.expand_shape %sw2 [[0, 1], [2]] output_shape [1, {H}, {S}]"
+            f" : {_t([H, S])} into {_t([1, H, S])}",
+            f"    %so = mxmoe.swiglu_experts %xs, %s13, %s2, %soffs {{fqn = \"{p}.shared_expert\"{recipe}}}",
+            f"        : ({xt}, {_t([1, 2 * S, H])}, {_t([1, H, S])}, {o1}) -> {xt}",
             f"    %ys = arith.addf %y, %so : {xt}",
         ]
         out = "ys"

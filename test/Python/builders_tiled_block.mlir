@@ -14,6 +14,8 @@
 // RUN: env PYTHONPATH=%mxmoe_src_root/python %python -m mxmoe.builders llama4_scout --tokens 2048 --tiled-block --shards 2 > %t.scout.mlir
 // RUN: FileCheck %s --check-prefix=SCOUT < %t.scout.mlir
 // RUN: mxmoe-opt %t.scout.mlir --mxmoe-precision-policy --mxmoe-tile-mlp 2>/dev/null | FileCheck %s --check-prefix=SCOUT-LOOPS
+// RUN: rm -rf %t.scoutout && mxmoe-compile %t.scout.mlir --chip sm_90a --recipe mx128 --programs-only -o %t.scoutout --toolkit %t/none > /dev/null
+// RUN: FileCheck %s --check-prefix=SCOUT-PROGRAMS < %t.scoutout/manifest.json
 // RUN: env PYTHONPATH=%mxmoe_src_root/python %python -m mxmoe.builders qwen3_30b_a3b --tokens 65536 --tiled-block > %t.qwen3.mlir
 // RUN: rm -rf %t.out && mxmoe-compile %t.qwen3.mlir --chip sm_90a,sm_100a --recipe mx128 -o %t.out --toolkit %t/none | FileCheck %s --check-prefix=LOG
 // RUN: FileCheck %s --check-prefix=QWEN3 < %t.out/manifest.json
@@ -29,20 +31,27 @@
 // DSV3: mxmoe.router_topk %logits bias %rb : tensor<256xf32> {top_k = 8 : i64, score = #mxmoe.router_score<sigmoid>, renormalize, scaling_factor = 2.5, num_groups = 8 : i64, topk_groups = 4 : i64}
 // DSV3: %y = mxmoe.swiglu_experts %xs, %ew13, %ew2, %offs routing(%idx, %wt : tensor<?xi32>, tensor<?x8xf32>)
 // DSV3-NEXT: {fqn = "layers.0.moe.experts"}
-// DSV3: math.tanh
+// The shared expert: a one-expert swiglu_experts over the shard's rows.
+// DSV3: %soffs = tensor.from_elements %n32 : tensor<1xi32>
+// DSV3: %so = mxmoe.swiglu_experts %xs, %s13, %s2, %soffs {fqn = "layers.0.moe.shared_expert"}
+// DSV3-NEXT: : (tensor<?x7168xbf16>, tensor<1x4096x7168xbf16>, tensor<1x7168x2048xbf16>, tensor<1xi32>) -> tensor<?x7168xbf16>
 // DSV3: %ys = arith.addf %y, %so
 // DSV3: mxmoe.yield %ys
 
 // SCOUT: mxmoe.router_topk %logits {top_k = 1 : i64, score = #mxmoe.router_score<sigmoid>}
 // SCOUT: mxmoe.gather_rows %xs[%idx] scaled_by %wt : tensor<?x1xf32> {top_k = 1 : i64}
+// SCOUT: %o = mxmoe.swiglu_experts %r, %ew13, %ew2, %offs {fqn = "layers.0.moe.experts"}
 // SCOUT: mxmoe.combine_rows %o, %idx, %inv {top_k = 1 : i64}
+// Scout's block (scaled dispatch, shared expert) compiles to launch
+// programs in both directions.
+// SCOUT-PROGRAMS: "functions_without_program": [],
 // SCOUT-LOOPS-LABEL: func.func @moe(
 // SCOUT-LOOPS: scf.for
-// SCOUT-LOOPS: call @layers.0.moe.experts.w13.forward({{.*}}) : (tensor<1024x5120xbf16>, tensor<16x16384x5120xbf16>, tensor<16xi32>) -> tensor<1024x16384xbf16>
-// SCOUT-LOOPS: call @layers.0.moe.shared_expert.w13.forward
+// SCOUT-LOOPS: call @layers.0.moe.experts.forward({{.*}}) : (tensor<1024x5120xbf16>, tensor<16x16384x5120xbf16>, tensor<16x5120x8192xbf16>, tensor<16xi32>) -> (tensor<1024x5120xbf16>, tensor<1024x16384xbf16>)
+// SCOUT-LOOPS: call @layers.0.moe.shared_expert.forward
 // SCOUT-LOOPS-LABEL: func.func @layers.0.moe.backward(
-// SCOUT-LOOPS: call @layers.0.moe.experts.w2.input_grad
-// SCOUT-LOOPS: call @layers.0.moe.experts.w2.weight_grad
+// SCOUT-LOOPS: call @layers.0.moe.shared_expert.backward
+// SCOUT-LOOPS: call @layers.0.moe.experts.backward
 // SCOUT-LOOPS: mxmoe.router_topk_grad
 
 // LOG: mxmoe-compile: {{.*}} in {{[0-9.]+}} s

@@ -212,6 +212,16 @@ LogicalResult ShardVJP::backprop(Operation *op) {
               tensor::InsertSliceOp::create(
                   b, loc, g, zeros, slice.getMixedOffsets(),
                   slice.getMixedSizes(), slice.getMixedStrides()));
+  } else if (auto ex = dyn_cast<tensor::ExpandShapeOp>(op)) {
+    // A reshape (e.g. a dense weight seen as one expert's): the gradient
+    // reshaped back.
+    this->add(ex.getSrc(),
+              tensor::CollapseShapeOp::create(b, loc, ex.getSrcType(), g,
+                                              ex.getReassociationIndices()));
+  } else if (auto co = dyn_cast<tensor::CollapseShapeOp>(op)) {
+    this->add(co.getSrc(),
+              tensor::ExpandShapeOp::create(b, loc, co.getSrcType(), g,
+                                            co.getReassociationIndices()));
   } else if (auto lin = dyn_cast<LinearOp>(op)) {
     if (lin.getInput().getType().getRank() != 2)
       return op->emitOpError("mxmoe-tile-mlp backward: a linear in the "
@@ -281,7 +291,8 @@ LogicalResult ShardVJP::backprop(Operation *op) {
                            "this op in a tiled_mlp body (supported: "
                            "arith.addf/subf/mulf/divf/negf, math.exp, "
                            "math.tanh, "
-                           "tensor.extract_slice, mxmoe.linear, "
+                           "tensor.extract_slice, expand_shape, "
+                           "collapse_shape, mxmoe.linear, "
                            "scaled_grouped_matmul, swiglu_experts, "
                            "mxmoe.router_topk, "
                            "gather_rows, combine_rows)");
