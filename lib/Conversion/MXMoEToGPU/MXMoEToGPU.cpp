@@ -213,10 +213,17 @@ struct ConvertMXMoEToGPUPass
       }
       return values;
     }
+    // A contraction over nothing (a grouped GEMM's K = 0, a linear's K =
+    // 0: e.g. a weight gradient over an empty shard): zeros.
     auto mm = dyn_cast<GroupedMatmulOp>(op);
-    if (!mm || mm.getLhs().getType().getDimSize(1) != 0)
+    auto lin = dyn_cast<LinearOp>(op);
+    bool emptyK = mm ? mm.getLhs().getType().getDimSize(1) == 0
+                     : lin && cast<RankedTensorType>(lin.getInput().getType())
+                                      .getShape()
+                                      .back() == 0;
+    if (!emptyK)
       return values;
-    auto tt = cast<RankedTensorType>(mm.getResult().getType());
+    auto tt = cast<RankedTensorType>(op->getResult(0).getType());
     auto zeros = DenseElementsAttr::get(tt, b.getZeroAttr(tt.getElementType()));
     auto c = arith::ConstantOp::create(b, op->getLoc(), zeros);
     c->setAttr(MXMoEDialect::ZeroResultAttrHelper::getNameStr(),

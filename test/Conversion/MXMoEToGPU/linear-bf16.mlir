@@ -1,4 +1,4 @@
-// RUN: mxmoe-opt %s --convert-mxmoe-to-gpu=host-launch=false | FileCheck %s
+// RUN: mxmoe-opt %s --split-input-file --convert-mxmoe-to-gpu=host-launch=false | FileCheck %s
 
 // A bf16 mxmoe.linear inside a static shard loop (a tiled MoE block's
 // router, LinearBf16.cpp) becomes one mma.sync kernel (y [M, N] = x [M, K]
@@ -59,4 +59,23 @@ func.func @router(%x: tensor<64x32xbf16>, %w: tensor<16x32xbf16>, %dy: tensor<64
     scf.yield %y1, %dx1, %dw1 : tensor<64x16xbf16>, tensor<64x32xbf16>, tensor<16x32xbf16>
   } {mxmoe.shard_tokens = 32 : i64}
   return %host, %r#0, %r#1, %r#2 : tensor<64x16xbf16>, tensor<64x16xbf16>, tensor<64x32xbf16>, tensor<16x32xbf16>
+}
+
+// -----
+
+// K = 0 (a weight gradient over an empty shard): zeros, no kernel reads
+// the empty operands.
+// CHECK-LABEL: func.func @empty_k(
+// CHECK: scf.for
+// CHECK-NEXT: arith.constant {mxmoe.zero_result} dense<0.000000e+00> : tensor<16x32xbf16>
+// CHECK-NOT: mxmoe.linear
+func.func @empty_k(%x: tensor<16x0xbf16>, %w: tensor<32x0xbf16>) -> tensor<16x32xbf16> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %y0 = tensor.empty() : tensor<16x32xbf16>
+  %r = scf.for %i = %c0 to %c1 step %c1 iter_args(%y = %y0) -> (tensor<16x32xbf16>) {
+    %l = mxmoe.linear %x, %w {fqn = "r", precision = #mxmoe.precision<bf16>} : (tensor<16x0xbf16>, tensor<32x0xbf16>) -> tensor<16x32xbf16>
+    scf.yield %l : tensor<16x32xbf16>
+  } {mxmoe.shard_tokens = 16 : i64}
+  return %r : tensor<16x32xbf16>
 }
