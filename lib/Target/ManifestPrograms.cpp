@@ -397,8 +397,8 @@ bool ProgramDescriber::describeOp(Operation &op, llvm::json::Array &steps) {
   if (auto lin = dyn_cast<LinearOp>(op);
       lin && lin.getPrecision() == Precision::bf16)
     return fail(&op, "a bf16 linear without a kernel (LinearBf16.cpp lowers "
-                     "2-D ones without bias and with an even N): it runs on "
-                     "the host");
+                     "2-D ones with an even N and a bf16 bias or none): it "
+                     "runs on the host");
   return fail(&op, "host work, not a kernel launch");
 }
 

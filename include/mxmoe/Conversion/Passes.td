@@ -120,9 +120,10 @@ def ConvertMXMoEToGPU : Pass<"convert-mxmoe-to-gpu", "::mlir::ModuleOp"> {
     up to 32-bit floats (a tiled block's gradient sums) become kernels too
     (Elementwise.cpp: computed in f32, no noalias, so a sum may run in
     place; such annotated arith ops have no bufferization model), and so
-    do bf16 `mxmoe.linear` ops (2-D, no bias, even N: a tiled block's
-    router and its gradients) and 2-D `linalg.transpose` ops in or read
-    only by such loops (LinearBf16.cpp: an mma.sync m16n8k16 bf16 GEMM with
+    do bf16 `mxmoe.linear` ops (2-D, even N, optional bf16 bias: a tiled
+    block's router and its gradients), `linalg.reduce` row sums into zeros
+    (a bias gradient) and 2-D `linalg.transpose` ops in or read only by
+    such loops (LinearBf16.cpp: an mma.sync m16n8k16 bf16 GEMM with
     f32 accumulation, PTX ISA 9.7.14.5.8; a 32x32 shared-memory
     transpose; both need block-size=256), so that mxmoe-compile can
     describe the whole loop as a launch program.

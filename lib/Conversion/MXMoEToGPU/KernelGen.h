@@ -206,6 +206,10 @@ struct KernelGen {
   LogicalResult genBf16Linear(Operation *op);
   static bool isShardLoopTranspose(Operation *op);
   LogicalResult genTranspose(Operation *op);
+  // A linalg.reduce summing a 2-D float tensor over its rows into zeros (a
+  // linear's bias gradient over the shard's tokens).
+  static bool isShardLoopRowSum(Operation *op);
+  LogicalResult genRowSum(Operation *op);
 };
 
 } // namespace mlir::mxmoe::kernels

@@ -21,8 +21,15 @@
 // targets (sm_90a, sm_100a, sm_103a), so one kernel serves all three:
 // not Hopper's fastest instruction (wgmma), but a router's GEMMs are
 // under 1 % of a MoE layer's FLOPs (E x H per token against the experts'
-// 3 x k x H x I). Needs K and N multiples of 8 (16-byte rows; checked by
-// isShardLoopBf16Linear) and 256-thread CTAs.
+// 3 x k x H x I). K % 8 == 0 gives 16-byte loads, any other K eight
+// predicated 2-byte loads per chunk; N must be even (pair stores); needs
+// 256-thread CTAs.
+//
+// A bias ([N] bf16, gpt-oss's router) is added to the f32 sum before the
+// rounding; its gradient, a `linalg.reduce` summing the output gradient
+// over the shard's tokens into zeros, is the row-sum kernel: one CTA per
+// 32 columns, 8 row groups summing in f32, their partials added in a fixed
+// order (deterministic) and rounded once.
 //
 // The transpose kernel: a 2-D `linalg.transpose` (permutation [1, 0]) of
 // a float tensor of at most 32 bits, through 32 x 32 shared-memory tiles
@@ -41,6 +48,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::mxmoe;
@@ -58,6 +66,7 @@ constexpr int64_t kOperandBytes = kTile * kRowBytes; ///< one operand stage
 struct LinearThread {
   KB &b;
   Value x, w, y;          ///< generic pointers
+  Value bias;             ///< generic pointer to bias [N] (bf16), or null
   Value m, n, k;          ///< sizes (index)
   Value smem;             ///< shared-memory base address (index)
   Value tid, lane;        ///< thread in the CTA, lane in the warp
@@ -225,8 +234,17 @@ void LinearThread::epilogue(ArrayRef<Value> acc) const {
         Value rowOk = b.ult(r, m);
         ifThen(b, b.andi(rowOk, b.ult(c, n)), [&] {
           SmallVector<Value> pair;
+          Value bv;
+          if (bias) // (c is even: one 4-byte load of bias[c], bias[c + 1])
+            bv =
+                b.ldg(VectorType::get({2}, b.getBF16Type()), bias, b.div(c, 2));
           for (int64_t i = 0; i < 2; ++i) {
             Value v = acc[4 * (4 * mi + nj) + 2 * h + i];
+            if (bias) {
+              Value bi = vector::ExtractOp::create(b, bv, i);
+              v = arith::AddFOp::create(
+                  b, v, arith::ExtFOp::create(b, b.getF32Type(), bi));
+            }
             pair.push_back(
                 outElem.isF32() ? v : arith::TruncFOp::create(b, outElem, v));
           }
@@ -237,8 +255,8 @@ void LinearThread::epilogue(ArrayRef<Value> acc) const {
 }
 
 /// The kernel body of global thread `t`.
-void linearBody(KB &b, ValueRange args, ValueRange sz, Value t, Type outElem,
-                bool vectorK) {
+void linearBody(KB &b, ValueRange args, Value bias, ValueRange sz, Value t,
+                Type outElem, bool vectorK) {
   Value smem = memref::ExtractAlignedPointerAsIndexOp::create(
       b, addSharedBuffer(b, 4 * kOperandBytes, b.getI8Type()));
   Value tid = b.rem(t, kThreads), warp = b.div(tid, 32);
@@ -249,6 +267,7 @@ void linearBody(KB &b, ValueRange args, ValueRange sz, Value t, Type outElem,
                   args[0],
                   args[1],
                   args[2],
+                  bias,
                   sz[0],
                   sz[1],
                   sz[2],
@@ -290,8 +309,11 @@ void linearBody(KB &b, ValueRange args, ValueRange sz, Value t, Type outElem,
 
 bool KernelGen::isShardLoopBf16Linear(Operation *op) {
   auto lin = dyn_cast<LinearOp>(op);
-  if (!lin || lin.getPrecision() != Precision::bf16 || lin.getBias())
+  if (!lin || lin.getPrecision() != Precision::bf16)
     return false;
+  if (Value bias = lin.getBias()) // [N] bf16, added before the rounding
+    if (!cast<RankedTensorType>(bias.getType()).getElementType().isBF16())
+      return false;
   auto x = cast<RankedTensorType>(lin.getInput().getType());
   auto w = cast<RankedTensorType>(lin.getWeight().getType());
   auto y = cast<RankedTensorType>(lin.getResult().getType());
@@ -316,9 +338,13 @@ LogicalResult KernelGen::genBf16Linear(Operation *op) {
   auto w = cast<RankedTensorType>(lin.getWeight().getType());
   auto y = cast<RankedTensorType>(lin.getResult().getType());
   int64_t m = x.getDimSize(0), k = x.getDimSize(1), n = w.getDimSize(0);
+  Value bias = lin.getBias();
   RuntimeShapeSpec spec{
       {x.getElementType(), w.getElementType(), y.getElementType()},
       {"m", "n", "k"}};
+  if (bias) // (after y: the three pointers keep their places)
+    spec.views.push_back(
+        cast<RankedTensorType>(bias.getType()).getElementType());
   Type outElem = y.getElementType();
   auto workOf = [](KB &b, ValueRange sz) {
     Value tilesM = b.ceilDivc(sz[0], kTile);
@@ -331,12 +357,15 @@ LogicalResult KernelGen::genBf16Linear(Operation *op) {
         auto fn = b.getInsertionBlock()
                       ->getParent()
                       ->getParentOfType<gpu::GPUFuncOp>();
-        linearBody(b, fn.getArguments().take_front(3), sz, t, outElem,
+        Value biasPtr = bias ? fn.getArgument(3) : Value();
+        linearBody(b, fn.getArguments().take_front(3), biasPtr, sz, t, outElem,
                    k % 8 == 0);
       });
   SmallVector<HostArg> args{{HostArg::In, lin.getInput()},
                             {HostArg::In, lin.getWeight()},
                             {HostArg::Out, lin.getResult()}};
+  if (bias)
+    args.push_back({HostArg::In, bias});
   int64_t tiles = ::mxmoe::ceilDiv(m, kTile) * ::mxmoe::ceilDiv(n, kTile);
   finish(op, kernel, args, {m, n, k}, tiles * kThreads);
   return success();
@@ -411,5 +440,86 @@ LogicalResult KernelGen::genTranspose(Operation *op) {
                             {HostArg::Out, tr->getResult(0)}};
   int64_t tiles = ::mxmoe::ceilDiv(rows, kT) * ::mxmoe::ceilDiv(cols, kT);
   finish(op, kernel, args, {rows, cols}, tiles * kThreads);
+  return success();
+}
+
+bool KernelGen::isShardLoopRowSum(Operation *op) {
+  auto red = dyn_cast<linalg::ReduceOp>(op);
+  if (!red || red.getNumDpsInputs() != 1 || red.getNumDpsInits() != 1 ||
+      red.getDimensions() != ArrayRef<int64_t>{0} || red->getNumResults() != 1)
+    return false;
+  auto in = dyn_cast<RankedTensorType>(red.getInputs()[0].getType());
+  if (!in || in.getRank() != 2 || !in.hasStaticShape() || in.getEncoding() ||
+      !isa<FloatType>(in.getElementType()) ||
+      in.getElementType().getIntOrFloatBitWidth() > 32)
+    return false;
+  // The body is one addf of its two arguments; the init is zeros.
+  Block &body = red.getCombiner().front();
+  auto add = dyn_cast<arith::AddFOp>(&body.front());
+  if (!add || body.getOperations().size() != 2 ||
+      !llvm::is_contained(add->getOperands(), body.getArgument(0)) ||
+      !llvm::is_contained(add->getOperands(), body.getArgument(1)))
+    return false;
+  auto fill = red.getInits()[0].getDefiningOp<linalg::FillOp>();
+  if (!fill || !matchPattern(fill.value(), m_AnyZeroFloat()))
+    return false;
+  return isInRowShardLoop(op);
+}
+
+LogicalResult KernelGen::genRowSum(Operation *op) {
+  auto red = cast<linalg::ReduceOp>(op);
+  auto in = cast<RankedTensorType>(red.getInputs()[0].getType());
+  Type elem = in.getElementType(), f32 = Float32Type::get(op->getContext());
+  constexpr int64_t kCols = 32, kGroups = kThreads / kCols;
+  if (blockSize != kThreads)
+    return op->emitOpError("the row-sum kernel needs block-size=")
+           << kThreads << ", got " << blockSize;
+  RuntimeShapeSpec spec{{elem, elem}, {"rows", "cols"}};
+  auto kernel = createKernel(
+      module, name("sum_rows", op), spec,
+      [&](KB &b, ValueRange sz) {
+        return b.mulc(b.ceilDivc(sz[1], kCols), kThreads);
+      },
+      blockSize, nullptr,
+      [&](KB &b, ValueRange a, ValueRange sz, Value t, GroupTable &) {
+        // Thread (g, j) of CTA q sums rows g, g + 8, ... of column 32 q + j
+        // in f32; the 8 partials are added in order (deterministic) and
+        // rounded once.
+        Value part = addSharedBuffer(b, kThreads, f32);
+        Value tid = b.rem(t, kThreads), g = b.div(tid, kCols);
+        Value j = b.rem(tid, kCols);
+        Value col = b.add(b.mulc(b.div(t, kThreads), kCols), j);
+        Value colOk = b.ult(col, sz[1]);
+        Value stride = b.idx(kGroups), zero0 = b.f32(0.0f);
+        auto loop = scf::ForOp::create(b, g, sz[0], stride, ValueRange{zero0});
+        {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(loop.getBody());
+          Value r = loop.getInductionVar();
+          Value elemAt = b.add(b.mul(r, sz[1]), col), none = b.idx(0);
+          Value at = b.select(colOk, elemAt, none);
+          Value v = b.load(a[0], at);
+          Value x = elem == f32 ? v : arith::ExtFOp::create(b, f32, v);
+          Value zero = b.f32(0.0f);
+          Value sum = arith::AddFOp::create(b, loop.getRegionIterArgs()[0],
+                                            b.select(colOk, x, zero));
+          scf::YieldOp::create(b, sum);
+        }
+        b.store(loop.getResult(0), part, tid);
+        gpu::BarrierOp::create(b);
+        ifThen(b, b.andi(b.eq(g, b.idx(0)), colOk), [&] {
+          Value s = b.load(part, j);
+          for (int64_t i = 1; i < kGroups; ++i)
+            s = arith::AddFOp::create(b, s,
+                                      b.load(part, b.add(j, b.idx(kCols * i))));
+          b.store(elem == f32 ? s : arith::TruncFOp::create(b, elem, s), a[1],
+                  col);
+        });
+      });
+  SmallVector<HostArg> args{{HostArg::In, red.getInputs()[0]},
+                            {HostArg::Out, red->getResult(0)}};
+  int64_t rows = in.getDimSize(0), cols = in.getDimSize(1);
+  finish(op, kernel, args, {rows, cols},
+         ::mxmoe::ceilDiv(cols, kCols) * kThreads);
   return success();
 }

@@ -295,6 +295,7 @@ struct ConvertMXMoEToGPUPass
         .Case<SortByExpertOp>([&](auto s) { return gen.genSortByExpert(s); })
         .Case<LinearOp>([&](auto l) { return gen.genBf16Linear(l); })
         .Case<linalg::TransposeOp>([&](auto t) { return gen.genTranspose(t); })
+        .Case<linalg::ReduceOp>([&](auto r) { return gen.genRowSum(r); })
         .Default([&](Operation *o) { return gen.genElementwise(o); });
   }
 
@@ -331,7 +332,8 @@ struct ConvertMXMoEToGPUPass
         found.push_back(op);
       else if ((KernelGen::isShardLoopElementwise(op) ||
                 KernelGen::isShardLoopBf16Linear(op) ||
-                KernelGen::isShardLoopTranspose(op)) &&
+                KernelGen::isShardLoopTranspose(op) ||
+                KernelGen::isShardLoopRowSum(op)) &&
                !op->getParentOfType<FusedQuantizeOp>() &&
                !op->hasAttr(MXMoEDialect::KernelAttrHelper::getNameStr()))
         found.push_back(op);

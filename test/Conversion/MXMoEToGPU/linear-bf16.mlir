@@ -79,3 +79,44 @@ func.func @empty_k(%x: tensor<16x0xbf16>, %w: tensor<32x0xbf16>) -> tensor<16x32
   } {mxmoe.shard_tokens = 16 : i64}
   return %r : tensor<16x32xbf16>
 }
+
+// -----
+
+// A bias (gpt-oss's router): added to the f32 sum before the rounding (a
+// fourth pointer after y); its gradient, linalg.reduce over the shard's
+// tokens into zeros, is the row-sum kernel (f32 per column, 8 partials
+// added in order).
+// CHECK-LABEL: func.func @biased(
+// CHECK: mxmoe.linear %{{.*}}, %{{.*}} bias %{{.*}} {fqn = "r", mxmoe.grid = array<i64: 1, 1, 1>, mxmoe.kernel = @mxmoe_kernels::@biased__linear_bf16_0, mxmoe.kernel_args = [#mxmoe.kernel_arg<operand 0>, #mxmoe.kernel_arg<operand 1>, #mxmoe.kernel_arg<result 0>, #mxmoe.kernel_arg<operand 2>, #mxmoe.kernel_arg<value 32>, #mxmoe.kernel_arg<value 16>, #mxmoe.kernel_arg<value 32>]
+// CHECK: linalg.reduce ins(%{{.*}} : tensor<32x16xbf16>) {{.*}} {mxmoe.grid = array<i64: 1, 1, 1>, mxmoe.kernel = @mxmoe_kernels::@biased__sum_rows_1, mxmoe.kernel_args = [#mxmoe.kernel_arg<operand 0>, #mxmoe.kernel_arg<result 0>, #mxmoe.kernel_arg<value 32>, #mxmoe.kernel_arg<value 16>]}
+// CHECK: gpu.func @biased__linear_bf16_0({{.*}}, %{{.*}}: !llvm.ptr {llvm.noalias, mxmoe.element_type = bf16}, %{{.*}}: i64 {mxmoe.scalar = "m"}
+// CHECK: llvm.load {{.*}} -> vector<2xbf16>
+// CHECK: arith.extf {{.*}} : bf16 to f32
+// CHECK: arith.addf
+// CHECK: gpu.func @biased__sum_rows_1(
+// CHECK: scf.for {{.*}} iter_args({{.*}}) -> (f32)
+// CHECK: gpu.barrier
+// CHECK-COUNT-7: arith.addf {{.*}} : f32
+func.func @biased(%x: tensor<64x32xbf16>, %w: tensor<16x32xbf16>, %bias: tensor<16xbf16>, %dy: tensor<64x16xbf16>) -> (tensor<64x16xbf16>, tensor<16xbf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : bf16
+  %y0 = tensor.empty() : tensor<64x16xbf16>
+  %e = tensor.empty() : tensor<16xbf16>
+  %z = linalg.fill ins(%zero : bf16) outs(%e : tensor<16xbf16>) -> tensor<16xbf16>
+  %db0 = arith.constant dense<0.0> : tensor<16xbf16>
+  %r:2 = scf.for %i = %c0 to %c1 step %c1 iter_args(%y = %y0, %db = %db0) -> (tensor<64x16xbf16>, tensor<16xbf16>) {
+    %xs = tensor.extract_slice %x[0, 0] [32, 32] [1, 1] : tensor<64x32xbf16> to tensor<32x32xbf16>
+    %ys = mxmoe.linear %xs, %w bias %bias {fqn = "r", precision = #mxmoe.precision<bf16>} : (tensor<32x32xbf16>, tensor<16x32xbf16>, tensor<16xbf16>) -> tensor<32x16xbf16>
+    %gs = tensor.extract_slice %dy[0, 0] [32, 16] [1, 1] : tensor<64x16xbf16> to tensor<32x16xbf16>
+    %s = linalg.reduce ins(%gs : tensor<32x16xbf16>) outs(%z : tensor<16xbf16>) dimensions = [0]
+      (%a: bf16, %acc: bf16) {
+        %t = arith.addf %a, %acc : bf16
+        linalg.yield %t : bf16
+      }
+    %y1 = tensor.insert_slice %ys into %y[0, 0] [32, 16] [1, 1] : tensor<32x16xbf16> into tensor<64x16xbf16>
+    %db1 = arith.addf %db, %s : tensor<16xbf16>
+    scf.yield %y1, %db1 : tensor<64x16xbf16>, tensor<16xbf16>
+  } {mxmoe.shard_tokens = 32 : i64}
+  return %r#0, %r#1 : tensor<64x16xbf16>, tensor<16xbf16>
+}
