@@ -5,19 +5,20 @@ along the token axis, bf16 PyTorch and mxmoe, Qwen3-30B-A3B and Llama4
 Scout shapes.
 
 Paths (rows' `path`):
-  bf16               PyTorch: bf16 router (linear, softmax, top-k), sort
-                     by expert, torch._grouped_mm w13, SwiGLU, w2, weighted
-                     combine (bench/moe_layer_bench.py's layer), plus the
-                     shared expert (Scout) as two bf16 linears; autograd
-                     keeps every activation.
+  bf16               PyTorch: bf16 router routing as the builders' block
+                     does, sort by expert, torch._grouped_mm w13, SwiGLU,
+                     w2, combine, plus the shared expert (Scout) as two
+                     bf16 linears; autograd keeps every activation.
   bf16 tiled RULE    the same function under mxmoe.tiled.tiled_mlp (each
                      shard checkpointed, recomputed in backward; Axolotl
                      PR #3666's scheme), RULE = auto (32K tokens per
                      shard) or square (ceil(T / H) shards).
-  mxmoe              untiled: the routed block compiled as one
+  mxmoe              untiled: Qwen3's routed block compiled as one
                      mxmoe.swiglu_experts with routing (MX128; dispatch,
-                     experts, combine: bench/moe_layer_shapes.py's
-                     `_routed`), router and shared expert as in bf16.
+                     experts, weighted combine: bench/moe_layer_shapes.py's
+                     `_routed`), Scout's experts as one unrouted
+                     swiglu_experts (`_block`) between PyTorch's scaled
+                     dispatch and combine; router and shared expert bf16.
   mxmoe tiled RULE   the builders' tiled MoE block (mxmoe.builders
                      --tiled-block --shards RULE) compiled whole: forward
                      and backward are launch programs with loop steps run
@@ -27,12 +28,12 @@ Paths (rows' `path`):
                      in the parameters' dtype. "mxmoe tiled RULE f32acc":
                      the same with grad_accumulator = f32.
 A block without a launch program (the manifest's
-functions_without_program; gpt-oss's biased router, say) gives a row
-with "unsupported" and the reason. The builders' blocks route as the
-model does (Scout: sigmoid top-1 with
-the input scaled by its score; Qwen3: softmax top-8 renormalized); the
-bf16 and untiled mxmoe paths use softmax top-k for both: the GEMM work is
-the same.
+functions_without_program) gives a row with "unsupported" and the reason.
+The untiled paths route as the builders' blocks do (Scout: sigmoid top-1,
+the dispatched row scaled by its score; Qwen3: softmax top-8
+renormalized), so `grad_rel_err` compares like with like; the compiled
+block's shared expert is MX128 (a one-expert swiglu_experts), the untiled
+paths' bf16.
 
 Each row: ms per forward + backward (CUDA events, `--iters` steps after
 one warm-up), tokens/s, peak GiB above the inputs and parameters
@@ -136,28 +137,49 @@ def build(out: str, argv) -> int:
 
 # -- device -------------------------------------------------------------------
 
-def bf16_layer(torch, F, k, E):
-    import moe_layer_bench as mlb
-
+def make_layer(torch, F, model, k, E, experts, routed=None):
+    """The layer as the builders' block routes (Qwen3: softmax top-k
+    renormalized, rows combined with their weights; Scout: sigmoid of the
+    top-1 logit scaling the dispatched row, unweighted combine), with
+    `experts(rows, w13, w2, offsets)` on the rows sorted by expert, plus the
+    shared expert (bf16 linears) where the model has one."""
     def fn(x, router, w13, w2, *shared):
-        y = mlb.layer(x, router, w13, w2, k, E, mlb.bf16_gmm, mlb.bf16_gmm)
-        if shared:
-            g, u = F.linear(x, shared[0]).chunk(2, -1)
-            y = y + F.linear(F.silu(g) * u, shared[1])
-        return y
+        logits = F.linear(x, router)
+        if model == "scout":
+            topv, topi = logits.topk(k, -1)
+            topv = torch.sigmoid(topv.float())
+        else:
+            topv, topi = torch.softmax(logits.float(), -1).topk(k, -1)
+            topv = topv / topv.sum(-1, keepdim=True)
+        flat = topi.reshape(-1)
+        order = torch.argsort(flat, stable=True)
+        token = order // k
+        counts = torch.zeros(E, dtype=torch.int64, device=x.device).scatter_add_(
+            0, flat, torch.ones_like(flat))
+        offs = torch.cumsum(counts, 0).to(torch.int32)
+        if routed is not None:  # dispatch, experts, weighted combine compiled
+            y = routed(x, w13, w2, offs, order.to(torch.int32), topv)
+            return y + shared_out(x, shared) if shared else y
+        wts = topv.reshape(-1)[order].unsqueeze(1)
+        rows = x[token]
+        if model == "scout":
+            out = experts((rows.float() * wts).to(x.dtype).contiguous(), w13, w2, offs)
+        else:
+            out = experts(rows.contiguous(), w13, w2, offs) * wts.to(x.dtype)
+        y = torch.zeros_like(x).index_add(0, token, out)
+        return y + shared_out(x, shared) if shared else y
+
+    def shared_out(x, shared):
+        g, u = F.linear(x, shared[0]).chunk(2, -1)
+        return F.linear(F.silu(g) * u, shared[1])
     return fn
 
 
-def mxmoe_layer(torch, F, k, E, routed):
-    import moe_layer_bench as mlb
-
-    def fn(x, router, w13, w2, *shared):
-        y = mlb.layer(x, router, w13, w2, k, E, None, None, None, routed)
-        if shared:
-            g, u = F.linear(x, shared[0]).chunk(2, -1)
-            y = y + F.linear(F.silu(g) * u, shared[1])
-        return y
-    return fn
+def bf16_experts(torch, F):
+    def experts(rows, w13, w2, offs):
+        g, u = torch._grouped_mm(rows, w13.transpose(-2, -1), offs=offs).chunk(2, -1)
+        return torch._grouped_mm((F.silu(g) * u).contiguous(), w2.transpose(-2, -1), offs=offs)
+    return experts
 
 
 def measure(torch, step, iters):
@@ -190,15 +212,20 @@ def paths_for(torch, F, out, model, T, rules, s):
     from mxmoe import program as mp
     from mxmoe.tiled import tiled_mlp
     k, E = s["k"], s["E"]
-    bf16 = bf16_layer(torch, F, k, E)
+    bf16 = make_layer(torch, F, model, k, E, bf16_experts(torch, F))
     paths = [("bf16", bf16)]
     for rule in rules:
         paths.append((f"bf16 tiled {rule}",
                       lambda x, *p, rule=rule: tiled_mlp(lambda xs, *q: bf16(xs, *q), x, p,
                                                          shards=rule)))
-    routed = mp.register_swiglu_experts_op(os.path.join(out, f"untiled_{model}"), f"{model}_t{T}.routed",
-                                           namespace="mxmoe_lc")
-    paths.append(("mxmoe", mxmoe_layer(torch, F, k, E, routed)))
+    untiled = os.path.join(out, f"untiled_{model}")
+    experts = mp.register_swiglu_experts_op(untiled, f"{model}_t{T}.experts",
+                                            namespace="mxmoe_lc")
+    # Qwen3 weights the combine: the routed op (dispatch and combine
+    # compiled) fits; Llama4 scales the dispatch, which it does not do.
+    routed = None if model == "scout" else mp.register_swiglu_experts_op(
+        untiled, f"{model}_t{T}.routed", namespace="mxmoe_lc")
+    paths.append(("mxmoe", make_layer(torch, F, model, k, E, experts, routed)))
     for rule in rules + (["64", "64 f32acc"] if T >= 64 * 1024 and "auto" in rules else []):
         d = tiled_dir(out, model, T, rule.split()[0], f32acc=rule.endswith("f32acc"))
         if not os.path.isdir(d):
