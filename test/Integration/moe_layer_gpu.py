@@ -31,7 +31,7 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from checks import Checks  # noqa: E402
+from checks import Checks, rel  # noqa: E402
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 from mxmoe import program as mp  # noqa: E402
 from mxmoe import reference as ref  # noqa: E402
@@ -40,10 +40,6 @@ dev = torch.device("cuda")
 CHECKS = Checks(width=42)
 report = CHECKS.report
 
-
-
-def rel(a, b):
-    return (torch.linalg.norm(a.double() - b.double()) / torch.linalg.norm(b.double())).item()
 
 
 def deq_scales(scales_u8, spec, offsets, rows, cols):

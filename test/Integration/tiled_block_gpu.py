@@ -38,7 +38,7 @@ import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from checks import Checks  # noqa: E402
+from checks import Checks, rel  # noqa: E402
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 from mxmoe import program as mp  # noqa: E402
 
@@ -46,11 +46,6 @@ dev = torch.device("cuda")
 CHECKS = Checks(width=60)
 report = CHECKS.report
 E, H, I, K = 128, 128, 128, 2
-
-
-def rel(a, b):
-    a, b = a.double(), b.double()
-    return ((a - b).norm() / b.norm().clamp_min(1e-30)).item()
 
 
 def inputs(T, skew, gen):

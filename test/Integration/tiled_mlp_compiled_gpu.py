@@ -46,7 +46,7 @@ import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from checks import Checks  # noqa: E402
+from checks import Checks, rel  # noqa: E402
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 from mxmoe import program as mp  # noqa: E402
 from mxmoe.tiled import tiled_mlp  # noqa: E402
@@ -55,10 +55,6 @@ dev = torch.device("cuda")
 CHECKS = Checks(width=56)
 report = CHECKS.report
 H, I = 256, 512
-
-
-def rel(a, b):
-    return ((a.double() - b.double()).norm() / b.double().norm().clamp_min(1e-30)).item()
 
 
 def body_of(out, name):

@@ -19,7 +19,7 @@ import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from checks import Checks  # noqa: E402
+from checks import Checks, rel  # noqa: E402
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 from mxmoe.tiled import shard_count, tiled_mlp  # noqa: E402
 
@@ -32,10 +32,6 @@ report = CHECKS.report
 def mlp(x, w13, w2):
     g, u = (x @ w13.T).chunk(2, -1)
     return (F.silu(g) * u) @ w2.T
-
-
-def rel(a, b):
-    return ((a.float() - b.float()).norm() / b.float().norm().clamp_min(1e-30)).item()
 
 
 def case(batch, tokens, hidden, inner, out_dim, shards, compiled=False):

@@ -34,7 +34,7 @@ import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from checks import Checks  # noqa: E402
+from checks import Checks, rel  # noqa: E402
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 from mxmoe import program as mp  # noqa: E402
 
@@ -43,11 +43,6 @@ CHECKS = Checks(width=60)
 report = CHECKS.report
 T, E, H, I, K = 1000, 16, 256, 256, 2
 NAMES = ("y", "dx", "drw", "dw13", "dw2")
-
-
-def rel(a, b):
-    a, b = a.double(), b.double()
-    return ((a - b).norm() / b.norm().clamp_min(1e-30)).item()
 
 
 def inputs(skew, gen):

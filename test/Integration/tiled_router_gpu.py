@@ -30,7 +30,7 @@ import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from checks import Checks  # noqa: E402
+from checks import Checks, rel  # noqa: E402
 sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 from mxmoe import program as mp  # noqa: E402
 
@@ -38,11 +38,6 @@ dev = torch.device("cuda")
 CHECKS = Checks(width=60)
 report = CHECKS.report
 T, N, K = 1000, 192, 520
-
-
-def rel(a, b):
-    a, b = a.double(), b.double()
-    return ((a - b).norm() / b.norm().clamp_min(1e-30)).item()
 
 
 def run(out, n, x, w, dy):
