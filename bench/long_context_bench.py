@@ -47,7 +47,9 @@ Build machine (writes the compile outputs, ~2 MB each):
         [--tokens 16384,65536,131072,262144,524288] [--rules auto,square]
 Device:
     python3 bench/long_context_bench.py .device/lc [--models ...] [--tokens ...] \\
-        [--rules ...] [--paths bf16,mxmoe tiled auto,...] [--iters 3]
+        [--rules ...] [--paths bf16,mxmoe tiled auto,...] [--iters 3] [--profile]
+(--profile: each row also splits the step's GPU time by kernel, as
+bench/moe_layer_bench.py --profile does)
 """
 from __future__ import annotations
 
@@ -279,6 +281,9 @@ def run_shape(torch, F, out, model, T, rules, argv, rows):
             ms, peak = r
             row.update(ms_fwd_bwd=round(ms, 2), tokens_per_s=round(T / ms * 1e3),
                        peak_gib_above_inputs=round(peak, 2))
+            if "--profile" in argv:  # GPU ms per kernel class and per mxmoe kernel
+                import moe_layer_bench
+                row.update(moe_layer_bench.gpu_time_breakdown(step))
             base = "bf16" if path.startswith("bf16") else "mxmoe"
             g = [p.grad.detach().clone() for p in params]
             if path == base:
