@@ -80,33 +80,48 @@ llvm::json::Array stepBindings(Operation &op, Where &where, Value &missing) {
   return bind;
 }
 
-/// Whether `fn` has a launch program: a straight line of kernel ops, ops
-/// with nothing to compute, reshapes (the same bytes under another shape),
-/// i32 constants (the offsets of a plain linear) and the return. Functions
-/// that mix kernels with host work, and expanded functions with host work
-/// only, are listed in `withoutProgram` with the reason.
+bool kernelOrFree(Operation &op) {
+  return op.hasAttr(MXMoEDialect::KernelArgsAttrHelper::getNameStr()) ||
+         isComputeFree(op);
+}
+
+/// The kernel ops of `fn` below its top level, in one walk: whether a
+/// top-level static shard loop holds a kernel launch, and the top-level op
+/// holding the first kernel (or compute-free) op below the top level.
+struct NestedKernels {
+  bool inShardLoop = false;
+  Operation *firstAncestor = nullptr;
+};
+NestedKernels nestedKernels(func::FuncOp fn) {
+  NestedKernels r;
+  Block &top = fn.getBody().front();
+  fn.walk([&](Operation *op) {
+    if (op->getParentRegion() == &fn.getBody() || !kernelOrFree(*op))
+      return;
+    Operation *ancestor = top.findAncestorOpInBlock(*op);
+    r.firstAncestor = r.firstAncestor ? r.firstAncestor : ancestor;
+    r.inShardLoop |=
+        isa<scf::ForOp>(ancestor) &&
+        ancestor->hasAttr(MXMoEDialect::ShardTokensAttrHelper::getNameStr()) &&
+        op->hasAttr(MXMoEDialect::KernelArgsAttrHelper::getNameStr());
+  });
+  return r;
+}
+
+/// Whether `fn` has a straight-line launch program: kernel ops, ops with
+/// nothing to compute, reshapes (the same bytes under another shape), i32
+/// constants (the offsets of a plain linear) and the return. `loops` is set
+/// where a top-level static shard loop holds kernels (a tiled MoE block's:
+/// the loop describer decides; a dense tiled MLP's loop, which only calls
+/// programs, is the "tiled_mlps" entry's). Functions that mix kernels with
+/// host work, and expanded functions with host work only, are listed in
+/// `withoutProgram` with the reason.
 bool hasProgram(func::FuncOp fn, llvm::json::Array &withoutProgram,
                 bool &loops) {
-  // A static shard loop at top level with kernels inside (a tiled MoE
-  // block's): the loop describer decides. (A dense tiled MLP's loop, which
-  // only calls programs, is the "tiled_mlps" entry's.)
-  loops = llvm::any_of(fn.getBody().front(), [](Operation &op) {
-    if (!isa<scf::ForOp>(op) ||
-        !op.hasAttr(MXMoEDialect::ShardTokensAttrHelper::getNameStr()))
-      return false;
-    WalkResult r = op.walk([](Operation *inner) {
-      return inner->hasAttr(MXMoEDialect::KernelArgsAttrHelper::getNameStr())
-                 ? WalkResult::interrupt()
-                 : WalkResult::advance();
-    });
-    return r.wasInterrupted();
-  });
+  NestedKernels nested = nestedKernels(fn);
+  loops = nested.inShardLoop;
   if (loops)
     return false;
-  auto kernelOrFree = [](Operation &op) {
-    return op.hasAttr(MXMoEDialect::KernelArgsAttrHelper::getNameStr()) ||
-           isComputeFree(op);
-  };
   auto replayable = [&](Operation &op) {
     if (isa<func::ReturnOp, tensor::ExpandShapeOp, tensor::CollapseShapeOp>(
             op) ||
@@ -122,48 +137,26 @@ bool hasProgram(func::FuncOp fn, llvm::json::Array &withoutProgram,
     if (!blocker && !replayable(op))
       blocker = &op;
   bool hasKernel = llvm::any_of(fn.getBody().front(), kernelOrFree);
-  if (blocker && hasKernel) {
-    // An expanded function that also computes on the host (e.g. a
-    // linear's bias): its kernels exist, a runtime cannot replay it.
-    withoutProgram.push_back(llvm::json::Object{
-        {"function", fn.getName()},
-        {"reason", ("host work: '" + blocker->getName().getStringRef() +
-                    "' is not a kernel launch (e.g. a linear's bias add)")
-                       .str()}});
+  auto unlisted = [&](const std::string &why) {
+    withoutProgram.push_back(
+        llvm::json::Object{{"function", fn.getName()}, {"reason", why}});
     return false;
-  }
-  // Kernels inside other control flow (a shard loop with run-time
-  // bounds): no program, and the manifest says so.
-  Operation *nested = nullptr;
-  if (blocker && !hasKernel)
-    fn.walk([&](Operation *op) {
-      if (op->getParentRegion() == &fn.getBody() || !kernelOrFree(*op))
-        return WalkResult::advance();
-      nested = fn.getBody().front().findAncestorOpInBlock(*op);
-      return WalkResult::interrupt();
-    });
-  if (nested) {
-    withoutProgram.push_back(llvm::json::Object{
-        {"function", fn.getName()},
-        {"reason", ("host control flow: its kernels run inside '" +
-                    nested->getName().getStringRef() +
+  };
+  if (blocker && hasKernel) // its kernels exist, a runtime cannot replay it
+    return unlisted("host work: '" + blocker->getName().getStringRef().str() +
+                    "' is not a kernel launch (e.g. a linear's bias add)");
+  // Kernels inside other control flow (a shard loop with run-time bounds).
+  if (blocker && nested.firstAncestor)
+    return unlisted("host control flow: its kernels run inside '" +
+                    nested.firstAncestor->getName().getStringRef().str() +
                     "', which is not a static shard loop (launch programs "
-                    "replay only those)")
-                       .str()}});
-    return false;
-  }
+                    "replay only those)");
   auto pass =
       fn->getAttrOfType<StringAttr>(MXMoEDialect::PassAttrHelper::getNameStr());
-  if (blocker && pass && pass.getValue() != "backward") {
-    // An expanded function without MX kernels (a linear's bias_grad: an
-    // f32 reduction over the tokens).
-    withoutProgram.push_back(
-        llvm::json::Object{{"function", fn.getName()},
-                           {"reason", ("host work only, no MX kernels ('" +
-                                       blocker->getName().getStringRef() + "')")
-                                          .str()}});
-    return false;
-  }
+  if (blocker && pass && pass.getValue() != "backward")
+    // An expanded function without MX kernels (a linear's bias_grad).
+    return unlisted("host work only, no MX kernels ('" +
+                    blocker->getName().getStringRef().str() + "')");
   return !blocker && hasKernel;
 }
 
