@@ -20,6 +20,7 @@
 // RUN: rm -rf %t.out && mxmoe-compile %t.qwen3.mlir --chip sm_90a,sm_100a --recipe mx128 -o %t.out --toolkit %t/none | FileCheck %s --check-prefix=LOG
 // RUN: FileCheck %s --check-prefix=QWEN3 < %t.out/manifest.json
 // RUN: env PYTHONPATH=%mxmoe_src_root/python %python -m mxmoe.builders gpt_oss_20b --tokens 1024 --tiled-block --shards 4 | mxmoe-compile - --chip sm_90a -o %t.gptoss --toolkit %t/none | FileCheck %s --check-prefix=LOG
+// RUN: FileCheck %s --check-prefix=GPTOSS-PROGRAMS < %t.gptoss/manifest.json
 // RUN: not env PYTHONPATH=%mxmoe_src_root/python %python -m mxmoe.builders qwen3_30b_a3b --tiled-block --layers 2 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not env PYTHONPATH=%mxmoe_src_root/python %python -m mxmoe.builders qwen3_30b_a3b --tiled-block --shards 0 2>&1 | FileCheck %s --check-prefix=BADSHARDS
 // RUN: echo '{"model_type": "qwen2_moe", "hidden_size": 2048, "moe_intermediate_size": 1408, "num_experts": 60, "num_experts_per_tok": 4, "shared_expert_intermediate_size": 5632}' > %t.qwen2.json
@@ -45,6 +46,11 @@
 // Scout's block (scaled dispatch, shared expert) compiles to launch
 // programs in both directions.
 // SCOUT-PROGRAMS: "functions_without_program": [],
+// gpt-oss's biased router: the bias in the linear kernel, its gradient a
+// row-sum kernel; both directions are programs.
+// GPTOSS-PROGRAMS: "functions_without_program": [],
+// GPTOSS-PROGRAMS-DAG: "name": "moe__linear_bf16_0"
+// GPTOSS-PROGRAMS-DAG: "name": "layers_0_moe_backward__sum_rows_{{[0-9]+}}"
 // SCOUT-LOOPS-LABEL: func.func @moe(
 // SCOUT-LOOPS: scf.for
 // SCOUT-LOOPS: call @layers.0.moe.experts.forward({{.*}}) : (tensor<1024x5120xbf16>, tensor<16x16384x5120xbf16>, tensor<16x5120x8192xbf16>, tensor<16xi32>) -> (tensor<1024x5120xbf16>, tensor<1024x16384xbf16>)
