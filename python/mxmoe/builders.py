@@ -241,7 +241,8 @@ def _swiglu(out: str, gu: str, rows: str, inner: int, pre: str,
 def tiled_moe_block_ir(config: Mapping, tokens: int, layer: int = 0,
                        shards: str = "auto", name: str = "moe",
                        rounding: Optional[str] = None,
-                       granularity: Optional[str] = None) -> str:
+                       granularity: Optional[str] = None,
+                       router_stats: bool = False) -> str:
     """The whole MoE block as one `mxmoe.tiled_mlp` over the token axis
     (Axolotl's tiled MoE; issue 24): per shard the bf16 router, the
     family's top-k (`mxmoe.router_topk`: score function, correction bias,
@@ -253,7 +254,15 @@ def tiled_moe_block_ir(config: Mapping, tokens: int, layer: int = 0,
     w13 [E, 2I, H], w2 [E, H, I][, shared_w13, shared_w2]) -> [T, H], fqns
     `layers.<layer>.moe.*`. `shards`: a count or "auto" (the pass's rule).
     mxmoe-tile-mlp lowers it to static shard loops whose GEMMs are expanded
-    per shard size, and its backward."""
+    per shard size, and its backward. With `router_stats` the function also
+    returns the router's load-balancing statistics, summed over shards
+    (`summed_results = 2`): per expert the cumulative choice counts (the
+    shards' sort_by_expert end offsets as f32; counts = their differences)
+    and the sum over tokens of the family's scores (softmax or sigmoid over
+    all E experts: router_topk's `scores`), from which a caller computes
+    transformers' `load_balancing_loss_func` (E sum_e f_e P_e times the
+    config's router_aux_loss_coef); the score sums' gradient flows back
+    into the router."""
     d = moe_dims(config)
     H, I, E, k = d["H"], d["I"], d["E"], d["top_k"]
     if tokens <= 0:
@@ -295,7 +304,8 @@ def tiled_moe_block_ir(config: Mapping, tokens: int, layer: int = 0,
         f"    %n = tensor.dim %xs, %c0 : {xt}",
         f"    %logits = mxmoe.linear %xs, %rw{lbias} {{fqn = \"{p}.router.gate\", precision = #mxmoe.precision<bf16>}}",
         f"        : ({xt}, {_t([E, H])}{lbiasT}) -> {lt}",
-        f"    %wt, %e = mxmoe.router_topk %logits{bias} {{{', '.join(attrs)}}} : {lt} -> {wt}, {et}",
+        f"    %wt, %e{', %s' if router_stats else ''} = mxmoe.router_topk %logits{bias} "
+        f"{{{', '.join(attrs)}}} : {lt} -> {wt}, {et}{', ' + _t(['?', E], 'f32') if router_stats else ''}",
         f"    %idx, %offs = mxmoe.sort_by_expert %e {{num_experts = {E} : i64}} : {et} -> {it}, {_t([E], 'i32')}",
     ]
     if not r["scaled_dispatch"]:
@@ -337,15 +347,44 @@ def tiled_moe_block_ir(config: Mapping, tokens: int, layer: int = 0,
         ]
         out = "ys"
     ptypes = [t for _, t in params]
+    yt, ft = _t([tokens, H]), _t([E], "f32")
+    outs, yields, rtypes, extra = [out], [xt], [yt], ""
+    if router_stats:
+        body += _router_stats(E)
+        outs += ["cum", "psum"]
+        yields += [ft, ft]
+        rtypes += [ft, ft]
+        extra = ", summed_results = 2"
+    results = ", ".join(f"%{v}" for v in ("y", "cum", "psum")[:len(outs)])
+    rtype = rtypes[0] if len(rtypes) == 1 else "(" + ", ".join(rtypes) + ")"
     head = (f"// Tiled MoE block {layer} of a {d['family']} config: H={H}, I={I}, "
             f"E={E}, top-{k}, {tokens} tokens, routed rows computed per shard.\n")
-    return (head + f"func.func @{name}(" + ", ".join(args) + f") -> {_t([tokens, H])} {{\n"
-            f"  %y = mxmoe.tiled_mlp shards = {shards} (%h, "
-            + ", ".join(f"%{outer[n]}" for n, _ in params) + f") {{fqn = \"{p}\"}}\n"
-            f"      : ({_t([tokens, H])}, " + ", ".join(ptypes) + f") -> {_t([tokens, H])} {{\n"
+    return (head + f"func.func @{name}(" + ", ".join(args) + f") -> {rtype} {{\n"
+            f"  {results} = mxmoe.tiled_mlp shards = {shards} (%h, "
+            + ", ".join(f"%{outer[n]}" for n, _ in params) + f") {{fqn = \"{p}\"{extra}}}\n"
+            f"      : ({yt}, " + ", ".join(ptypes) + f") -> {rtype} {{\n"
             f"  ^bb0(%xs: {xt}, " + ", ".join(f"%{n}: {t}" for n, t in params) + "):\n"
-            + "\n".join(body) + f"\n    mxmoe.yield %{out} : {xt}\n  }}\n"
-            f"  return %y : {_t([tokens, H])}\n}}\n")
+            + "\n".join(body) + "\n    mxmoe.yield " + ", ".join(f"%{v}" for v in outs)
+            + " : " + ", ".join(yields) + "\n  }\n"
+            f"  return {results} : " + ", ".join(rtypes) + "\n}\n")
+
+
+def _router_stats(E: int) -> list:
+    """The shard's load-balancing statistics from the body's %offs and %s
+    (router_topk's scores): %cum = the end offsets as f32, %psum = the
+    scores summed over the shard's tokens (a linalg.reduce over dim 0)."""
+    ft, st = _t([E], "f32"), _t(["?", E], "f32")
+    return [
+        f"    %cum = arith.sitofp %offs : {_t([E], 'i32')} to {ft}",
+        "    %szero = arith.constant 0.0 : f32",
+        f"    %sempty = tensor.empty() : {ft}",
+        f"    %sinit = linalg.fill ins(%szero : f32) outs(%sempty : {ft}) -> {ft}",
+        f"    %psum = linalg.reduce ins(%s : {st}) outs(%sinit : {ft}) dimensions = [0]",
+        "      (%sa: f32, %sb: f32) {",
+        "        %st = arith.addf %sa, %sb : f32",
+        "        linalg.yield %st : f32",
+        "      }",
+    ]
 
 
 def model_ir(config: Mapping, tokens: int, layers: int,
@@ -397,6 +436,10 @@ if __name__ == "__main__":
     ap.add_argument("--tiled-block", action="store_true",
                     help="the whole MoE block (router, top-k, sort, experts, combine, "
                          "shared expert) as one mxmoe.tiled_mlp over the token axis")
+    ap.add_argument("--router-stats", action="store_true",
+                    help="with --tiled-block: also return the router's load-balancing "
+                         "statistics (cumulative choice counts and score sums per expert, "
+                         "summed over shards) for an auxiliary loss")
     ap.add_argument("--shards", default="auto",
                     help="with --tiled-block: the shard count or auto (default)")
     ap.add_argument("--layers", type=int, default=None,
@@ -419,6 +462,8 @@ if __name__ == "__main__":
                      f"nor a readable config.json ({ex})")
     if a.tiled_block and a.layers is not None:
         ap.error("--tiled-block builds one layer: drop --layers")
+    if a.router_stats and not a.tiled_block:
+        ap.error("--router-stats needs --tiled-block")
     if a.tiled_block and a.experts is not None:
         ap.error("--tiled-block routes over every expert: drop --experts")
     if a.shards != "auto" and not (a.shards.isdigit() and int(a.shards) >= 1):
@@ -426,7 +471,8 @@ if __name__ == "__main__":
     try:
         if a.tiled_block:
             print(tiled_moe_block_ir(cfg, a.tokens, shards=a.shards, rounding=a.rounding,
-                                     granularity=a.granularity), end="")
+                                     granularity=a.granularity,
+                                     router_stats=a.router_stats), end="")
         elif a.layers is None:
             print(moe_layer_ir(cfg, a.tokens, experts=a.experts, rounding=a.rounding,
                                granularity=a.granularity), end="")

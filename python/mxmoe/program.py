@@ -541,9 +541,13 @@ def tiled_block_function(out_dir: str, function: str, fqn: str,
     shard; the backward recomputes each shard's forward. apply(*args) takes
     the function's arguments (contiguous CUDA tensors of the compiled
     shapes: token-axis input first, then the weights) and returns its
-    result; backward returns one gradient per argument (summed over shards
-    in the parameters' dtype). Raises KeyError when either function has no
-    program (the manifest's functions_without_program says why)."""
+    result, or a tuple of its results when it has several (a tiled MLP's
+    `summed_results`, e.g. a router's per-expert statistics for a
+    load-balancing loss: their gradients flow back through the backward
+    program too); backward returns one gradient per argument (summed over
+    shards in the parameters' dtype). Raises KeyError when either function
+    has no program (the manifest's functions_without_program says
+    why)."""
     torch = _torch()
     fwd = Program(out_dir, function, chip, check)
     bwd = Program(out_dir, fqn + ".backward", chip, check)
@@ -555,11 +559,13 @@ def tiled_block_function(out_dir: str, function: str, fqn: str,
         @staticmethod
         def forward(ctx, *args):
             ctx.save_for_backward(*args)
-            return fwd(*args)[0]
+            outs = fwd(*args)
+            return outs[0] if len(outs) == 1 else tuple(outs)
 
         @staticmethod
-        def backward(ctx, grad_out):
-            grads = bwd(*ctx.saved_tensors, grad_out.contiguous())
+        def backward(ctx, *grad_outs):
+            # (Autograd passes zeros for outputs that took no gradient.)
+            grads = bwd(*ctx.saved_tensors, *(g.contiguous() for g in grad_outs))
             return tuple(g if need else None
                          for g, need in zip(grads, ctx.needs_input_grad))
 

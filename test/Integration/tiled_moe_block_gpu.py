@@ -59,9 +59,11 @@ def inputs(skew, gen):
     return [t.to(torch.bfloat16).to(dev) for t in (x, rw, w13, w2, dy)]
 
 
-def reference(x, rw, w13, w2, dy):
-    x, rw, w13, w2 = (t.double().detach().requires_grad_()
-                      for t in (x, rw, w13, w2))
+def forward64(x, rw, w13, w2):
+    """The unquantized block in float64 on leaf copies of the inputs:
+    (leaves, y, the softmax scores p [T, E], the top-2 experts [T, K])."""
+    leaves = [t.double().detach().requires_grad_() for t in (x, rw, w13, w2)]
+    x, rw, w13, w2 = leaves
     logits = x @ rw.T
     p = torch.softmax(logits, dim=-1)
     top = torch.topk(logits.detach(), K, dim=-1).indices
@@ -73,8 +75,13 @@ def reference(x, rw, w13, w2, dy):
         h = torch.einsum("th,tnh->tn", x, w13[e])
         a = F.silu(h[:, :I]) * h[:, I:]
         y = y + w[:, k:k + 1] * torch.einsum("ti,thi->th", a, w2[e])
+    return leaves, y, p, top
+
+
+def reference(x, rw, w13, w2, dy):
+    leaves, y, _, _ = forward64(x, rw, w13, w2)
     y.backward(dy.double())
-    return y.detach(), x.grad, rw.grad, w13.grad, w2.grad
+    return (y.detach(), *(t.grad for t in leaves))
 
 
 def run(out, n, x, rw, w13, w2, dy):

@@ -26,6 +26,14 @@
 // RUN: echo '{"model_type": "qwen2_moe", "hidden_size": 2048, "moe_intermediate_size": 1408, "num_experts": 60, "num_experts_per_tok": 4, "shared_expert_intermediate_size": 5632}' > %t.qwen2.json
 // RUN: not env PYTHONPATH=%mxmoe_src_root/python %python -m mxmoe.builders %t.qwen2.json --tiled-block 2>&1 | FileCheck %s --check-prefix=QWEN2
 // RUN: env PYTHONPATH=%mxmoe_src_root/python %python -m mxmoe.builders gpt_oss_20b --tokens 1024 --tiled-block | FileCheck %s --check-prefix=GPTOSS
+// With --router-stats the block also returns the router's load-balancing
+// statistics summed over shards (scores from router_topk, the sort's end
+// offsets as f32), and forward and backward are still launch programs.
+// RUN: env PYTHONPATH=%mxmoe_src_root/python %python -m mxmoe.builders llama4_scout --tokens 2048 --tiled-block --shards 2 --router-stats > %t.stats.mlir
+// RUN: FileCheck %s --check-prefix=STATS < %t.stats.mlir
+// RUN: rm -rf %t.statsout && mxmoe-compile %t.stats.mlir --chip sm_90a --recipe mx128 --programs-only -o %t.statsout --toolkit %t/none > /dev/null
+// RUN: FileCheck %s --check-prefix=STATS-PROGRAMS < %t.statsout/manifest.json
+// RUN: not env PYTHONPATH=%mxmoe_src_root/python %python -m mxmoe.builders qwen3_30b_a3b --router-stats 2>&1 | FileCheck %s --check-prefix=BADSTATS
 
 // DSV3: func.func @moe(%h: tensor<4096x7168xbf16>, %router_w: tensor<256x7168xbf16>, %router_bias: tensor<256xf32>, %w13: tensor<256x4096x7168xbf16>, %w2: tensor<256x7168x2048xbf16>, %shared_w13: tensor<4096x7168xbf16>, %shared_w2: tensor<7168x2048xbf16>) -> tensor<4096x7168xbf16>
 // DSV3: mxmoe.tiled_mlp shards = auto (%h, %router_w, %router_bias, %w13, %w2, %shared_w13, %shared_w2) {fqn = "layers.0.moe"}
@@ -77,3 +85,12 @@
 // GPTOSS: func.func @moe(%h: tensor<1024x2880xbf16>, %router_w: tensor<32x2880xbf16>, %router_b: tensor<32xbf16>,
 // GPTOSS: mxmoe.linear %xs, %rw bias %rlb
 // GPTOSS: mxmoe.router_topk %logits {top_k = 4 : i64, score = #mxmoe.router_score<softmax>, renormalize}
+
+// STATS: -> (tensor<2048x5120xbf16>, tensor<16xf32>, tensor<16xf32>)
+// STATS: %y, %cum, %psum = mxmoe.tiled_mlp shards = 2 ({{.*}}) {fqn = "layers.0.moe", summed_results = 2}
+// STATS: %wt, %e, %s = mxmoe.router_topk %logits {top_k = 1 : i64, score = #mxmoe.router_score<sigmoid>} : tensor<?x16xbf16> -> tensor<?x1xf32>, tensor<?x1xi32>, tensor<?x16xf32>
+// STATS: %cum = arith.sitofp %offs
+// STATS: %psum = linalg.reduce ins(%s : tensor<?x16xf32>)
+// STATS: mxmoe.yield %ys, %cum, %psum : tensor<?x5120xbf16>, tensor<16xf32>, tensor<16xf32>
+// STATS-PROGRAMS: "functions_without_program": [],
+// BADSTATS: --router-stats needs --tiled-block

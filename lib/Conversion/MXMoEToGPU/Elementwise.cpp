@@ -36,12 +36,20 @@ using namespace mlir::mxmoe::kernels;
 
 namespace {
 
-/// The splat value of a constant tensor operand, else null.
+/// The splat value of a constant float tensor operand, else null.
 Attribute splatOf(Value v) {
   DenseElementsAttr d;
-  if (matchPattern(v, m_Constant(&d)) && d.isSplat())
+  if (matchPattern(v, m_Constant(&d)) && d.isSplat() &&
+      isa<FloatType>(d.getElementType()))
     return d.getSplatValue<Attribute>();
   return {};
+}
+
+/// A float cast, or an integer-to-float conversion (counts that a shard
+/// loop sums in f32): the operand type may differ from the result's.
+bool isConversion(Operation *op) {
+  return isa<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp, arith::UIToFPOp>(
+      op);
 }
 
 /// Elements per thread: 16 bytes of the widest tensor of the op, or the
@@ -96,7 +104,8 @@ SmallVector<Value> operandElements(KB &b, Attribute splat, Value operand,
   SmallVector<Value> xs;
   for (int64_t i = 0; i < n; ++i) {
     Value x = vector::ExtractOp::create(b, v, i);
-    xs.push_back(elem == f32 ? x : arith::ExtFOp::create(b, f32, x));
+    bool wide = elem == f32 || !isa<FloatType>(elem);
+    xs.push_back(wide ? x : arith::ExtFOp::create(b, f32, x));
   }
   return xs;
 }
@@ -114,14 +123,17 @@ bool KernelGen::isShardLoopElementwise(Operation *op) {
       rt.getElementType().getIntOrFloatBitWidth() > 32) // computed in f32
     return false;
   // A float cast (a gradient into an f32 accumulator, the accumulator
-  // back to the parameter's type) may change the element type.
-  bool cast = isa<arith::ExtFOp, arith::TruncFOp>(op);
+  // back to the parameter's type) or an int-to-float conversion may change
+  // the element type.
+  bool cast = isConversion(op);
+  bool fromInt = isa<arith::SIToFPOp, arith::UIToFPOp>(op);
   for (Value v : op->getOperands()) {
     auto t = dyn_cast<RankedTensorType>(v.getType());
     if (!t || t.getShape() != rt.getShape() || t.getEncoding())
       return false;
     Type e = t.getElementType();
-    if (cast ? !isa<FloatType>(e) || e.getIntOrFloatBitWidth() > 32
+    bool kind = fromInt ? isa<IntegerType>(e) : isa<FloatType>(e);
+    if (cast ? !kind || e.getIntOrFloatBitWidth() > 32
              : e != rt.getElementType())
       return false;
   }

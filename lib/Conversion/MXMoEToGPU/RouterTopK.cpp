@@ -14,7 +14,8 @@
 //     the expert index (ties go to the lower index); the winner's score
 //     is fetched from its lane by one shuffle;
 //  4. lane r keeps round r's expert and score, renormalizes by the
-//     butterfly sum of the k scores (+ 1e-20), scales, and stores.
+//     butterfly sum of the k scores (+ 1e-20), scales, and stores;
+//     with a `scores` result every lane also stores its experts' scores.
 // A NaN key ranks below every number (experts stay distinct and in
 // range); its score, and with softmax the whole row's, stays NaN and
 // reaches the weights.
@@ -24,7 +25,10 @@
 // shuffles), the renormalization's sums and the softmax Jacobian's dot
 // product are butterflies, and every lane adds the broadcast dL/dw_j to
 // the slot holding e_j before the Jacobian (an id outside [0, E): status
-// 4, no gradient). Semantics: the ops' descriptions (MXMoEOps.td).
+// 4, no gradient). A `scores_grad` operand starts every slot's ds at its
+// value (a [T, E] row, or the one [E] row), and the softmax Jacobian's
+// dot product then runs over all E slots. Semantics: the ops' descriptions
+// (MXMoEOps.td).
 //
 //===----------------------------------------------------------------------===//
 
@@ -160,6 +164,14 @@ void loadScores(KB &b, RouterRow &r, Value logits, Value tok) {
                             .getResult();
     r.scores.push_back(s);
   }
+}
+
+/// Step 6: the row's scores of every expert (`scores`, [T, E] f32).
+void storeScores(KB &b, RouterRow &r, Value scores, Value tok) {
+  Value rowBase = b.mulc(tok, r.experts);
+  for (int64_t i = 0; i < r.slots; ++i)
+    ifThen(b, r.valid[i],
+           [&] { b.store(r.scores[i], scores, b.add(rowBase, r.expert[i])); });
 }
 
 /// The selection keys: score (+ bias), NaN as -inf, invalid slots -inf.
@@ -397,11 +409,35 @@ SmallVector<Value> weightGrads(KB &b, const RouterRow &r,
   return dw;
 }
 
+/// The optional gradient of router_topk's `scores`: [T, E], or [E] (the
+/// same row for every token).
+struct ScoresGrad {
+  Value grad;
+  bool perToken = false;
+};
+
+/// ds's start in the lane's slots: the scores' gradient (0 without one;
+/// invalid slots 0).
+SmallVector<Value> loadScoresGrad(KB &b, RouterRow &r, const ScoresGrad &sg,
+                                  Value tok) {
+  SmallVector<Value> ds(r.slots, b.f32(0.0f));
+  if (!sg.grad)
+    return ds;
+  Value rowBase = sg.perToken ? b.mulc(tok, r.experts) : b.idx(0);
+  for (int64_t i = 0; i < r.slots; ++i) {
+    Value safe = b.select(r.valid[i], r.expert[i], b.idx(0));
+    Value v = b.load(sg.grad, b.add(rowBase, safe));
+    ds[i] = b.select(r.valid[i], v, b.f32(0.0f));
+  }
+  return ds;
+}
+
 /// The backward of the row `tok`: ds per expert slot, then the score
 /// Jacobian, stored rounded to the result's type.
 void storeLogitGrads(KB &b, RouterRow &r, const ChoiceSlots &c,
-                     ArrayRef<Value> dw, Value out, Type outElem, Value tok) {
-  SmallVector<Value> ds(r.slots, b.f32(0.0f));
+                     ArrayRef<Value> dw, Value out, Type outElem, Value tok,
+                     const ScoresGrad &sg) {
+  SmallVector<Value> ds = loadScoresGrad(b, r, sg, tok);
   for (int64_t j = 0; j < r.topK; ++j) {
     Value ej = b.fromI32(fromChoice(b, c.expert, j));
     Value dwj = fromChoice(b, dw, j);
@@ -412,10 +448,19 @@ void storeLogitGrads(KB &b, RouterRow &r, const ChoiceSlots &c,
     }
   }
   Value dot;
-  if (r.score == RouterScore::softmax)
+  if (r.score == RouterScore::softmax && sg.grad) {
+    // (Every expert's ds may be nonzero: the Jacobian's sum over the row.)
+    SmallVector<Value> prods;
+    for (int64_t i = 0; i < r.slots; ++i)
+      prods.push_back(arith::MulFOp::create(b, r.scores[i], ds[i]));
+    dot = rowReduce(b, prods, [&](Value p, Value q) -> Value {
+      return arith::AddFOp::create(b, p, q);
+    });
+  } else if (r.score == RouterScore::softmax) {
     dot = choiceSum(b, dw.size(), [&](int64_t j) -> Value {
       return arith::MulFOp::create(b, dw[j], c.w[j]);
     });
+  }
   Value one = b.f32(1.0f);
   Value rowBase = b.mulc(tok, r.experts);
   for (int64_t i = 0; i < r.slots; ++i) {
@@ -467,6 +512,9 @@ LogicalResult KernelGen::genRouterTopK(RouterTopKOp op) {
   if (bias)
     spec.views.push_back(f32);
   spec.views.append({f32, i32});
+  Value scores = op.getScores();
+  if (scores)
+    spec.views.push_back(f32);
   unsigned aWeights = bias ? 2 : 1;
   auto workOf = [](KB &b, ValueRange sz) { return b.mulc(sz[0], 32); };
   auto kernel = createKernel(
@@ -479,6 +527,8 @@ LogicalResult KernelGen::genRouterTopK(RouterTopKOp op) {
         r.factor = op.getScalingFactor().convertToDouble();
         Value tok = b.div(th, 32);
         loadScores(b, r, a[0], tok);
+        if (scores)
+          storeScores(b, r, a[aWeights + 2], tok);
         addKeys(b, r, bias ? a[1] : Value());
         selectAndStore(b, r, a[aWeights], a[aWeights + 1], tok);
       });
@@ -489,6 +539,8 @@ LogicalResult KernelGen::genRouterTopK(RouterTopKOp op) {
     args.push_back({HostArg::In, bias});
   args.append(
       {{HostArg::Out, op.getWeights()}, {HostArg::Out, op.getExperts()}});
+  if (scores)
+    args.push_back({HostArg::Out, scores});
   finish(op, kernel, args, {t}, t * 32);
   return success();
 }
@@ -502,32 +554,44 @@ LogicalResult KernelGen::genRouterTopKGrad(RouterTopKGradOp op) {
   int64_t k = op.getExperts().getType().getDimSize(1);
   if (failed(checkRouterSize(op, e, k)))
     return failure();
-  RuntimeShapeSpec spec{{elem, i32, f32, out, i32}, {"tokens"}};
+  Value scoresGrad = op.getScoresGrad();
+  RuntimeShapeSpec spec{{elem, i32, f32}, {"tokens"}};
+  if (scoresGrad)
+    spec.views.push_back(f32);
+  spec.views.append({out, i32});
+  unsigned aOut = scoresGrad ? 4 : 3;
   auto workOf = [](KB &b, ValueRange sz) { return b.mulc(sz[0], 32); };
   auto kernel = createKernel(
       module, name("router_topk_grad", op), spec, workOf, blockSize, nullptr,
       [&](KB &b, ValueRange a, ValueRange sz, Value th, GroupTable &) {
+        Value status = a[aOut + 1];
         ifThen(b, b.eq(th, b.idx(0)), [&] {
           Value done = b.i32(::mxmoe::kKernelStatusDone);
-          atomicMaxStatus(b, a[4], done);
+          atomicMaxStatus(b, status, done);
         });
         RouterRow r = makeRow(b, op.getScore(), e, k, th);
         r.renormalize = op.getRenormalize();
         r.factor = op.getScalingFactor().convertToDouble();
         Value tok = b.div(th, 32);
         loadScores(b, r, a[0], tok);
-        ChoiceSlots c = loadChoices(b, r, a[1], a[2], a[4], tok);
+        ChoiceSlots c = loadChoices(b, r, a[1], a[2], status, tok);
         SmallVector<Value> dw = weightGrads(b, r, c);
-        storeLogitGrads(b, r, c, dw, a[3], out, tok);
+        ScoresGrad sg;
+        if (scoresGrad) {
+          sg.grad = a[3];
+          sg.perToken =
+              cast<RankedTensorType>(scoresGrad.getType()).getRank() == 2;
+        }
+        storeLogitGrads(b, r, c, dw, a[aOut], out, tok, sg);
       });
   if (failed(expandMath(kernel, op, "of the router")))
     return failure();
-  finish(op, kernel,
-         {{HostArg::In, op.getLogits()},
-          {HostArg::In, op.getExperts()},
-          {HostArg::In, op.getWeightsGrad()},
-          {HostArg::Out, op.getResult()},
-          {HostArg::Status, Value()}},
-         {t}, t * 32);
+  SmallVector<HostArg> args{{HostArg::In, op.getLogits()},
+                            {HostArg::In, op.getExperts()},
+                            {HostArg::In, op.getWeightsGrad()}};
+  if (scoresGrad)
+    args.push_back({HostArg::In, scoresGrad});
+  args.append({{HostArg::Out, op.getResult()}, {HostArg::Status, Value()}});
+  finish(op, kernel, args, {t}, t * 32);
   return success();
 }

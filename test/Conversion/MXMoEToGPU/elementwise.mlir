@@ -63,3 +63,27 @@ func.func @casts(%g: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
   %t = arith.truncf %r : tensor<64x32xf32> to tensor<64x32xbf16>
   return %t : tensor<64x32xbf16>
 }
+
+// -----
+
+// An integer-to-float conversion (a router's per-expert end offsets summed
+// over shards as f32 counts) is a kernel: the i32 loaded as it is, one
+// sitofp per element.
+// CHECK-LABEL: func.func @counts(
+// CHECK: scf.for
+// CHECK: arith.sitofp %{{.*}} {mxmoe.grid = array<i64: 1, 1, 1>, mxmoe.kernel = @mxmoe_kernels::@counts__sitofp_{{[0-9]+}}
+// CHECK: gpu.func @counts__sitofp_{{[0-9]+}}(%{{.*}}: !llvm.ptr {mxmoe.element_type = i32}, %{{.*}}: !llvm.ptr {mxmoe.element_type = f32}
+// CHECK: vector.load {{.*}} vector<4xi32>
+// CHECK-COUNT-4: arith.sitofp %{{.*}} : i32 to f32
+func.func @counts(%offs: tensor<16xi32>) -> tensor<16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %z = arith.constant dense<0.0> : tensor<16xf32>
+  %r = scf.for %i = %c0 to %c2 step %c1 iter_args(%a = %z) -> (tensor<16xf32>) {
+    %f = arith.sitofp %offs : tensor<16xi32> to tensor<16xf32>
+    %s = arith.addf %a, %f : tensor<16xf32>
+    scf.yield %s : tensor<16xf32>
+  } {mxmoe.shard_tokens = 32 : i64}
+  return %r : tensor<16xf32>
+}

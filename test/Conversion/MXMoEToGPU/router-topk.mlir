@@ -22,6 +22,11 @@
 // CHECK:         mxmoe.router_topk %arg0 bias %arg1 {{.*}}mxmoe.kernel_args = [#mxmoe.kernel_arg<operand 0>, #mxmoe.kernel_arg<operand 1>, #mxmoe.kernel_arg<result 0>, #mxmoe.kernel_arg<result 1>, #mxmoe.kernel_arg<value 32>]
 // CHECK-LABEL: func.func @qwen3_grad(
 // CHECK:         mxmoe.router_topk_grad %arg0, %arg1, %arg2 {mxmoe.grid = array<i64: 8, 1, 1>, mxmoe.kernel = @mxmoe_kernels::@qwen3_grad__router_topk_grad_0, mxmoe.kernel_args = [#mxmoe.kernel_arg<operand 0>, #mxmoe.kernel_arg<operand 1>, #mxmoe.kernel_arg<operand 2>, #mxmoe.kernel_arg<result 0>, #mxmoe.kernel_arg<status>, #mxmoe.kernel_arg<value 64>]
+// With the full scores (a load-balancing loss's input) the forward also
+// writes them, and the gradient reads one [E] row of their gradient.
+// CHECK-LABEL: func.func @qwen3_scores(
+// CHECK:         mxmoe.router_topk %arg0 {{.*}}mxmoe.kernel_args = [#mxmoe.kernel_arg<operand 0>, #mxmoe.kernel_arg<result 0>, #mxmoe.kernel_arg<result 1>, #mxmoe.kernel_arg<result 2>, #mxmoe.kernel_arg<value 64>]
+// CHECK:         mxmoe.router_topk_grad %arg0, %{{.*}}, %arg1 scores_grad %arg2 : tensor<128xf32> {{.*}}mxmoe.kernel_args = [#mxmoe.kernel_arg<operand 0>, #mxmoe.kernel_arg<operand 1>, #mxmoe.kernel_arg<operand 2>, #mxmoe.kernel_arg<operand 3>, #mxmoe.kernel_arg<result 0>, #mxmoe.kernel_arg<status>, #mxmoe.kernel_arg<value 64>]
 // CHECK-LABEL: gpu.func @qwen3__router_topk_0(
 // CHECK-SAME:      %{{.*}}: !llvm.ptr {{{.*}}mxmoe.element_type = bf16}
 // CHECK-SAME:      %{{.*}}: i64 {mxmoe.scalar = "tokens"})
@@ -72,4 +77,19 @@ func.func @qwen3_grad(%logits: tensor<64x128xbf16>, %e: tensor<64x8xi32>, %dw: t
   %dl = mxmoe.router_topk_grad %logits, %e, %dw {score = #mxmoe.router_score<softmax>, renormalize}
       : tensor<64x128xbf16>, tensor<64x8xi32>, tensor<64x8xf32> -> tensor<64x128xbf16>
   return %dl : tensor<64x128xbf16>
+}
+
+// The scores' forward stores and the gradient's loads of the [E] row.
+// PTX-LABEL: .entry qwen3_scores__router_topk_{{[0-9]+}}(
+// PTX:         st.global.b32
+// PTX-LABEL: .entry qwen3_scores__router_topk_grad_{{[0-9]+}}(
+// PTX:         shfl.sync.bfly.b32
+// PTX-NOT:     call
+
+func.func @qwen3_scores(%logits: tensor<64x128xbf16>, %dw: tensor<64x8xf32>, %dsum: tensor<128xf32>) -> (tensor<64x128xf32>, tensor<64x128xbf16>) {
+  %w, %e, %s = mxmoe.router_topk %logits {top_k = 8 : i64, score = #mxmoe.router_score<softmax>, renormalize}
+      : tensor<64x128xbf16> -> tensor<64x8xf32>, tensor<64x8xi32>, tensor<64x128xf32>
+  %dl = mxmoe.router_topk_grad %logits, %e, %dw scores_grad %dsum : tensor<128xf32> {score = #mxmoe.router_score<softmax>, renormalize}
+      : tensor<64x128xbf16>, tensor<64x8xi32>, tensor<64x8xf32> -> tensor<64x128xbf16>
+  return %s, %dl : tensor<64x128xf32>, tensor<64x128xbf16>
 }

@@ -235,3 +235,39 @@ func.func @grad_topk_zero(%logits: tensor<64x16xbf16>, %e: tensor<64x0xi32>, %dw
       : tensor<64x16xbf16>, tensor<64x0xi32>, tensor<64x0xf32> -> tensor<64x16xbf16>
   return %dl : tensor<64x16xbf16>
 }
+
+// -----
+
+func.func @scores_width(%l: tensor<64x16xbf16>) {
+  // expected-error @+1 {{scores must have dim 1 = the experts E = 16, got 8}}
+  %w, %e, %s = mxmoe.router_topk %l {top_k = 2 : i64, score = #mxmoe.router_score<softmax>}
+      : tensor<64x16xbf16> -> tensor<64x2xf32>, tensor<64x2xi32>, tensor<64x8xf32>
+  return
+}
+
+// -----
+
+func.func @scores_tokens(%l: tensor<64x16xbf16>) {
+  // expected-error @+1 {{scores must have dim 0 = the tokens T = 64, got 32}}
+  %w, %e, %s = mxmoe.router_topk %l {top_k = 2 : i64, score = #mxmoe.router_score<softmax>}
+      : tensor<64x16xbf16> -> tensor<64x2xf32>, tensor<64x2xi32>, tensor<32x16xf32>
+  return
+}
+
+// -----
+
+func.func @scores_grad_row(%l: tensor<64x16xbf16>, %e: tensor<64x2xi32>, %dw: tensor<64x2xf32>, %ds: tensor<8xf32>) {
+  // expected-error @+1 {{scores_grad must have dim 0 = the experts E (one row for every token) = 16, got 8}}
+  %g = mxmoe.router_topk_grad %l, %e, %dw scores_grad %ds : tensor<8xf32> {score = #mxmoe.router_score<softmax>}
+      : tensor<64x16xbf16>, tensor<64x2xi32>, tensor<64x2xf32> -> tensor<64x16xbf16>
+  return
+}
+
+// -----
+
+func.func @scores_grad_rank(%l: tensor<64x16xbf16>, %e: tensor<64x2xi32>, %dw: tensor<64x2xf32>, %ds: tensor<2x64x16xf32>) {
+  // expected-error @+1 {{scores_grad must be [T, E] or [E], got rank 3}}
+  %g = mxmoe.router_topk_grad %l, %e, %dw scores_grad %ds : tensor<2x64x16xf32> {score = #mxmoe.router_score<softmax>}
+      : tensor<64x16xbf16>, tensor<64x2xi32>, tensor<64x2xf32> -> tensor<64x16xbf16>
+  return
+}

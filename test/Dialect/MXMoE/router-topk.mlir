@@ -62,3 +62,20 @@ func.func @qwen3_grad(%logits: tensor<64x128xbf16>, %e: tensor<64x8xi32>, %dw: t
       : tensor<64x128xbf16>, tensor<64x8xi32>, tensor<64x8xf32> -> tensor<64x128xbf16>
   return %dl : tensor<64x128xbf16>
 }
+
+// The scores of every expert for a load-balancing loss (Qwen3-MoE's
+// router_aux_loss), and the gradient rule with their gradient: one [E]
+// row for every token (the gradient of their sum over tokens) or [T, E].
+// CHECK-LABEL: func.func @qwen3_scores(
+// CHECK:         mxmoe.router_topk %arg0 {renormalize, score = #mxmoe.router_score<softmax>, top_k = 8 : i64} : tensor<64x128xbf16> -> tensor<64x8xf32>, tensor<64x8xi32>, tensor<64x128xf32>
+// CHECK:         mxmoe.router_topk_grad %arg0, %{{.*}}, %arg1 scores_grad %arg2 : tensor<128xf32> {renormalize, score = #mxmoe.router_score<softmax>} : tensor<64x128xbf16>, tensor<64x8xi32>, tensor<64x8xf32> -> tensor<64x128xbf16>
+// CHECK:         mxmoe.router_topk_grad %arg0, %{{.*}}, %arg1 scores_grad %arg3 : tensor<64x128xf32> {score = #mxmoe.router_score<sigmoid>} : tensor<64x128xbf16>, tensor<64x8xi32>, tensor<64x8xf32> -> tensor<64x128xf32>
+func.func @qwen3_scores(%logits: tensor<64x128xbf16>, %dw: tensor<64x8xf32>, %dsum: tensor<128xf32>, %ds: tensor<64x128xf32>) -> (tensor<64x128xf32>, tensor<64x128xbf16>, tensor<64x128xf32>) {
+  %w, %e, %s = mxmoe.router_topk %logits {top_k = 8 : i64, score = #mxmoe.router_score<softmax>, renormalize}
+      : tensor<64x128xbf16> -> tensor<64x8xf32>, tensor<64x8xi32>, tensor<64x128xf32>
+  %dl = mxmoe.router_topk_grad %logits, %e, %dw scores_grad %dsum : tensor<128xf32> {score = #mxmoe.router_score<softmax>, renormalize}
+      : tensor<64x128xbf16>, tensor<64x8xi32>, tensor<64x8xf32> -> tensor<64x128xbf16>
+  %dl2 = mxmoe.router_topk_grad %logits, %e, %dw scores_grad %ds : tensor<64x128xf32> {score = #mxmoe.router_score<sigmoid>}
+      : tensor<64x128xbf16>, tensor<64x8xi32>, tensor<64x8xf32> -> tensor<64x128xf32>
+  return %s, %dl, %dl2 : tensor<64x128xf32>, tensor<64x128xbf16>, tensor<64x128xf32>
+}

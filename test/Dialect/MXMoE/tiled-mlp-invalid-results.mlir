@@ -87,3 +87,29 @@ func.func @result_rank_below_input(%x: tensor<64x32xbf16>) -> tensor<64xf32> {
   }
   return %y : tensor<64xf32>
 }
+
+// -----
+
+// summed_results counts trailing results; the first is always token rows.
+func.func @summed_all(%x: tensor<64x32xbf16>) -> tensor<32xbf16> {
+  // expected-error @+1 {{'mxmoe.tiled_mlp' op summed_results must be in [0, 0] (the first result is token rows), got 1}}
+  %s = mxmoe.tiled_mlp shards = 2 (%x) {summed_results = 1} : (tensor<64x32xbf16>) -> tensor<32xbf16> {
+  ^bb0(%xs: tensor<?x32xbf16>):
+    %c = arith.constant dense<0.0> : tensor<32xbf16>
+    mxmoe.yield %c : tensor<32xbf16>
+  }
+  return %s : tensor<32xbf16>
+}
+
+// -----
+
+func.func @summed_dynamic(%x: tensor<64x32xbf16>) -> (tensor<64x32xbf16>, tensor<?xf32>) {
+  // expected-error @+1 {{'mxmoe.tiled_mlp' op summed result #1 must have a static shape, got 'tensor<?xf32>'}}
+  %y, %s = mxmoe.tiled_mlp shards = 2 (%x) {summed_results = 1} : (tensor<64x32xbf16>) -> (tensor<64x32xbf16>, tensor<?xf32>) {
+  ^bb0(%xs: tensor<?x32xbf16>):
+    %c = arith.constant dense<0.0> : tensor<4xf32>
+    %d = tensor.cast %c : tensor<4xf32> to tensor<?xf32>
+    mxmoe.yield %xs, %d : tensor<?x32xbf16>, tensor<?xf32>
+  }
+  return %y, %s : tensor<64x32xbf16>, tensor<?xf32>
+}

@@ -154,3 +154,14 @@ func.func @shards_in_attr_dict(%x: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
   }
   return %y : tensor<64x32xbf16>
 }
+
+// -----
+
+func.func @summed_results_not_integer(%x: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
+  // expected-error @+1 {{custom op 'mxmoe.tiled_mlp' summed_results must be an i64 count (e.g. summed_results = 2), got "one"}}
+  %y = mxmoe.tiled_mlp shards = 2 (%x) {summed_results = "one"} : (tensor<64x32xbf16>) -> tensor<64x32xbf16> {
+  ^bb0(%xs: tensor<?x32xbf16>):
+    mxmoe.yield %xs : tensor<?x32xbf16>
+  }
+  return %y : tensor<64x32xbf16>
+}

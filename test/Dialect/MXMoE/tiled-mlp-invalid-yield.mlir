@@ -104,3 +104,16 @@ func.func @yield_outside_tiled_mlp(%x: tensor<64x32xbf16>) {
   // expected-error @+1 {{'mxmoe.yield' op expects parent op to be one of 'mxmoe.tiled_mlp, mxmoe.fused_quantize'}}
   mxmoe.yield %x : tensor<64x32xbf16>
 }
+
+// -----
+
+// A summed result's part has the result's own type (no token dim).
+func.func @summed_part_type(%x: tensor<64x32xbf16>) -> (tensor<64x32xbf16>, tensor<16xf32>) {
+  %y, %s = mxmoe.tiled_mlp shards = 2 (%x) {summed_results = 1} : (tensor<64x32xbf16>) -> (tensor<64x32xbf16>, tensor<16xf32>) {
+  ^bb0(%xs: tensor<?x32xbf16>):
+    %c = arith.constant dense<0.0> : tensor<8xf32>
+    // expected-error @+1 {{'mxmoe.yield' op value #1 must be 'tensor<16xf32>' (the shard's part of summed result #1), got 'tensor<8xf32>'}}
+    mxmoe.yield %xs, %c : tensor<?x32xbf16>, tensor<8xf32>
+  }
+  return %y, %s : tensor<64x32xbf16>, tensor<16xf32>
+}

@@ -164,3 +164,24 @@ func.func @tiled_more_shards_than_tokens(%x: tensor<4x32xf16>) -> tensor<4x32xf1
   }
   return %y : tensor<4x32xf16>
 }
+
+// Summed results: the last `summed_results` results are sums over shards
+// (static shapes, no token dims), e.g. a router's per-expert statistics.
+// CHECK-LABEL: func.func @tiled_summed_results(
+// CHECK:         mxmoe.tiled_mlp shards = 4 (%{{[a-z0-9_]+}}) {summed_results = 1 : i64} : (tensor<64x32xf32>) -> (tensor<64x32xf32>, tensor<32xf32>) {
+// CHECK:           mxmoe.yield %{{.*}}, %{{.*}} : tensor<?x32xf32>, tensor<32xf32>
+func.func @tiled_summed_results(%x: tensor<64x32xf32>) -> (tensor<64x32xf32>, tensor<32xf32>) {
+  %y, %s = mxmoe.tiled_mlp shards = 4 (%x) {summed_results = 1} : (tensor<64x32xf32>) -> (tensor<64x32xf32>, tensor<32xf32>) {
+  ^bb0(%xs: tensor<?x32xf32>):
+    %zero = arith.constant 0.0 : f32
+    %e = tensor.empty() : tensor<32xf32>
+    %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32xf32>) -> tensor<32xf32>
+    %sum = linalg.reduce ins(%xs : tensor<?x32xf32>) outs(%init : tensor<32xf32>) dimensions = [0]
+      (%a: f32, %b: f32) {
+        %t = arith.addf %a, %b : f32
+        linalg.yield %t : f32
+      }
+    mxmoe.yield %xs, %sum : tensor<?x32xf32>, tensor<32xf32>
+  }
+  return %y, %s : tensor<64x32xf32>, tensor<32xf32>
+}

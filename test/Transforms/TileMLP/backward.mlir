@@ -82,6 +82,49 @@ func.func @router(%x: tensor<64x32xbf16>, %w: tensor<8x32xbf16>) -> tensor<64x2x
 
 // -----
 
+// A router's load-balancing statistics as summed results (the scores'
+// sums over tokens and the end offsets as f32): the forward adds each
+// shard's part; the backward hands every shard the whole [E] gradient of
+// the score sums, which mxmoe.router_topk_grad reads as its scores_grad
+// row beside the weights' gradient; the counts have none.
+// CHECK-LABEL: func.func @router_stats(
+// CHECK: scf.for
+// CHECK:   arith.sitofp %{{.*}} : tensor<8xi32> to tensor<8xf32>
+// CHECK:   linalg.reduce
+// CHECK:   arith.addf %{{.*}}, %{{.*}} : tensor<8xf32>
+// CHECK:   arith.addf %{{.*}}, %{{.*}} : tensor<8xf32>
+// CHECK-LABEL: func.func @router_stats.backward(
+// CHECK-SAME:    %{{.*}}: tensor<64x2xf32>, %{{.*}}: tensor<8xf32>, %[[DS:.*]]: tensor<8xf32>)
+// CHECK: scf.for
+// CHECK:   %[[L:.*]] = mxmoe.linear {{.*}}fqn = "router_stats.gate"
+// CHECK:   %{{.*}}, %[[E:.*]], %{{.*}} = mxmoe.router_topk %[[L]]
+// CHECK:   mxmoe.router_topk_grad %[[L]], %[[E]], %{{.*}} scores_grad %[[DS]] : tensor<8xf32> {renormalize, score = #mxmoe.router_score<softmax>}
+// CHECK-NOT: linalg.broadcast
+// CHECK: } {mxmoe.tiled_mlp_backward = "router_stats"
+func.func @router_stats(%x: tensor<64x32xbf16>, %w: tensor<8x32xbf16>) -> (tensor<64x2xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %y, %cum, %psum = mxmoe.tiled_mlp shards = 2 (%x, %w) {fqn = "router_stats", summed_results = 2}
+      : (tensor<64x32xbf16>, tensor<8x32xbf16>) -> (tensor<64x2xf32>, tensor<8xf32>, tensor<8xf32>) {
+  ^bb0(%xs: tensor<?x32xbf16>, %ww: tensor<8x32xbf16>):
+    %l = mxmoe.linear %xs, %ww {fqn = "router_stats.gate"} : (tensor<?x32xbf16>, tensor<8x32xbf16>) -> tensor<?x8xbf16>
+    %wt, %e, %s = mxmoe.router_topk %l {top_k = 2 : i64, score = #mxmoe.router_score<softmax>, renormalize}
+        : tensor<?x8xbf16> -> tensor<?x2xf32>, tensor<?x2xi32>, tensor<?x8xf32>
+    %idx, %offs = mxmoe.sort_by_expert %e {num_experts = 8 : i64} : tensor<?x2xi32> -> tensor<?xi32>, tensor<8xi32>
+    %cum = arith.sitofp %offs : tensor<8xi32> to tensor<8xf32>
+    %zero = arith.constant 0.0 : f32
+    %empty = tensor.empty() : tensor<8xf32>
+    %init = linalg.fill ins(%zero : f32) outs(%empty : tensor<8xf32>) -> tensor<8xf32>
+    %psum = linalg.reduce ins(%s : tensor<?x8xf32>) outs(%init : tensor<8xf32>) dimensions = [0]
+      (%a: f32, %b: f32) {
+        %t = arith.addf %a, %b : f32
+        linalg.yield %t : f32
+      }
+    mxmoe.yield %wt, %cum, %psum : tensor<?x2xf32>, tensor<8xf32>, tensor<8xf32>
+  }
+  return %y, %cum, %psum : tensor<64x2xf32>, tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
 // A routed block in the shard body (router, top-k, expert sort, dispatch,
 // a per-row stand-in for the experts, weighted combine): each shard's
 // backward takes the combine's gradient to the routed rows (gather_rows of

@@ -249,6 +249,13 @@ ParseResult TiledMLPOp::parse(OpAsmParser &parser, OperationState &result) {
     if (name == "fqn" && !isa<StringAttr>(attr.getValue()))
       return parser.emitError(attrLoc)
              << "fqn must be a string, got " << attr.getValue();
+    auto n = dyn_cast<IntegerAttr>(attr.getValue());
+    if (name == "summed_results" &&
+        (!n || n.getType() != IntegerType::get(ctx, 64)))
+      return parser.emitError(attrLoc)
+             << "summed_results must be an i64 count (e.g. summed_results = "
+                "2), got "
+             << attr.getValue();
   }
   if (parser.parseColon() || parser.parseType(fnType))
     return failure();
@@ -331,9 +338,20 @@ LogicalResult TiledMLPOp::verify() {
                 "the shard";
   if (getNumResults() == 0)
     return emitOpError() << "must have at least one result";
+  if (std::optional<int64_t> n = getSummedResults();
+      n && (*n < 0 || *n >= static_cast<int64_t>(getNumResults())))
+    return emitOpError() << "summed_results must be in [0, "
+                         << getNumResults() - 1
+                         << "] (the first result is token rows), got " << *n;
   ArrayRef<int64_t> tokenDims = x.getShape().drop_back();
   for (auto [i, type] : llvm::enumerate(getResultTypes())) {
     auto r = cast<RankedTensorType>(type);
+    if (isSummedResult(i)) {
+      if (!r.hasStaticShape())
+        return emitOpError() << "summed result #" << i
+                             << " must have a static shape, got " << r;
+      continue;
+    }
     if (r.getRank() < x.getRank())
       return emitOpError() << "result #" << i
                            << " must have rank >= " << x.getRank()
@@ -382,6 +400,13 @@ LogicalResult TiledMLPOp::verifyRegions() {
        llvm::enumerate(llvm::zip(yield.getValues(), getResultTypes()))) {
     auto [value, resultType] = pair;
     auto r = cast<RankedTensorType>(resultType);
+    if (isSummedResult(i)) {
+      if (value.getType() != r)
+        return yield.emitOpError() << "value #" << i << " must be " << r
+                                   << " (the shard's part of summed result #"
+                                   << i << "), got " << value.getType();
+      continue;
+    }
     SmallVector<int64_t> shape{ShapedType::kDynamic};
     llvm::append_range(shape, r.getShape().drop_front(numTokenDims));
     auto expected = RankedTensorType::get(shape, r.getElementType());

@@ -229,6 +229,10 @@ LogicalResult RouterTopKOp::verify() {
     if (failed(checkTokenRows(*this, what, cast<RankedTensorType>(v.getType()),
                               "[T, top_k]", t, topK, "dim 1 = top_k")))
       return failure();
+  if (Value scores = getScores())
+    return checkTokenRows(*this, "scores",
+                          cast<RankedTensorType>(scores.getType()), "[T, E]", t,
+                          e, "dim 1 = the experts E");
   return success();
 }
 
@@ -249,6 +253,15 @@ LogicalResult RouterTopKGradOp::verify() {
       failed(checkTokenRows(*this, "result", getResult().getType(), "[T, E]", t,
                             e, "dim 1 = the experts E")))
     return failure();
+  if (Value sg = getScoresGrad()) {
+    // [T, E], or [E]: one gradient row for every token.
+    auto type = cast<RankedTensorType>(sg.getType());
+    if (type.getRank() == 1)
+      return checkDim(*this, "scores_grad", type.getDimSize(0), e,
+                      "dim 0 = the experts E (one row for every token)");
+    return checkTokenRows(*this, "scores_grad", type, "[T, E] or [E]", t, e,
+                          "dim 1 = the experts E");
+  }
   return success();
 }
 

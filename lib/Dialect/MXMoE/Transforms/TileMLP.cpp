@@ -434,9 +434,9 @@ struct TileMLPPass
     if (runs.empty())
       p = makePartition(b, loc, op, x, rule, tokensPerShard);
     SmallVector<Value> dys;
-    for (Value dy : dyArgs) {
+    for (auto [i, dy] : llvm::enumerate(dyArgs)) {
       auto t = cast<RankedTensorType>(dy.getType());
-      if (rank == 3) {
+      if (rank == 3 && !op.isSummedResult(i)) {
         SmallVector<ReassociationIndices> re{{0, 1}};
         for (int64_t d = 2; d < t.getRank(); ++d)
           re.push_back({d});
@@ -470,13 +470,16 @@ struct TileMLPPass
           cloneShard(b, op, shard, paramArgs, run, map, symbols);
       if (failed(cloned))
         return failure();
-      // Seed with the shard's slice of each result's cotangent.
+      // Seed with the shard's slice of each result's cotangent (a summed
+      // result's whole cotangent: every shard's part adds to it).
       ShardVJP vjp{b, loc, llvm::DenseMap<Value, Value>(),
                    linears[symbols.getOp()],
                    llvm::DenseSet<Value>(paramArgs.begin(), paramArgs.end())};
       auto yield = cast<YieldOp>(op.getBody().front().getTerminator());
-      for (auto [v, dy] : llvm::zip(yield.getValues(), dys))
-        vjp.add(map.lookup(v), sliceRows(b, loc, dy, offset, size));
+      for (auto [i, v, dy] : llvm::enumerate(yield.getValues(), dys))
+        vjp.add(map.lookup(v), op.isSummedResult(i)
+                                   ? dy
+                                   : sliceRows(b, loc, dy, offset, size));
       for (Operation *c : llvm::reverse(*cloned))
         if (failed(vjp.backprop(c)))
           return failure();
@@ -573,10 +576,17 @@ struct TileMLPPass
       p = makePartition(b, loc, op, x, rule, tokensPerShard);
     int64_t staticTokens = cast<RankedTensorType>(x.getType()).getDimSize(0);
 
-    // Flattened result accumulators [T, ...]; every row is written once.
+    // Flattened result accumulators [T, ...], every row written once;
+    // summed results start at zeros.
     SmallVector<Value> inits;
-    for (Type t : op.getResultTypes()) {
+    for (auto [j, t] : llvm::enumerate(op.getResultTypes())) {
       auto rt = cast<RankedTensorType>(t);
+      if (op.isSummedResult(j)) {
+        Value empty =
+            tensor::EmptyOp::create(b, loc, rt.getShape(), rt.getElementType());
+        inits.push_back(zerosLike(b, loc, empty));
+        continue;
+      }
       SmallVector<int64_t> shape{staticTokens};
       llvm::append_range(shape, rt.getShape().drop_front(rank - 1));
       SmallVector<Value> dyn;
@@ -608,7 +618,10 @@ struct TileMLPPass
       SmallVector<Value> updated;
       for (auto [j, v] : llvm::enumerate(yield.getValues()))
         updated.push_back(
-            insertRows(b, loc, map.lookup(v), iter[j], offset, size));
+            op.isSummedResult(j)
+                ? arith::AddFOp::create(b, loc, iter[j], map.lookup(v))
+                      .getResult()
+                : insertRows(b, loc, map.lookup(v), iter[j], offset, size));
       return updated;
     };
     // Work that does not depend on the shard (e.g. dequantizing MXFP4
@@ -623,6 +636,10 @@ struct TileMLPPass
     for (auto [j, t] : llvm::enumerate(op.getResultTypes())) {
       Value v = (*final)[j];
       auto rt = cast<RankedTensorType>(t);
+      if (op.isSummedResult(j)) {
+        results.push_back(v);
+        continue;
+      }
       if (rank == 3) {
         SmallVector<ReassociationIndices> re{{0, 1}};
         for (int64_t d = 2; d < rt.getRank(); ++d)

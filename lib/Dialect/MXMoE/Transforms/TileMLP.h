@@ -14,6 +14,7 @@
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEOps.h"
 #include "mxmoe/Dialect/MXMoE/Transforms/Passes.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseMap.h"
@@ -128,6 +129,8 @@ struct ShardVJP {
   /// A call of an expanded MX linear, grouped GEMM or experts block.
   LogicalResult backpropCall(func::CallOp call, Value g);
   void backpropCombine(CombineRowsOp op, Value g);
+  void backpropRouter(RouterTopKOp router, Value gw, Value gs);
+  LogicalResult backpropReduce(linalg::ReduceOp red, Value g);
 };
 
 } // namespace mlir::mxmoe::tile_mlp

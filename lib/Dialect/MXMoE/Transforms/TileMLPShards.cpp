@@ -182,7 +182,11 @@ SmallVector<Type> routedResultTypes(Operation *c) {
   return llvm::TypeSwitch<Operation *, SmallVector<Type>>(c)
       .Case([&](RouterTopKOp op) -> SmallVector<Type> {
         int64_t t = rows(op.getLogits());
-        return {withRows(op.getWeights(), t), withRows(op.getExperts(), t)};
+        SmallVector<Type> types{withRows(op.getWeights(), t),
+                                withRows(op.getExperts(), t)};
+        if (Value scores = op.getScores())
+          types.push_back(withRows(scores, t));
+        return types;
       })
       .Case([&](SortByExpertOp op) -> SmallVector<Type> {
         auto e = cast<RankedTensorType>(op.getExperts().getType());

@@ -114,6 +114,49 @@ void ShardVJP::backpropCombine(CombineRowsOp op, Value g) {
                                                   op.getTopKAttr()));
 }
 
+/// router_topk: the gradients of its weights (`gw`) and of its `scores`
+/// (`gs`; a broadcast of one [E] row, the gradient of a sum over tokens,
+/// is passed as that row) through mxmoe.router_topk_grad at the
+/// recomputed choice. The experts are integers; the bias and the group
+/// limit only move the choice.
+void ShardVJP::backpropRouter(RouterTopKOp router, Value gw, Value gs) {
+  if (!gw && !gs)
+    return;
+  if (!gw)
+    gw = zerosLike(b, loc, router.getWeights());
+  if (auto bc = gs ? gs.getDefiningOp<linalg::BroadcastOp>() : nullptr;
+      bc && bc.getDimensions() == ArrayRef<int64_t>{0})
+    gs = bc.getInput();
+  Value logits = router.getLogits();
+  auto grad = RouterTopKGradOp::create(
+      b, loc, logits.getType(), logits, router.getExperts(), gw, gs,
+      router.getScoreAttr(), router.getRenormalizeAttr(),
+      router.getScalingFactorAttr());
+  this->add(logits, grad.getResult());
+}
+
+/// A linalg.reduce summing over dim 0 (`out = init + sum_t in[t, ...]`):
+/// the input's gradient is g broadcast over the reduced rows, the init's
+/// is g.
+LogicalResult ShardVJP::backpropReduce(linalg::ReduceOp red, Value g) {
+  Block &body = red.getCombiner().front();
+  auto add = dyn_cast<arith::AddFOp>(&body.front());
+  if (red.getNumDpsInputs() != 1 ||
+      red.getDimensions() != ArrayRef<int64_t>{0} || !add ||
+      body.getOperations().size() != 2)
+    return red.emitOpError("mxmoe-tile-mlp backward: the gradient of a "
+                           "linalg.reduce is defined for one input summed "
+                           "over dim 0 (an arith.addf combiner)");
+  Value in = red.getInputs()[0];
+  Value empty = tensor::EmptyOp::create(
+      b, loc, tensor::getMixedSizes(b, loc, in),
+      cast<RankedTensorType>(g.getType()).getElementType());
+  auto bc = linalg::BroadcastOp::create(b, loc, g, empty, ArrayRef<int64_t>{0});
+  this->add(in, bc->getResult(0));
+  this->add(red.getInits()[0], g);
+  return success();
+}
+
 /// Applies the VJP of `op` given the gradients of its results.
 LogicalResult ShardVJP::backpropCall(func::CallOp call, Value g) {
   // An MX linear, grouped GEMM or experts block of a static shard loop:
@@ -259,17 +302,9 @@ LogicalResult ShardVJP::backprop(Operation *op) {
   } else if (auto call = dyn_cast<func::CallOp>(op)) {
     return backpropCall(call, g);
   } else if (auto router = dyn_cast<RouterTopKOp>(op)) {
-    // The weights' gradient (the experts are integers; the bias and the
-    // group limit only move the choice): mxmoe.router_topk_grad at the
-    // recomputed choice.
-    if (!g)
-      return success();
-    Value logits = router.getLogits();
-    auto grad = RouterTopKGradOp::create(
-        b, loc, logits.getType(), logits, router.getExperts(), g,
-        router.getScoreAttr(), router.getRenormalizeAttr(),
-        router.getScalingFactorAttr());
-    this->add(logits, grad.getResult());
+    backpropRouter(router, gs[0], gs.size() > 2 ? gs[2] : Value());
+  } else if (auto red = dyn_cast<linalg::ReduceOp>(op)) {
+    return backpropReduce(red, g);
   } else if (isa<ScaledGroupedMatmulOp, SwiGLUExpertsOp>(op)) {
     // Expanded per shard size in static shard loops (the call rule above);
     // here the loop kept a run-time token count, or the GEMM is bf16.
@@ -283,9 +318,11 @@ LogicalResult ShardVJP::backprop(Operation *op) {
   } else if (auto combine = dyn_cast<CombineRowsOp>(op)) {
     backpropCombine(combine, g);
   } else if (isa<tensor::DimOp, tensor::EmptyOp, tensor::SplatOp,
-                 arith::ConstantOp, DequantizeOp, SortByExpertOp,
+                 arith::ConstantOp, linalg::FillOp, arith::SIToFPOp,
+                 arith::UIToFPOp, DequantizeOp, SortByExpertOp,
                  InvertPermutationOp>(op)) {
-    // Constants, shapes and dequantized (frozen) weights: no gradient.
+    // Constants, shapes, fills, integers converted to floats (counts) and
+    // dequantized (frozen) weights: no gradient.
   } else {
     return op->emitOpError("mxmoe-tile-mlp backward: no gradient rule for "
                            "this op in a tiled_mlp body (supported: "
@@ -295,7 +332,8 @@ LogicalResult ShardVJP::backprop(Operation *op) {
                            "collapse_shape, mxmoe.linear, "
                            "scaled_grouped_matmul, swiglu_experts, "
                            "mxmoe.router_topk, "
-                           "gather_rows, combine_rows)");
+                           "gather_rows, combine_rows, linalg.reduce "
+                           "sums)");
   }
   return success();
 }

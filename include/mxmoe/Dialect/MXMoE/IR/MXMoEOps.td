@@ -295,7 +295,15 @@ def MXMoE_TiledMLPOp : MXMoE_Op<"tiled_mlp", [
 
     Results: each result is `[T, ...]` (or `[B, S, ...]`), the shards'
     outputs concatenated in token order. Output width may differ from the
-    input width.
+    input width. The last `summed_results` results instead are sums over
+    the shards: a static-shape float tensor without token dims (e.g. a
+    router's per-expert statistics for a load-balancing loss: the sum over
+    tokens of its scores, `mxmoe.router_topk`'s `scores` reduced over dim
+    0, and its choices per expert, the `mxmoe.sort_by_expert` end offsets
+    converted to f32, whose sum over shards is the cumulative count), the
+    body yielding the shard's part in the same type. A summed result's
+    gradient reaches every shard whole (the sum's Jacobian); an empty
+    shard adds nothing.
 
     Attributes:
     * `num_shards`: shard count >= 1; absent (printed `shards = auto`) means
@@ -309,6 +317,9 @@ def MXMoE_TiledMLPOp : MXMoE_Op<"tiled_mlp", [
       (what autograd does untiled), `f32` on request. It must be f32 or the
       element type of every bf16/f16/f32 parameter (gradients are widened
       into it, never narrowed).
+    * `summed_results`: how many trailing results are sums over shards
+      (0 when absent; at most the result count minus one: the first
+      result is always token rows).
     * `fqn`: the block's fully qualified name (optional; it names the
       backward function `<fqn>.backward`, `tiled_mlp.backward` without one,
       uniquified as `tiled_mlp.backward_0`, ...; two tiled MLPs with the same
@@ -334,9 +345,20 @@ def MXMoE_TiledMLPOp : MXMoE_Op<"tiled_mlp", [
     Variadic<AnyType>:$params,
     OptionalAttr<I64Attr>:$num_shards,
     OptionalAttr<TypeAttr>:$grad_accumulator,
-    OptionalAttr<StrAttr>:$fqn
+    OptionalAttr<StrAttr>:$fqn,
+    OptionalAttr<I64Attr>:$summed_results
   );
   let results = (outs Variadic<RankedTensorOf<[AnyFloat]>>:$results);
+  let extraClassDeclaration = [{
+    /// The number of trailing results summed over shards (0 when absent).
+    unsigned getNumSummedResults() {
+      return static_cast<unsigned>(getSummedResults().value_or(0));
+    }
+    /// Whether result `i` is a sum over shards (else token rows).
+    bool isSummedResult(unsigned i) {
+      return i >= getNumResults() - getNumSummedResults();
+    }
+  }];
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
@@ -800,6 +822,13 @@ def MXMoE_RouterTopKOp : MXMoE_Op<"router_topk", [Pure]> {
     5. `weights[t, j] = s[t, experts[t, j]]` (the unbiased scores), divided
        by their sum over j when `renormalize` (plus 1e-20, as DeepSeek-V3's
        reference), then multiplied by `scaling_factor`.
+    6. optionally `scores` ([T, E] f32): step 1's `s[t, e]` for every
+       expert, the distribution a load-balancing (auxiliary) loss averages:
+       Switch Transformer (arXiv 2101.03961, eq. 4-6) and transformers'
+       `load_balancing_loss_func` (Mixtral, Qwen3-MoE: E * sum_e f_e P_e
+       with P_e the mean over tokens of `s[t, e]` and f_e the fraction of
+       the T * top_k choices that picked e). Its gradient is
+       `mxmoe.router_topk_grad`'s `scores_grad`.
 
     The Hugging Face routers this covers (transformers, modeling files):
     Qwen3-MoE and Mixtral (softmax, renormalize; Mixtral's softmax over the
@@ -810,7 +839,7 @@ def MXMoE_RouterTopKOp : MXMoE_Op<"router_topk", [Pure]> {
 
     Shapes and types: `logits` [T, E] bf16/f16/f32; `bias` [E] f32;
     `weights` [T, top_k] f32; `experts` [T, top_k] i32 (each in [0, E), a
-    row's entries distinct). 1 <= top_k <= E; G divides E, 1 <= g <= G and
+    row's entries distinct); `scores` [T, E] f32. 1 <= top_k <= E; G divides E, 1 <= g <= G and
     top_k <= g * E / G; `scaling_factor` finite and > 0. The verifier
     checks them. `mxmoe.sort_by_expert` turns `experts` into the routed-row
     order and the group offsets of the experts' grouped GEMMs.
@@ -847,11 +876,12 @@ def MXMoE_RouterTopKOp : MXMoE_Op<"router_topk", [Pure]> {
   );
   let results = (outs
     RankedTensorOf<[F32]>:$weights,
-    RankedTensorOf<[I32]>:$experts
+    RankedTensorOf<[I32]>:$experts,
+    Optional<RankedTensorOf<[F32]>>:$scores
   );
   let assemblyFormat = [{
     $logits (`bias` $bias^ `:` type($bias))? attr-dict `:` type($logits)
-    `->` type($weights) `,` type($experts)
+    `->` type($weights) `,` type($experts) (`,` type($scores)^)?
   }];
   let hasVerifier = 1;
 }
@@ -874,9 +904,13 @@ def MXMoE_RouterTopKGradOp : MXMoE_Op<"router_topk_grad", [Pure]> {
       the forward) c / S (g_j - sum_i g_i w_i / S);
     * ds[t, e] = the sum of dL/dw_j over the slots j choosing e (0 for an
       expert no slot chose);
-    * softmax: grad[t, e] = s_e (ds_e - sum_j dL/dw_j w_j) (the softmax
-      Jacobian s_e (delta_ee' - s_e')); sigmoid: grad[t, e] = ds_e s_e
-      (1 - s_e);
+    * with `scores_grad` (the gradient of router_topk's `scores` result),
+      ds[t, e] also adds scores_grad[t, e], or scores_grad[e] when it is
+      [E]: one gradient row for every token, the gradient of the scores'
+      sum over tokens that a load-balancing loss reads;
+    * softmax: grad[t, e] = s_e (ds_e - sum_e' ds_e' s_e') (the softmax
+      Jacobian s_e (delta_ee' - s_e'); without `scores_grad` the sum is
+      sum_j dL/dw_j w_j); sigmoid: grad[t, e] = ds_e s_e (1 - s_e);
 
     computed in f32 and rounded once to the result's element type (what
     PyTorch's autograd gives for `torch.softmax(logits.float(), -1)` or
@@ -884,8 +918,8 @@ def MXMoE_RouterTopKGradOp : MXMoE_Op<"router_topk_grad", [Pure]> {
     summation order).
 
     Shapes and types: `logits` [T, E] bf16/f16/f32; `experts` [T, top_k]
-    i32; `weights_grad` [T, top_k] f32; result [T, E] bf16/f16/f32. The
-    verifier checks them. An expert id outside [0, E) is run-time data:
+    i32; `weights_grad` [T, top_k] f32; `scores_grad` [T, E] or [E] f32;
+    result [T, E] bf16/f16/f32. The verifier checks them. An expert id outside [0, E) is run-time data:
     the kernel gives that slot no gradient and sets its status word to 4;
     nothing is read or written out of bounds.
 
@@ -902,14 +936,16 @@ def MXMoE_RouterTopKGradOp : MXMoE_Op<"router_topk_grad", [Pure]> {
     MXMoE_HPTensor:$logits,
     RankedTensorOf<[I32]>:$experts,
     RankedTensorOf<[F32]>:$weights_grad,
+    Optional<RankedTensorOf<[F32]>>:$scores_grad,
     MXMoE_RouterScoreAttr:$score,
     UnitAttr:$renormalize,
     DefaultValuedAttr<F64Attr, "1.0">:$scaling_factor
   );
   let results = (outs MXMoE_HPTensor:$result);
   let assemblyFormat = [{
-    $logits `,` $experts `,` $weights_grad attr-dict `:` type($logits) `,`
-    type($experts) `,` type($weights_grad) `->` type($result)
+    $logits `,` $experts `,` $weights_grad (`scores_grad` $scores_grad^ `:`
+    type($scores_grad))? attr-dict `:` type($logits) `,` type($experts) `,`
+    type($weights_grad) `->` type($result)
   }];
   let hasVerifier = 1;
 }

@@ -333,16 +333,23 @@ def MXMoETileMLP : Pass<"mxmoe-tile-mlp", "::mlir::ModuleOp"> {
     bias_grad functions (dx = input_grad(dy, w[, offsets]), dw =
     weight_grad(dy, x[, offsets])) or, for an experts block, of its
     backward (with the forward call's h and y), and for the routing ops
-    (mxmoe.router_topk through mxmoe.router_topk_grad, gather_rows and
-    combine_rows through each other and combine_scores_grad; sort and
-    permutation inversion carry no gradient); a
+    (mxmoe.router_topk through mxmoe.router_topk_grad, its `scores`
+    through the `scores_grad` operand, gather_rows and combine_rows
+    through each other and combine_scores_grad; sort, permutation
+    inversion and integer-to-float conversions carry no gradient), and
+    for linalg.reduce sums over dim 0 (the gradient broadcast over the
+    rows; a broadcast [E] row reaches router_topk_grad as its one-row
+    `scores_grad`); a
     recomputed forward call whose result no gradient reads is dropped, as
     is a gradient call whose result nothing reads (frozen weights), and
     with an f32 `grad_accumulator` the expanded weight_grad / bias_grad
     functions return f32);
     dx slices are written in place, parameter gradients are summed over
     shards (never averaged) in `grad_accumulator` (default: the parameter's
-    type) and returned in the parameter's type. Gradients are returned for
+    type) and returned in the parameter's type. Summed results
+    (`summed_results`, e.g. a router's load-balancing statistics) start at
+    zeros and add every shard's part in the forward loop; in the backward
+    every shard is seeded with their whole cotangent. Gradients are returned for
     the bf16/f16/f32 tensor parameters; quantized (frozen) weights get none.
     A body op without a rule fails the pass naming it.
   }];
