@@ -242,7 +242,8 @@ def tiled_moe_block_ir(config: Mapping, tokens: int, layer: int = 0,
                        shards: str = "auto", name: str = "moe",
                        rounding: Optional[str] = None,
                        granularity: Optional[str] = None,
-                       router_stats: bool = False) -> str:
+                       router_stats: bool = False,
+                       save_routing: bool = False) -> str:
     """The whole MoE block as one `mxmoe.tiled_mlp` over the token axis
     (Axolotl's tiled MoE; issue 24): per shard the bf16 router, the
     family's top-k (`mxmoe.router_topk`: score function, correction bias,
@@ -262,7 +263,9 @@ def tiled_moe_block_ir(config: Mapping, tokens: int, layer: int = 0,
     all E experts: router_topk's `scores`), from which a caller computes
     transformers' `load_balancing_loss_func` (E sum_e f_e P_e times the
     config's router_aux_loss_coef); the score sums' gradient flows back
-    into the router."""
+    into the router. With `save_routing` the forward keeps the router's
+    top-k weights and experts for the backward (`@"<fqn>.forward"` returns
+    them; `<fqn>.backward` reads them instead of recomputing the choice)."""
     d = moe_dims(config)
     H, I, E, k = d["H"], d["I"], d["E"], d["top_k"]
     if tokens <= 0:
@@ -355,6 +358,8 @@ def tiled_moe_block_ir(config: Mapping, tokens: int, layer: int = 0,
         yields += [ft, ft]
         rtypes += [ft, ft]
         extra = ", summed_results = 2"
+    if save_routing:
+        extra += ", save_routing"
     results = ", ".join(f"%{v}" for v in ("y", "cum", "psum")[:len(outs)])
     rtype = rtypes[0] if len(rtypes) == 1 else "(" + ", ".join(rtypes) + ")"
     head = (f"// Tiled MoE block {layer} of a {d['family']} config: H={H}, I={I}, "
@@ -440,6 +445,10 @@ if __name__ == "__main__":
                     help="with --tiled-block: also return the router's load-balancing "
                          "statistics (cumulative choice counts and score sums per expert, "
                          "summed over shards) for an auxiliary loss")
+    ap.add_argument("--save-routing", action="store_true",
+                    help="with --tiled-block: keep the router's top-k weights and experts "
+                         "from the forward for the backward (T * top_k * 8 bytes) instead "
+                         "of recomputing the choice")
     ap.add_argument("--shards", default="auto",
                     help="with --tiled-block: the shard count or auto (default)")
     ap.add_argument("--layers", type=int, default=None,
@@ -462,8 +471,8 @@ if __name__ == "__main__":
                      f"nor a readable config.json ({ex})")
     if a.tiled_block and a.layers is not None:
         ap.error("--tiled-block builds one layer: drop --layers")
-    if a.router_stats and not a.tiled_block:
-        ap.error("--router-stats needs --tiled-block")
+    if (a.router_stats or a.save_routing) and not a.tiled_block:
+        ap.error("--router-stats and --save-routing need --tiled-block")
     if a.tiled_block and a.experts is not None:
         ap.error("--tiled-block routes over every expert: drop --experts")
     if a.shards != "auto" and not (a.shards.isdigit() and int(a.shards) >= 1):
@@ -472,7 +481,8 @@ if __name__ == "__main__":
         if a.tiled_block:
             print(tiled_moe_block_ir(cfg, a.tokens, shards=a.shards, rounding=a.rounding,
                                      granularity=a.granularity,
-                                     router_stats=a.router_stats), end="")
+                                     router_stats=a.router_stats,
+                                     save_routing=a.save_routing), end="")
         elif a.layers is None:
             print(moe_layer_ir(cfg, a.tokens, experts=a.experts, rounding=a.rounding,
                                granularity=a.granularity), end="")

@@ -544,7 +544,9 @@ def tiled_block_function(out_dir: str, function: str, fqn: str,
     result, or a tuple of its results when it has several (a tiled MLP's
     `summed_results`, e.g. a router's per-expert statistics for a
     load-balancing loss: their gradients flow back through the backward
-    program too); backward returns one gradient per argument (summed over
+    program too); with `save_routing` the forward runs `<fqn>.forward` and
+    keeps the routing it returns for the backward; backward returns one
+    gradient per argument (summed over
     shards in the parameters' dtype). Raises KeyError when either function
     has no program (the manifest's functions_without_program says
     why)."""
@@ -554,12 +556,20 @@ def tiled_block_function(out_dir: str, function: str, fqn: str,
     if len(bwd.prog["returns"]) != len(fwd.prog["args"]):
         raise ValueError(f"{fqn}.backward returns {len(bwd.prog['returns'])} "
                          f"gradients for the {len(fwd.prog['args'])} arguments of {function}")
+    # save_routing: @"<fqn>.forward" returns the results, then the saved
+    # routing (weights, experts per router), which the backward reads
+    # after the arguments.
+    n_results = len(fwd.prog["returns"])
+    saving = [p for p in _manifest(out_dir)["programs"] if p["function"] == fqn + ".forward"]
+    if saving and len(saving[0]["returns"]) > n_results:
+        fwd = Program(out_dir, fqn + ".forward", chip, check)
 
     class TiledBlock(torch.autograd.Function):
         @staticmethod
         def forward(ctx, *args):
-            ctx.save_for_backward(*args)
             outs = fwd(*args)
+            ctx.save_for_backward(*args, *outs[n_results:])
+            outs = outs[:n_results]
             return outs[0] if len(outs) == 1 else tuple(outs)
 
         @staticmethod

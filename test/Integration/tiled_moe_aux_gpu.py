@@ -11,7 +11,7 @@ gradient enters the backward program as the score sums' cotangent
 (c E f_e / T for every token: mxmoe.router_topk_grad's [E] scores_grad).
 
 * counts (differences of the summed cumulative offsets) equal torch's
-  bincount of the reference top-2 choices, exactly, for 1, 2, 3, 8 shards;
+  bincount of the reference top-2 choices, exactly, for 1, 2, 3, 4, 8 shards;
 * score sums within 1e-5 of float64 (f32 sums of polynomial exp);
 * aux loss alone (dy = 0): the router weight's and x's gradients within
   2e-2 of float64 autograd of the aux loss (nonzero: a test that fails if
@@ -19,6 +19,13 @@ gradient enters the backward program as the score sums' cotangent
 * y and aux together (dy random, c = 1): y, dx, drw, dw13, dw2 within
   1e-1 of float64 autograd of sum(y dy) + aux, and y, dx bit-equal to one
   shard;
+* save_routing (`s<N>`, 1, 2, 4 shards): `sb<N>.forward` returns y, the
+  statistics and the router's weights and experts [T, 2] (the experts
+  equal to the reference top-2, as sets per token); `sb<N>.backward`
+  reading them gives y and every gradient bit-equal to the recomputing
+  block of the same shard count (the choice is the same: the kernels are
+  deterministic), and with the saved weights replaced by other values
+  the gradients change (the backward does read them);
 * balanced and skewed routing; fresh random data. The router weight is
   [I_16 | 0]: the logits are x[:, :16] exactly (distinct multiples of 1/4
   per row), so no top-2 choice depends on rounding.
@@ -79,7 +86,7 @@ def check(out, data, dy, label):
     ref_aux, counts_ref, psum_ref = reference(*data, zero, 1.0)
     ref, _, _ = reference(*data, dy, 1.0)
     one = None
-    for n in (1, 2, 3, 8):
+    for n in (1, 2, 3, 4, 8):
         res_aux, counts, psum = run(out, n, data, zero, 1.0)
         report(f"{label} {n} shards: counts exact, score sums vs float64",
                torch.equal(counts.cpu(), counts_ref) and rel(psum, psum_ref) <= 1e-5,
@@ -101,6 +108,41 @@ def check(out, data, dy, label):
                " ".join(f"{nm} {e:.1e}" for nm, e in zip(NAMES, errs)))
 
 
+def check_saved(out, data, dy, label):
+    """save_routing against the recomputing block, shard count by shard
+    count (a<N> with 1, 2, 4 shards: the same partition)."""
+    _, _, p, top = forward64(*data)
+    for n in (1, 2, 4):
+        ref, _, _ = run(out, n, data, dy, 1.0)
+        y, cum, psum, w, e = mp.Program(out, f"sb{n}.forward")(*data)
+        counts = torch.diff(cum.double(), prepend=torch.zeros(1, device=dev, dtype=torch.double))
+        dpsum = (E * counts / (T * T)).float()
+        bwd = mp.Program(out, f"sb{n}.backward")
+        zc = torch.zeros_like(cum)
+        grads = bwd(*data, w, e, dy.to(torch.bfloat16), zc, dpsum)
+        torch.cuda.synchronize()
+        same_e = torch.equal(e.sort(-1).values.long().cpu(), top.sort(-1).values.cpu())
+        equal = all(torch.equal(a, b) for a, b in zip((y, *grads), ref))
+        report(f"{label} {n} shards saved: experts = top-2, all = recomputing",
+               same_e and equal)
+        other = bwd(*data, w.flip(-1).contiguous(), e, dy.to(torch.bfloat16), zc, dpsum)
+        torch.cuda.synchronize()
+        report(f"{label} {n} shards saved: other weights change drw, dx",
+               not torch.equal(other[1], grads[1]) and not torch.equal(other[0], grads[0]))
+    # The autograd form keeps the saved routing between its programs.
+    block = mp.tiled_block_function(out, "s2", "sb2")
+    leaves = [t.clone().requires_grad_() for t in data]
+    y, cum, psum = block.apply(*leaves)
+    counts = torch.diff(cum.detach().double(), prepend=torch.zeros(1, device=dev, dtype=torch.double))
+    # (The score sums' cotangent exactly as run() passes it: c E count / T^2.)
+    dpsum = (E * counts / (T * T)).float()
+    loss = (y.float() * dy).sum() + (psum * dpsum).sum()
+    loss.backward()
+    ref, _, _ = run(out, 2, data, dy, 1.0)
+    report(f"{label} tiled_block_function(s2): y and grads = programs",
+           all(torch.equal(a, b) for a, b in zip((y, *(t.grad for t in leaves)), ref)))
+
+
 def main() -> int:
     if len(sys.argv) != 2:
         print(__doc__)
@@ -108,7 +150,9 @@ def main() -> int:
     gen = torch.Generator().manual_seed(20261208)
     for skew in (False, True):
         *data, dy = inputs(skew, gen)
-        check(sys.argv[1], data, dy.float(), "skewed" if skew else "balanced")
+        label = "skewed" if skew else "balanced"
+        check(sys.argv[1], data, dy.float(), label)
+        check_saved(sys.argv[1], data, dy.float(), label)
     return CHECKS.summary()
 
 

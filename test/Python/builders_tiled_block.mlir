@@ -34,6 +34,11 @@
 // RUN: rm -rf %t.statsout && mxmoe-compile %t.stats.mlir --chip sm_90a --recipe mx128 --programs-only -o %t.statsout --toolkit %t/none > /dev/null
 // RUN: FileCheck %s --check-prefix=STATS-PROGRAMS < %t.statsout/manifest.json
 // RUN: not env PYTHONPATH=%mxmoe_src_root/python %python -m mxmoe.builders qwen3_30b_a3b --router-stats 2>&1 | FileCheck %s --check-prefix=BADSTATS
+// With --save-routing (Qwen3, top-8, 2 shards) the forward function
+// returns the routing and the backward reads it: both are programs.
+// RUN: env PYTHONPATH=%mxmoe_src_root/python %python -m mxmoe.builders qwen3_30b_a3b --tokens 4096 --tiled-block --shards 2 --save-routing > %t.saved.mlir
+// RUN: rm -rf %t.savedout && mxmoe-compile %t.saved.mlir --chip sm_90a --recipe mx128 --programs-only -o %t.savedout --toolkit %t/none > /dev/null
+// RUN: FileCheck %s --check-prefix=SAVED < %t.savedout/manifest.json
 
 // DSV3: func.func @moe(%h: tensor<4096x7168xbf16>, %router_w: tensor<256x7168xbf16>, %router_bias: tensor<256xf32>, %w13: tensor<256x4096x7168xbf16>, %w2: tensor<256x7168x2048xbf16>, %shared_w13: tensor<4096x7168xbf16>, %shared_w2: tensor<7168x2048xbf16>) -> tensor<4096x7168xbf16>
 // DSV3: mxmoe.tiled_mlp shards = auto (%h, %router_w, %router_bias, %w13, %w2, %shared_w13, %shared_w2) {fqn = "layers.0.moe"}
@@ -93,4 +98,6 @@
 // STATS: %psum = linalg.reduce ins(%s : tensor<?x16xf32>)
 // STATS: mxmoe.yield %ys, %cum, %psum : tensor<?x5120xbf16>, tensor<16xf32>, tensor<16xf32>
 // STATS-PROGRAMS: "functions_without_program": [],
-// BADSTATS: --router-stats needs --tiled-block
+// BADSTATS: --router-stats and --save-routing need --tiled-block
+// SAVED: "functions_without_program": [],
+// SAVED: "function": "layers.0.moe.forward"

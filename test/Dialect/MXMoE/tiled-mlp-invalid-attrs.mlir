@@ -123,3 +123,28 @@ func.func @accumulator_bf16_f32_param(%x: tensor<64x32xbf16>, %b: tensor<32xbf16
   }
   return %y : tensor<64x32xbf16>
 }
+
+// -----
+
+// save_routing names @"<fqn>.forward" (TiledMLPOp::verifyRegions).
+func.func @save_routing_no_fqn(%x: tensor<64x32xbf16>) -> tensor<64x2xf32> {
+  // expected-error @+1 {{'mxmoe.tiled_mlp' op save_routing needs an fqn (it names the forward function that returns the saved routing)}}
+  %y = mxmoe.tiled_mlp shards = 2 (%x) {save_routing} : (tensor<64x32xbf16>) -> tensor<64x2xf32> {
+  ^bb0(%xs: tensor<?x32xbf16>):
+    %wt, %e = mxmoe.router_topk %xs {top_k = 2 : i64, score = #mxmoe.router_score<softmax>}
+        : tensor<?x32xbf16> -> tensor<?x2xf32>, tensor<?x2xi32>
+    mxmoe.yield %wt : tensor<?x2xf32>
+  }
+  return %y : tensor<64x2xf32>
+}
+
+// -----
+
+func.func @save_routing_no_router(%x: tensor<64x32xbf16>) -> tensor<64x32xbf16> {
+  // expected-error @+1 {{'mxmoe.tiled_mlp' op save_routing needs an mxmoe.router_topk in the body (the routing decision it saves)}}
+  %y = mxmoe.tiled_mlp shards = 2 (%x) {fqn = "mlp", save_routing} : (tensor<64x32xbf16>) -> tensor<64x32xbf16> {
+  ^bb0(%xs: tensor<?x32xbf16>):
+    mxmoe.yield %xs : tensor<?x32xbf16>
+  }
+  return %y : tensor<64x32xbf16>
+}

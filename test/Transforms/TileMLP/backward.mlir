@@ -125,6 +125,43 @@ func.func @router_stats(%x: tensor<64x32xbf16>, %w: tensor<8x32xbf16>) -> (tenso
 
 // -----
 
+// save_routing: the forward loops move into @"<fqn>.forward", which also
+// returns the router's weights and experts over all tokens; the op becomes
+// a call of it. The backward takes them after the parameters and reads the
+// shard's rows of them: no router_topk is recomputed (the logits are, for
+// router_topk_grad, which gets the saved experts; here y is the weights,
+// so the saved weights and the sort go unread and are dropped).
+// CHECK-LABEL: func.func @saved(
+// CHECK:   %[[C:.*]]:3 = call @saved.forward(%arg0, %arg1) : (tensor<64x32xbf16>, tensor<8x32xbf16>) -> (tensor<64x2xf32>, tensor<64x2xf32>, tensor<64x2xi32>)
+// CHECK:   return %[[C]]#0
+// CHECK-LABEL: func.func @saved.backward(
+// CHECK-SAME:    %{{.*}}: tensor<64x32xbf16>, %{{.*}}: tensor<8x32xbf16>, %{{.*}}: tensor<64x2xf32>, %[[SE:.*]]: tensor<64x2xi32>, %{{.*}}: tensor<64x2xf32>)
+// CHECK: scf.for
+// CHECK:   %[[E:.*]] = tensor.extract_slice %[[SE]]
+// CHECK:   %[[L:.*]] = mxmoe.linear {{.*}}fqn = "saved.gate"
+// CHECK-NOT: mxmoe.router_topk %
+// CHECK:   mxmoe.router_topk_grad %[[L]], %[[E]], %{{.*}} {renormalize
+// CHECK: } {mxmoe.tiled_mlp_backward = "saved"
+// CHECK-LABEL: func.func @saved.forward(
+// CHECK: scf.for
+// CHECK:   %[[FW:.*]], %[[FE:.*]] = mxmoe.router_topk
+// CHECK:   tensor.insert_slice %[[FW]]
+// CHECK:   tensor.insert_slice %[[FW]]
+// CHECK:   tensor.insert_slice %[[FE]]
+func.func @saved(%x: tensor<64x32xbf16>, %w: tensor<8x32xbf16>) -> tensor<64x2xf32> {
+  %y = mxmoe.tiled_mlp shards = 2 (%x, %w) {fqn = "saved", save_routing} : (tensor<64x32xbf16>, tensor<8x32xbf16>) -> tensor<64x2xf32> {
+  ^bb0(%xs: tensor<?x32xbf16>, %ww: tensor<8x32xbf16>):
+    %l = mxmoe.linear %xs, %ww {fqn = "saved.gate"} : (tensor<?x32xbf16>, tensor<8x32xbf16>) -> tensor<?x8xbf16>
+    %wt, %e = mxmoe.router_topk %l {top_k = 2 : i64, score = #mxmoe.router_score<softmax>, renormalize}
+        : tensor<?x8xbf16> -> tensor<?x2xf32>, tensor<?x2xi32>
+    %idx, %offs = mxmoe.sort_by_expert %e {num_experts = 8 : i64} : tensor<?x2xi32> -> tensor<?xi32>, tensor<8xi32>
+    mxmoe.yield %wt : tensor<?x2xf32>
+  }
+  return %y : tensor<64x2xf32>
+}
+
+// -----
+
 // A routed block in the shard body (router, top-k, expert sort, dispatch,
 // a per-row stand-in for the experts, weighted combine): each shard's
 // backward takes the combine's gradient to the routed rows (gather_rows of

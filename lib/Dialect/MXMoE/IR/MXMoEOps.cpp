@@ -391,6 +391,12 @@ LogicalResult TiledMLPOp::verifyRegions() {
   auto yield = dyn_cast<YieldOp>(body.getTerminator());
   if (!yield)
     return emitOpError() << "body must end with mxmoe.yield";
+  if (getSaveRouting() && !getFqnAttr())
+    return emitOpError() << "save_routing needs an fqn (it names the "
+                            "forward function that returns the saved routing)";
+  if (getSaveRouting() && body.getOps<RouterTopKOp>().empty())
+    return emitOpError() << "save_routing needs an mxmoe.router_topk in the "
+                            "body (the routing decision it saves)";
   if (yield.getValues().size() != getNumResults())
     return yield.emitOpError()
            << "yields " << yield.getValues().size() << " values but the "

@@ -389,6 +389,10 @@ struct TileMLPPass
         outs.push_back(t);
       }
     }
+    SmallVector<Type> saved;
+    if (op.getSaveRouting())
+      saved = savedRoutingTypes(op);
+    llvm::append_range(ins, saved);
     for (Type t : op.getResultTypes())
       ins.push_back(t);
     std::string name =
@@ -426,7 +430,10 @@ struct TileMLPPass
     unsigned numParams = op.getParams().size();
     Value xArg = entry->getArgument(0);
     ValueRange paramArgs = entry->getArguments().slice(1, numParams);
-    ValueRange dyArgs = entry->getArguments().drop_front(1 + numParams);
+    ValueRange savedArgs =
+        entry->getArguments().slice(1 + numParams, saved.size());
+    ValueRange dyArgs =
+        entry->getArguments().drop_front(1 + numParams + saved.size());
     int64_t rank = op.getInput().getType().getRank();
 
     Value x = flattenTokens(b, loc, xArg);
@@ -464,6 +471,11 @@ struct TileMLPPass
                          const ShardRun *run,
                          ValueRange iter) -> FailureOr<SmallVector<Value>> {
       Value shard = sliceRows(b, loc, x, offset, size);
+      // (The saved routing's rows are sliced before the recompute reads
+      // them.)
+      SmallVector<Value> savedRows;
+      for (Value a : savedArgs)
+        savedRows.push_back(sliceRows(b, loc, a, offset, size));
       // Recompute the shard.
       IRMapping map;
       FailureOr<SmallVector<Operation *>> cloned =
@@ -472,9 +484,15 @@ struct TileMLPPass
         return failure();
       // Seed with the shard's slice of each result's cotangent (a summed
       // result's whole cotangent: every shard's part adds to it).
-      ShardVJP vjp{b, loc, llvm::DenseMap<Value, Value>(),
+      ShardVJP vjp{b,
+                   loc,
+                   llvm::DenseMap<Value, Value>(),
                    linears[symbols.getOp()],
-                   llvm::DenseSet<Value>(paramArgs.begin(), paramArgs.end())};
+                   llvm::DenseSet<Value>(paramArgs.begin(), paramArgs.end()),
+                   llvm::DenseMap<Value, Value>(),
+                   llvm::DenseMap<Operation *, Value>()};
+      if (!saved.empty())
+        useSavedRouting(op, map, savedRows, vjp);
       auto yield = cast<YieldOp>(op.getBody().front().getTerminator());
       for (auto [i, v, dy] : llvm::enumerate(yield.getValues(), dys))
         vjp.add(map.lookup(v), op.isSummedResult(i)
@@ -537,6 +555,23 @@ struct TileMLPPass
     return success();
   }
 
+  /// save_routing: the recomputed shard reads each router's saved weights
+  /// and experts (`savedRows`: the shard's rows of them) instead of the
+  /// recomputed choice; `vjp` takes the weights' gradient for the router
+  /// and gives router_topk_grad the saved experts, so the cloned
+  /// router_topk is left without uses (dropped) unless its scores are read.
+  static void useSavedRouting(TiledMLPOp op, IRMapping &map,
+                              ArrayRef<Value> savedRows, ShardVJP &vjp) {
+    for (auto [i, r] : llvm::enumerate(routersOf(op))) {
+      auto clone = map.lookup(r.getWeights()).getDefiningOp<RouterTopKOp>();
+      Value w = savedRows[2 * i], e = savedRows[2 * i + 1];
+      clone.getWeights().replaceAllUsesWith(w);
+      clone.getExperts().replaceAllUsesWith(e);
+      vjp.alias[w] = clone.getWeights();
+      vjp.savedExperts[clone] = e;
+    }
+  }
+
   /// Drops from `fn` the gradient calls (input_grad / weight_grad /
   /// bias_grad of expanded functions) whose result nothing reads, e.g. the
   /// weight gradient of frozen (dequantized) weights, and the pure ops
@@ -564,13 +599,64 @@ struct TileMLPPass
     }
   }
 
+  /// Replaces `op` by its forward shard loops or, with save_routing, by a
+  /// call of `@"<fqn>.forward"`, which holds them and also returns the
+  /// saved routing.
   LogicalResult lower(TiledMLPOp op, SymbolTable &symbols,
                       ArrayRef<ShardRun> runs) {
+    unsigned n = op.getNumResults();
+    if (!op.getSaveRouting()) {
+      OpBuilder b(op);
+      FailureOr<SmallVector<Value>> r = emitForward(
+          b, op, op.getInput(), op.getParams(), symbols, runs, false);
+      if (failed(r))
+        return failure();
+      op.replaceAllUsesWith(*r);
+      op.erase();
+      return success();
+    }
+    MLIRContext *ctx = &getContext();
+    Location loc = op.getLoc();
+    SmallVector<Type> outs(op.getResultTypes());
+    llvm::append_range(outs, savedRoutingTypes(op));
+    std::string name = (op.getFqn()->str()) + ".forward";
+    if (Operation *existing = symbols.lookup(name)) {
+      InFlightDiagnostic d = op.emitOpError("mxmoe-tile-mlp: @")
+                             << name
+                             << " already exists; with save_routing the fqn "
+                                "names the forward function a runtime calls";
+      d.attachNote(existing->getLoc()) << "the existing function";
+      return failure();
+    }
+    auto fn = func::FuncOp::create(
+        loc, name, FunctionType::get(ctx, op->getOperandTypes(), outs));
+    symbols.insert(fn);
+    fn->setAttr(MXMoEDialect::FqnAttrHelper::getNameStr(), op.getFqnAttr());
+    Block *entry = fn.addEntryBlock();
+    OpBuilder fb = OpBuilder::atBlockBegin(entry);
+    FailureOr<SmallVector<Value>> r =
+        emitForward(fb, op, entry->getArgument(0),
+                    entry->getArguments().drop_front(), symbols, runs, true);
+    if (failed(r))
+      return failure();
+    func::ReturnOp::create(fb, loc, *r);
     OpBuilder b(op);
+    auto call = func::CallOp::create(b, loc, fn, op->getOperands());
+    op.replaceAllUsesWith(call.getResults().take_front(n));
+    op.erase();
+    return success();
+  }
+
+  /// The forward shard loops of `op` at `b` over `input` and `params`:
+  /// the op's results, then with `save` each body router's weights and
+  /// experts over all tokens ([T, top_k]).
+  FailureOr<SmallVector<Value>>
+  emitForward(OpBuilder &b, TiledMLPOp op, Value input, ValueRange params,
+              SymbolTable &symbols, ArrayRef<ShardRun> runs, bool save) {
     Location loc = op.getLoc();
     int64_t rank = op.getInput().getType().getRank();
     // The same partition as the backward function.
-    Value x = flattenTokens(b, loc, op.getInput());
+    Value x = flattenTokens(b, loc, input);
     std::optional<Partition> p;
     if (runs.empty())
       p = makePartition(b, loc, op, x, rule, tokensPerShard);
@@ -579,16 +665,23 @@ struct TileMLPPass
     // Flattened result accumulators [T, ...], every row written once;
     // summed results start at zeros.
     SmallVector<Value> inits;
-    for (auto [j, t] : llvm::enumerate(op.getResultTypes())) {
+    SmallVector<Type> rowTypes(op.getResultTypes());
+    SmallVector<RouterTopKOp> routers;
+    if (save) {
+      llvm::append_range(rowTypes, savedRoutingTypes(op));
+      routers = routersOf(op);
+    }
+    for (auto [j, t] : llvm::enumerate(rowTypes)) {
       auto rt = cast<RankedTensorType>(t);
-      if (op.isSummedResult(j)) {
+      if (j < op.getNumResults() && op.isSummedResult(j)) {
         Value empty =
             tensor::EmptyOp::create(b, loc, rt.getShape(), rt.getElementType());
         inits.push_back(zerosLike(b, loc, empty));
         continue;
       }
       SmallVector<int64_t> shape{staticTokens};
-      llvm::append_range(shape, rt.getShape().drop_front(rank - 1));
+      llvm::append_range(shape, rt.getShape().drop_front(
+                                    j < op.getNumResults() ? rank - 1 : 1));
       SmallVector<Value> dyn;
       if (ShapedType::isDynamic(staticTokens))
         dyn.push_back(p->tokens);
@@ -611,14 +704,17 @@ struct TileMLPPass
                          const ShardRun *run,
                          ValueRange iter) -> FailureOr<SmallVector<Value>> {
       IRMapping map;
-      if (failed(cloneShard(b, op, sliceRows(b, loc, x, offset, size),
-                            op.getParams(), run, map, symbols)))
+      if (failed(cloneShard(b, op, sliceRows(b, loc, x, offset, size), params,
+                            run, map, symbols)))
         return failure();
       auto yield = cast<YieldOp>(op.getBody().front().getTerminator());
+      SmallVector<Value> rows(yield.getValues());
+      for (RouterTopKOp r : routers)
+        rows.append({r.getWeights(), r.getExperts()});
       SmallVector<Value> updated;
-      for (auto [j, v] : llvm::enumerate(yield.getValues()))
+      for (auto [j, v] : llvm::enumerate(rows))
         updated.push_back(
-            op.isSummedResult(j)
+            j < op.getNumResults() && op.isSummedResult(j)
                 ? arith::AddFOp::create(b, loc, iter[j], map.lookup(v))
                       .getResult()
                 : insertRows(b, loc, map.lookup(v), iter[j], offset, size));
@@ -658,9 +754,9 @@ struct TileMLPPass
       }
       results.push_back(v);
     }
-    op.replaceAllUsesWith(results);
-    op.erase();
-    return success();
+    // (The saved routing stays [T, top_k].)
+    results.append(final->begin() + op.getNumResults(), final->end());
+    return results;
   }
 };
 

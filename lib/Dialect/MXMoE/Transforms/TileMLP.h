@@ -88,6 +88,14 @@ FailureOr<SmallVector<Operation *>> cloneBody(OpBuilder &b, Block &body,
 /// erased).
 std::string staticBodyFailure(TiledMLPOp op, int64_t size);
 
+/// The body's mxmoe.router_topk ops, in order: the routing decisions
+/// that `save_routing` keeps.
+SmallVector<RouterTopKOp> routersOf(TiledMLPOp op);
+
+/// The saved routing of `op`: per body router its weights [T, top_k] f32
+/// and experts [T, top_k] i32 (T the flattened token count).
+SmallVector<Type> savedRoutingTypes(TiledMLPOp op);
+
 /// Transpose of a 2-D tensor.
 Value transpose2d(OpBuilder &b, Location loc, Value v);
 /// The MX functions expanded for one linear, grouped GEMM or experts block
@@ -117,6 +125,11 @@ struct ShardVJP {
   /// in a wider type than their own (an f32 weight gradient summed into an
   /// f32 accumulator); any other value's gradient takes its type.
   llvm::DenseSet<Value> params;
+  /// Saved routing (save_routing): a saved weights slice stands for the
+  /// recomputed router's weights (its gradient goes to the router), and
+  /// the router's gradient reads the saved experts.
+  llvm::DenseMap<Value, Value> alias;
+  llvm::DenseMap<Operation *, Value> savedExperts;
 
   /// `v` in element type `elem` (extf / truncf; the same shape).
   Value convert(Value v, Type elem);

@@ -123,6 +123,27 @@ Value zerosLike(OpBuilder &b, Location loc, Value like, Type elem) {
   return linalg::FillOp::create(b, loc, zero, empty).getResult(0);
 }
 
+SmallVector<RouterTopKOp> routersOf(TiledMLPOp op) {
+  return llvm::to_vector(op.getBody().front().getOps<RouterTopKOp>());
+}
+
+SmallVector<Type> savedRoutingTypes(TiledMLPOp op) {
+  RankedTensorType x = op.getInput().getType();
+  int64_t t = x.getDimSize(0);
+  if (x.getRank() == 3)
+    t = x.isDynamicDim(0) || x.isDynamicDim(1)
+            ? ShapedType::kDynamic
+            : x.getDimSize(0) * x.getDimSize(1);
+  MLIRContext *ctx = op.getContext();
+  SmallVector<Type> types;
+  for (RouterTopKOp r : routersOf(op)) {
+    int64_t k = static_cast<int64_t>(r.getTopK());
+    types.push_back(RankedTensorType::get({t, k}, Float32Type::get(ctx)));
+    types.push_back(RankedTensorType::get({t, k}, IntegerType::get(ctx, 32)));
+  }
+  return types;
+}
+
 /// The static runs of `op` over `tokens` tokens, or {} when the shard
 /// count is only known at run time.
 SmallVector<ShardRun> staticRuns(TiledMLPOp op, int64_t tokens, int64_t hidden,

@@ -45,6 +45,8 @@ Value ShardVJP::convert(Value v, Type elem) {
 }
 
 void ShardVJP::add(Value v, Value g) {
+  if (Value a = alias.lookup(v))
+    v = a;
   // A gradient takes v's element type, except a parameter's, which may be
   // wider (f32 weight gradients); sums of two widen the narrower one.
   auto vt = dyn_cast<RankedTensorType>(v.getType());
@@ -128,10 +130,12 @@ void ShardVJP::backpropRouter(RouterTopKOp router, Value gw, Value gs) {
       bc && bc.getDimensions() == ArrayRef<int64_t>{0})
     gs = bc.getInput();
   Value logits = router.getLogits();
+  Value experts = savedExperts.lookup(router);
+  if (!experts)
+    experts = router.getExperts();
   auto grad = RouterTopKGradOp::create(
-      b, loc, logits.getType(), logits, router.getExperts(), gw, gs,
-      router.getScoreAttr(), router.getRenormalizeAttr(),
-      router.getScalingFactorAttr());
+      b, loc, logits.getType(), logits, experts, gw, gs, router.getScoreAttr(),
+      router.getRenormalizeAttr(), router.getScalingFactorAttr());
   this->add(logits, grad.getResult());
 }
 

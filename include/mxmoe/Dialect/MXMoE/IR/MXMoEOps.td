@@ -317,6 +317,17 @@ def MXMoE_TiledMLPOp : MXMoE_Op<"tiled_mlp", [
       (what autograd does untiled), `f32` on request. It must be f32 or the
       element type of every bf16/f16/f32 parameter (gradients are widened
       into it, never narrowed).
+    * `save_routing`: keep each body `mxmoe.router_topk`'s decision (its
+      `weights` [T, top_k] f32 and `experts` [T, top_k] i32, all shards'
+      rows) from the forward for the backward instead of recomputing the
+      choice (Axolotl's tiled MoE option; T * top_k * 8 bytes per router):
+      `mxmoe-tile-mlp` then emits `@"<fqn>.forward"(x, params...) ->
+      (results..., weights, experts, ...)`, the op becomes a call of it,
+      and `<fqn>.backward` takes the saved pairs after the parameters.
+      The backward's shards read the saved choice and weights (their sort
+      and the experts' GEMMs use it); the router's logits are still
+      recomputed, as its gradient (`mxmoe.router_topk_grad`) reads them.
+      Needs an `fqn` and at least one `mxmoe.router_topk` in the body.
     * `summed_results`: how many trailing results are sums over shards
       (0 when absent; at most the result count minus one: the first
       result is always token rows).
@@ -346,7 +357,8 @@ def MXMoE_TiledMLPOp : MXMoE_Op<"tiled_mlp", [
     OptionalAttr<I64Attr>:$num_shards,
     OptionalAttr<TypeAttr>:$grad_accumulator,
     OptionalAttr<StrAttr>:$fqn,
-    OptionalAttr<I64Attr>:$summed_results
+    OptionalAttr<I64Attr>:$summed_results,
+    UnitAttr:$save_routing
   );
   let results = (outs Variadic<RankedTensorOf<[AnyFloat]>>:$results);
   let extraClassDeclaration = [{
