@@ -44,12 +44,13 @@ gradients with the untiled path's of the same precision (normwise).
 
 Build machine (writes the compile outputs, ~2 MB each):
     python3 bench/long_context_bench.py --build .device/lc [--models qwen3,scout] \\
-        [--tokens 16384,65536,131072,262144,524288] [--rules auto,square]
+        [--tokens 16384,65536,131072,262144,524288] [--rules auto,square] [--save-routing]
 Device:
     python3 bench/long_context_bench.py .device/lc [--models ...] [--tokens ...] \\
         [--rules ...] [--paths bf16,mxmoe tiled auto,...] [--iters 3] [--profile]
 (--profile: each row also splits the step's GPU time by kernel, as
-bench/moe_layer_bench.py --profile does)
+bench/moe_layer_bench.py --profile does; --save-routing builds the auto
+rule's block with `save_routing` too: the row "mxmoe tiled auto saved")
 """
 from __future__ import annotations
 
@@ -126,6 +127,9 @@ def build(out: str, argv) -> int:
             for rule in rules:  # the pass's shards = auto rule
                 compile_ir(block, tiled_dir(out, m, T, rule), compile_bin, "--tile-rule",
                            "tokens" if rule == "auto" else "square")
+            if "--save-routing" in argv and "auto" in rules:  # the saved-routing row
+                saved = builders.tiled_moe_block_ir(config, T, shards="auto", save_routing=True)
+                compile_ir(saved, tiled_dir(out, m, T, "auto") + "_saved", compile_bin)
             # f32 gradient accumulators at 64 shards (the accuracy row).
             if T >= 64 * 1024 and "auto" in rules:
                 acc = builders.tiled_moe_block_ir(config, T, shards="64").replace(
@@ -228,8 +232,10 @@ def paths_for(torch, F, out, model, T, rules, s):
     routed = None if model == "scout" else mp.register_swiglu_experts_op(
         untiled, f"{model}_t{T}.routed", namespace="mxmoe_lc")
     paths.append(("mxmoe", make_layer(torch, F, model, k, E, experts, routed)))
-    for rule in rules + (["64", "64 f32acc"] if T >= 64 * 1024 and "auto" in rules else []):
+    for rule in rules + (["64", "64 f32acc"] if T >= 64 * 1024 and "auto" in rules else []) + (
+            ["auto saved"] if "auto" in rules else []):
         d = tiled_dir(out, model, T, rule.split()[0], f32acc=rule.endswith("f32acc"))
+        d += "_saved" if rule.endswith("saved") else ""
         if not os.path.isdir(d):
             continue
         try:

@@ -108,6 +108,19 @@ NestedKernels nestedKernels(func::FuncOp fn) {
   return r;
 }
 
+/// Whether a top-level call of `fn` runs a function whose static shard
+/// loops hold kernels (a tiled block with save_routing is a call of its
+/// @"<fqn>.forward"): the loop describer inlines it.
+bool callsShardLoops(func::FuncOp fn) {
+  for (auto call : fn.getBody().front().getOps<func::CallOp>()) {
+    auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+        call, call.getCalleeAttr());
+    if (callee && !callee.isExternal() && nestedKernels(callee).inShardLoop)
+      return true;
+  }
+  return false;
+}
+
 /// Whether `fn` has a straight-line launch program: kernel ops, ops with
 /// nothing to compute, reshapes (the same bytes under another shape), i32
 /// constants (the offsets of a plain linear) and the return. `loops` is set
@@ -119,7 +132,7 @@ NestedKernels nestedKernels(func::FuncOp fn) {
 bool hasProgram(func::FuncOp fn, llvm::json::Array &withoutProgram,
                 bool &loops) {
   NestedKernels nested = nestedKernels(fn);
-  loops = nested.inShardLoop;
+  loops = nested.inShardLoop || callsShardLoops(fn);
   if (loops)
     return false;
   auto replayable = [&](Operation &op) {

@@ -78,7 +78,8 @@ def run(out, n, data, dy, coef):
     grads = mp.Program(out, f"ab{n}.backward")(
         *data, dy.to(torch.bfloat16), torch.zeros_like(cum), dpsum)
     torch.cuda.synchronize()
-    return (y, *grads), counts, psum
+    # (Copies: a program reuses its output buffers from call to call.)
+    return tuple(t.clone() for t in (y, *grads)), counts, psum.clone()
 
 
 def check(out, data, dy, label):
@@ -119,7 +120,8 @@ def check_saved(out, data, dy, label):
         dpsum = (E * counts / (T * T)).float()
         bwd = mp.Program(out, f"sb{n}.backward")
         zc = torch.zeros_like(cum)
-        grads = bwd(*data, w, e, dy.to(torch.bfloat16), zc, dpsum)
+        # (A program reuses its output buffers from call to call: copies.)
+        grads = [g.clone() for g in bwd(*data, w, e, dy.to(torch.bfloat16), zc, dpsum)]
         torch.cuda.synchronize()
         same_e = torch.equal(e.sort(-1).values.long().cpu(), top.sort(-1).values.cpu())
         equal = all(torch.equal(a, b) for a, b in zip((y, *grads), ref))

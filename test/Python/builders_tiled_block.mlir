@@ -35,7 +35,8 @@
 // RUN: FileCheck %s --check-prefix=STATS-PROGRAMS < %t.statsout/manifest.json
 // RUN: not env PYTHONPATH=%mxmoe_src_root/python %python -m mxmoe.builders qwen3_30b_a3b --router-stats 2>&1 | FileCheck %s --check-prefix=BADSTATS
 // With --save-routing (Qwen3, top-8, 2 shards) the forward function
-// returns the routing and the backward reads it: both are programs.
+// returns the routing and the backward reads it: both are programs, and
+// so is @moe, a call of the forward (the describer inlines it).
 // RUN: env PYTHONPATH=%mxmoe_src_root/python %python -m mxmoe.builders qwen3_30b_a3b --tokens 4096 --tiled-block --shards 2 --save-routing > %t.saved.mlir
 // RUN: rm -rf %t.savedout && mxmoe-compile %t.saved.mlir --chip sm_90a --recipe mx128 --programs-only -o %t.savedout --toolkit %t/none > /dev/null
 // RUN: FileCheck %s --check-prefix=SAVED < %t.savedout/manifest.json
@@ -100,4 +101,5 @@
 // STATS-PROGRAMS: "functions_without_program": [],
 // BADSTATS: --router-stats and --save-routing need --tiled-block
 // SAVED: "functions_without_program": [],
+// SAVED: "function": "moe"
 // SAVED: "function": "layers.0.moe.forward"
