@@ -451,8 +451,11 @@ struct TileMLPPass
       }
       dys.push_back(dy);
     }
-    // Loop state: dx [T, H] and one accumulator per trainable parameter.
-    SmallVector<Value> inits{zerosLike(b, loc, x)};
+    // Loop state: dx [T, H] (every row written by its shard: no fill) and
+    // one accumulator per trainable parameter.
+    SmallVector<Value> inits{tensor::EmptyOp::create(
+        b, loc, tensor::getMixedSizes(b, loc, x),
+        cast<RankedTensorType>(x.getType()).getElementType())};
     SmallVector<Type> accTypes;
     for (Value tp : trainable) {
       auto t = cast<RankedTensorType>(tp.getType());
