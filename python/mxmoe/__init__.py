@@ -19,12 +19,16 @@ Modules:
   torch     -- `scaled_grouped_mm(A, B_t, offs)`: TorchAO's MXFP8 grouped
                GEMM call, any shape, through the kernel cache; `convert(model)`.
   hf        -- the transformers MoE families `convert` knows.
+  ep        -- expert parallelism: `routed_experts` dispatches tokens by
+               all-to-all to their experts' ranks (torch.distributed) and
+               runs the local experts through scaled_grouped_mm (not yet
+               run on GPUs: test/Integration/ep_moe_gpu.py).
 """
 
 import importlib as _importlib
 
 _SUBMODULES = ("reference", "runtime", "ptx", "builders", "compiler", "program", "tiled",
-               "kernel_cache", "torch", "hf")
+               "kernel_cache", "torch", "hf", "ep")
 
 
 def compile(*args, **kwargs):  # noqa: A001 (the documented `mxmoe.compile`)
