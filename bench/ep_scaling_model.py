@@ -11,7 +11,8 @@ experts split evenly over them; balanced routing):
   single GPU running the whole layer on T tokens, so the measured
   single-GPU layer time at T tokens stands for it (`--compute`: rows of
   bench/moe_layer_bench.py's jsonl; DeepSeek-V3's `deepseek_v3_ep8` shape
-  is already one rank's slice of an EP=8 layer: 32 of 256 experts);
+  is left out: it is already one rank's slice of an EP=8 layer whose
+  "tokens" are routed rows, modelled as top-1);
 * all-to-all: four per step (forward dispatch and combine; backward: the
   combine's gradient dispatched to the experts, the dispatch's gradient
   combined back), each moving T * k rows of H values, of which (P - 1) / P
@@ -45,20 +46,14 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from cli import option  # noqa: E402
 DEFAULT_COMPUTE = os.path.join(HERE, "results", "moe_layer_bench_2026-12-06_routed_h100.jsonl")
 NVLINK_GBS, IB_GBS, NODE = 450.0, 50.0, 8
 # The measured paths: bf16 (torch._grouped_mm with PyTorch routing) and
 # mxmoe's compiled routed block with the MX128 recipe.
 PATHS = {"bf16": "bf16 torch._grouped_mm", "mxmoe": "mxmoe mx128 routed"}
 
-
-def option(argv, name, default):
-    for i, a in enumerate(argv):
-        if a == name and i + 1 < len(argv):
-            return argv[i + 1]
-        if a.startswith(name + "="):
-            return a.split("=", 1)[1]
-    return default
 
 
 def load(path):
@@ -67,6 +62,8 @@ def load(path):
     with open(path) as f:
         for line in f:
             r = json.loads(line)
+            if r["shape"].endswith("_ep8"):
+                continue  # already one rank's slice, its tokens are routed rows
             for key, name in PATHS.items():
                 if r["path"] == name:
                     e = out.setdefault((r["shape"], r["tokens"]), {

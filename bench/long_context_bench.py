@@ -66,20 +66,13 @@ ROOT = os.path.join(HERE, "..")
 sys.path.insert(0, os.path.join(ROOT, "python"))
 sys.path.insert(0, HERE)
 import moe_layer_shapes  # noqa: E402
+from cli import option  # noqa: E402
 
 MODELS = {"qwen3": "qwen3_30b_a3b", "scout": "llama4_scout"}
 SHARED = {"qwen3": 0, "scout": 8192}  # shared-expert dim (0: none)
 TOKENS = (16384, 65536, 131072, 262144, 524288)
 RULES = ("auto", "square")
 
-
-def option(argv, name, default):
-    for i, a in enumerate(argv):
-        if a == name and i + 1 < len(argv):
-            return argv[i + 1]
-        if a.startswith(name + "="):
-            return a.split("=", 1)[1]
-    return default
 
 
 def grid(argv):

@@ -61,6 +61,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
 from mxmoe import program as mp  # noqa: E402
 import moe_layer_shapes  # noqa: E402
+from cli import option  # noqa: E402
 
 SHAPES = {"scout": dict(T=8192, k=1, E=16, H=5120, I=8192),
           "qwen3": dict(T=4096, k=8, E=128, H=2048, I=768)}
@@ -182,15 +183,6 @@ def graph_ms(step, iters=10):
     del g
     return a.elapsed_time(b) / iters
 
-
-def option(argv, name):
-    """The value of `--name=v` or `--name v` in argv, else None."""
-    for i, a in enumerate(argv):
-        if a == name and i + 1 < len(argv):
-            return argv[i + 1]
-        if a.startswith(name + "="):
-            return a.split("=", 1)[1]
-    return None
 
 
 def shapes(argv):
