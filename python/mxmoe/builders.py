@@ -447,8 +447,8 @@ if __name__ == "__main__":
                          "summed over shards) for an auxiliary loss")
     ap.add_argument("--save-routing", action="store_true",
                     help="with --tiled-block: keep the router's top-k weights and experts "
-                         "from the forward for the backward (T * top_k * 8 bytes) instead "
-                         "of recomputing the choice")
+                         "and the expert sort from the forward for the backward (about "
+                         "T * top_k * 12 bytes) instead of recomputing them")
     ap.add_argument("--shards", default="auto",
                     help="with --tiled-block: the shard count or auto (default)")
     ap.add_argument("--layers", type=int, default=None,

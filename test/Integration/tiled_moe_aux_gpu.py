@@ -20,7 +20,8 @@ gradient enters the backward program as the score sums' cotangent
   1e-1 of float64 autograd of sum(y dy) + aux, and y, dx bit-equal to one
   shard;
 * save_routing (`s<N>`, 1, 2, 4 shards): `sb<N>.forward` returns y, the
-  statistics and the router's weights and experts [T, 2] (the experts
+  statistics, the router's weights and experts [T, 2] and the sort's
+  indices [2T] and per-shard end offsets [N * 16] (the experts
   equal to the reference top-2, as sets per token); `sb<N>.backward`
   reading them gives y and every gradient bit-equal to the recomputing
   block of the same shard count (the choice is the same: the kernels are
@@ -115,19 +116,21 @@ def check_saved(out, data, dy, label):
     _, _, p, top = forward64(*data)
     for n in (1, 2, 4):
         ref, _, _ = run(out, n, data, dy, 1.0)
-        y, cum, psum, w, e = mp.Program(out, f"sb{n}.forward")(*data)
+        # y, the statistics, then the saved routing: weights, experts and
+        # (static shard loops) the sort's indices and per-shard offsets.
+        y, cum, psum, w, e, *sort = mp.Program(out, f"sb{n}.forward")(*data)
         counts = torch.diff(cum.double(), prepend=torch.zeros(1, device=dev, dtype=torch.double))
         dpsum = (E * counts / (T * T)).float()
         bwd = mp.Program(out, f"sb{n}.backward")
         zc = torch.zeros_like(cum)
         # (A program reuses its output buffers from call to call: copies.)
-        grads = [g.clone() for g in bwd(*data, w, e, dy.to(torch.bfloat16), zc, dpsum)]
+        grads = [g.clone() for g in bwd(*data, w, e, *sort, dy.to(torch.bfloat16), zc, dpsum)]
         torch.cuda.synchronize()
         same_e = torch.equal(e.sort(-1).values.long().cpu(), top.sort(-1).values.cpu())
         equal = all(torch.equal(a, b) for a, b in zip((y, *grads), ref))
         report(f"{label} {n} shards saved: experts = top-2, all = recomputing",
                same_e and equal)
-        other = bwd(*data, w.flip(-1).contiguous(), e, dy.to(torch.bfloat16), zc, dpsum)
+        other = bwd(*data, w.flip(-1).contiguous(), e, *sort, dy.to(torch.bfloat16), zc, dpsum)
         torch.cuda.synchronize()
         report(f"{label} {n} shards saved: other weights change drw, dx",
                not torch.equal(other[1], grads[1]) and not torch.equal(other[0], grads[0]))

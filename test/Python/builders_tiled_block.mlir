@@ -35,11 +35,14 @@
 // RUN: FileCheck %s --check-prefix=STATS-PROGRAMS < %t.statsout/manifest.json
 // RUN: not env PYTHONPATH=%mxmoe_src_root/python %python -m mxmoe.builders qwen3_30b_a3b --router-stats 2>&1 | FileCheck %s --check-prefix=BADSTATS
 // With --save-routing (Qwen3, top-8, 2 shards) the forward function
-// returns the routing and the backward reads it: both are programs, and
-// so is @moe, a call of the forward (the describer inlines it).
+// returns the routing (weights, experts, the sort's indices and per-shard
+// offsets) and the backward reads it, recomputing neither the top-k nor
+// the sort: both are programs, and so is @moe, a call of the forward (the
+// describer inlines it).
 // RUN: env PYTHONPATH=%mxmoe_src_root/python %python -m mxmoe.builders qwen3_30b_a3b --tokens 4096 --tiled-block --shards 2 --save-routing > %t.saved.mlir
 // RUN: rm -rf %t.savedout && mxmoe-compile %t.saved.mlir --chip sm_90a --recipe mx128 --programs-only -o %t.savedout --toolkit %t/none > /dev/null
 // RUN: FileCheck %s --check-prefix=SAVED < %t.savedout/manifest.json
+// RUN: mxmoe-opt %t.saved.mlir --mxmoe-precision-policy --mxmoe-tile-mlp 2>/dev/null | FileCheck %s --check-prefix=SAVED-IR
 
 // DSV3: func.func @moe(%h: tensor<4096x7168xbf16>, %router_w: tensor<256x7168xbf16>, %router_bias: tensor<256xf32>, %w13: tensor<256x4096x7168xbf16>, %w2: tensor<256x7168x2048xbf16>, %shared_w13: tensor<4096x7168xbf16>, %shared_w2: tensor<7168x2048xbf16>) -> tensor<4096x7168xbf16>
 // DSV3: mxmoe.tiled_mlp shards = auto (%h, %router_w, %router_bias, %w13, %w2, %shared_w13, %shared_w2) {fqn = "layers.0.moe"}
@@ -103,3 +106,10 @@
 // SAVED: "functions_without_program": [],
 // SAVED: "function": "moe"
 // SAVED: "function": "layers.0.moe.forward"
+// SAVED-IR-LABEL: func.func @layers.0.moe.backward(
+// SAVED-IR-SAME: %arg4: tensor<4096x8xf32>, %arg5: tensor<4096x8xi32>, %arg6: tensor<32768xi32>, %arg7: tensor<256xi32>
+// SAVED-IR-NOT: mxmoe.router_topk %
+// SAVED-IR-NOT: mxmoe.sort_by_expert
+// SAVED-IR: return
+// SAVED-IR-LABEL: func.func @layers.0.moe.forward(
+// SAVED-IR-SAME: -> (tensor<4096x2048xbf16>, tensor<4096x8xf32>, tensor<4096x8xi32>, tensor<32768xi32>, tensor<256xi32>)

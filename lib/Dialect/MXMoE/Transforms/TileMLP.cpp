@@ -366,6 +366,48 @@ struct TileMLPPass
     return created;
   }
 
+  /// The function `@"<fqn>.backward"` of `type` in `symbols` (tagged with
+  /// the pass and fqn): a declaration of that name (so that IR can call the
+  /// backward before this pass runs) receives the body; any other function
+  /// of that name is an error, or without an fqn a uniquified name.
+  FailureOr<func::FuncOp> backwardFunction(TiledMLPOp op, SymbolTable &symbols,
+                                           FunctionType type) {
+    MLIRContext *ctx = &getContext();
+    Location loc = op.getLoc();
+    std::string name =
+        (op.getFqn() ? op.getFqn()->str() : std::string("tiled_mlp")) +
+        ".backward";
+    // A declaration of the same name (so that IR can call the backward
+    // before this pass runs) receives the body; anything else is an error.
+    auto fn = symbols.lookup<func::FuncOp>(name);
+    if (fn && fn.isDeclaration()) {
+      if (fn.getFunctionType() != type) {
+        fn.emitOpError("mxmoe-tile-mlp: the declaration of '")
+            << name << "' must have type " << type;
+        return failure();
+      }
+      fn.setPublic();
+    } else {
+      // A runtime finds the backward by the op's fqn: an existing function
+      // of that name is an error; without an fqn the name is uniquified.
+      if (fn && op.getFqnAttr()) {
+        InFlightDiagnostic d = op.emitOpError("mxmoe-tile-mlp: @")
+                               << name
+                               << " already exists; the fqn names the "
+                                  "backward function a runtime looks up";
+        d.attachNote(fn.getLoc()) << "the existing function";
+        return failure();
+      }
+      fn = func::FuncOp::create(loc, name, type);
+      symbols.insert(fn);
+    }
+    fn->setAttr(MXMoEDialect::PassAttrHelper::getNameStr(),
+                StringAttr::get(ctx, "backward"));
+    if (op.getFqnAttr())
+      fn->setAttr(MXMoEDialect::FqnAttrHelper::getNameStr(), op.getFqnAttr());
+    return fn;
+  }
+
   /// `@"<fqn>.backward"(x, params..., dys...) -> (dx, dparams...)`: per
   /// shard (the forward's partition), recompute the body, then propagate
   /// the shard's slice of dy back; dx slices are written in place and
@@ -390,41 +432,19 @@ struct TileMLPPass
       }
     }
     SmallVector<Type> saved;
-    if (op.getSaveRouting())
-      saved = savedRoutingTypes(op);
+    SmallVector<SavedRouting> savedRouting;
+    if (op.getSaveRouting()) {
+      saved = savedRoutingTypes(op, shardCount(runs));
+      savedRouting = savedRoutingOf(op, shardCount(runs));
+    }
     llvm::append_range(ins, saved);
     for (Type t : op.getResultTypes())
       ins.push_back(t);
-    std::string name =
-        (op.getFqn() ? op.getFqn()->str() : std::string("tiled_mlp")) +
-        ".backward";
-    auto type = FunctionType::get(ctx, ins, outs);
-    // A declaration of the same name (so that IR can call the backward
-    // before this pass runs) receives the body; anything else is an error.
-    auto fn = symbols.lookup<func::FuncOp>(name);
-    if (fn && fn.isDeclaration()) {
-      if (fn.getFunctionType() != type)
-        return fn.emitOpError("mxmoe-tile-mlp: the declaration of '")
-               << name << "' must have type " << type;
-      fn.setPublic();
-    } else {
-      // A runtime finds the backward by the op's fqn: an existing function
-      // of that name is an error; without an fqn the name is uniquified.
-      if (fn && op.getFqnAttr()) {
-        InFlightDiagnostic d = op.emitOpError("mxmoe-tile-mlp: @")
-                               << name
-                               << " already exists; the fqn names the "
-                                  "backward function a runtime looks up";
-        d.attachNote(fn.getLoc()) << "the existing function";
-        return failure();
-      }
-      fn = func::FuncOp::create(loc, name, type);
-      symbols.insert(fn);
-    }
-    fn->setAttr(MXMoEDialect::PassAttrHelper::getNameStr(),
-                StringAttr::get(ctx, "backward"));
-    if (op.getFqnAttr())
-      fn->setAttr(MXMoEDialect::FqnAttrHelper::getNameStr(), op.getFqnAttr());
+    FailureOr<func::FuncOp> made =
+        backwardFunction(op, symbols, FunctionType::get(ctx, ins, outs));
+    if (failed(made))
+      return failure();
+    func::FuncOp fn = *made;
     Block *entry = fn.addEntryBlock();
     OpBuilder b = OpBuilder::atBlockBegin(entry);
     unsigned numParams = op.getParams().size();
@@ -476,9 +496,8 @@ struct TileMLPPass
       Value shard = sliceRows(b, loc, x, offset, size);
       // (The saved routing's rows are sliced before the recompute reads
       // them.)
-      SmallVector<Value> savedRows;
-      for (Value a : savedArgs)
-        savedRows.push_back(sliceRows(b, loc, a, offset, size));
+      SmallVector<Value> savedRows =
+          sliceSavedRouting(b, loc, savedRouting, savedArgs, offset, size);
       // Recompute the shard.
       IRMapping map;
       FailureOr<SmallVector<Operation *>> cloned =
@@ -495,7 +514,7 @@ struct TileMLPPass
                    llvm::DenseMap<Value, Value>(),
                    llvm::DenseMap<Operation *, Value>()};
       if (!saved.empty())
-        useSavedRouting(op, map, savedRows, vjp);
+        useSavedRouting(savedRouting, map, savedRows, vjp);
       auto yield = cast<YieldOp>(op.getBody().front().getTerminator());
       for (auto [i, v, dy] : llvm::enumerate(yield.getValues(), dys))
         vjp.add(map.lookup(v), op.isSummedResult(i)
@@ -558,23 +577,6 @@ struct TileMLPPass
     return success();
   }
 
-  /// save_routing: the recomputed shard reads each router's saved weights
-  /// and experts (`savedRows`: the shard's rows of them) instead of the
-  /// recomputed choice; `vjp` takes the weights' gradient for the router
-  /// and gives router_topk_grad the saved experts, so the cloned
-  /// router_topk is left without uses (dropped) unless its scores are read.
-  static void useSavedRouting(TiledMLPOp op, IRMapping &map,
-                              ArrayRef<Value> savedRows, ShardVJP &vjp) {
-    for (auto [i, r] : llvm::enumerate(routersOf(op))) {
-      auto clone = map.lookup(r.getWeights()).getDefiningOp<RouterTopKOp>();
-      Value w = savedRows[2 * i], e = savedRows[2 * i + 1];
-      clone.getWeights().replaceAllUsesWith(w);
-      clone.getExperts().replaceAllUsesWith(e);
-      vjp.alias[w] = clone.getWeights();
-      vjp.savedExperts[clone] = e;
-    }
-  }
-
   /// Drops from `fn` the gradient calls (input_grad / weight_grad /
   /// bias_grad of expanded functions) whose result nothing reads, e.g. the
   /// weight gradient of frozen (dequantized) weights, and the pure ops
@@ -602,6 +604,11 @@ struct TileMLPPass
     }
   }
 
+  /// The static shard count of `runs` (0: run-time loops).
+  static int64_t shardCount(ArrayRef<ShardRun> runs) {
+    return runs.empty() ? 0 : runs.back().end;
+  }
+
   /// Replaces `op` by its forward shard loops or, with save_routing, by a
   /// call of `@"<fqn>.forward"`, which holds them and also returns the
   /// saved routing.
@@ -621,7 +628,7 @@ struct TileMLPPass
     MLIRContext *ctx = &getContext();
     Location loc = op.getLoc();
     SmallVector<Type> outs(op.getResultTypes());
-    llvm::append_range(outs, savedRoutingTypes(op));
+    llvm::append_range(outs, savedRoutingTypes(op, shardCount(runs)));
     std::string name = (op.getFqn()->str()) + ".forward";
     if (Operation *existing = symbols.lookup(name)) {
       InFlightDiagnostic d = op.emitOpError("mxmoe-tile-mlp: @")
@@ -669,17 +676,20 @@ struct TileMLPPass
     // summed results start at zeros.
     SmallVector<Value> inits;
     SmallVector<Type> rowTypes(op.getResultTypes());
-    SmallVector<RouterTopKOp> routers;
+    SmallVector<SavedRouting> saved;
     if (save) {
-      llvm::append_range(rowTypes, savedRoutingTypes(op));
-      routers = routersOf(op);
+      llvm::append_range(rowTypes, savedRoutingTypes(op, shardCount(runs)));
+      saved = savedRoutingOf(op, shardCount(runs));
     }
     for (auto [j, t] : llvm::enumerate(rowTypes)) {
       auto rt = cast<RankedTensorType>(t);
-      if (j < op.getNumResults() && op.isSummedResult(j)) {
+      bool result = j < op.getNumResults();
+      if ((result && op.isSummedResult(j)) || (!result && rt.getRank() == 1)) {
+        // Summed results start at zeros; a saved sort's flat indices and
+        // offsets (static loops) are written block by block.
         Value empty =
             tensor::EmptyOp::create(b, loc, rt.getShape(), rt.getElementType());
-        inits.push_back(zerosLike(b, loc, empty));
+        inits.push_back(result ? zerosLike(b, loc, empty) : empty);
         continue;
       }
       SmallVector<int64_t> shape{staticTokens};
@@ -711,16 +721,20 @@ struct TileMLPPass
                             run, map, symbols)))
         return failure();
       auto yield = cast<YieldOp>(op.getBody().front().getTerminator());
-      SmallVector<Value> rows(yield.getValues());
-      for (RouterTopKOp r : routers)
-        rows.append({r.getWeights(), r.getExperts()});
       SmallVector<Value> updated;
-      for (auto [j, v] : llvm::enumerate(rows))
+      for (auto [j, v] : llvm::enumerate(yield.getValues()))
         updated.push_back(
-            j < op.getNumResults() && op.isSummedResult(j)
+            op.isSummedResult(j)
                 ? arith::AddFOp::create(b, loc, iter[j], map.lookup(v))
                       .getResult()
                 : insertRows(b, loc, map.lookup(v), iter[j], offset, size));
+      Value shardIndex = cast<scf::ForOp>(b.getInsertionBlock()->getParentOp())
+                             .getInductionVar();
+      for (const SavedRouting &sr : saved)
+        for (unsigned j = 0; j < sr.count(); ++j)
+          updated.push_back(insertSaved(b, loc, sr, j, map.lookup(sr.value(j)),
+                                        iter[updated.size()], offset, size,
+                                        shardIndex));
       return updated;
     };
     // Work that does not depend on the shard (e.g. dequantizing MXFP4

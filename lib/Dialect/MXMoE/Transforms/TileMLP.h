@@ -88,13 +88,52 @@ FailureOr<SmallVector<Operation *>> cloneBody(OpBuilder &b, Block &body,
 /// erased).
 std::string staticBodyFailure(TiledMLPOp op, int64_t size);
 
-/// The body's mxmoe.router_topk ops, in order: the routing decisions
-/// that `save_routing` keeps.
-SmallVector<RouterTopKOp> routersOf(TiledMLPOp op);
+/// One routing decision that `save_routing` keeps: a body router and, in
+/// static shard loops, the body's sort_by_expert of its experts (null
+/// otherwise, or without one).
+struct SavedRouting {
+  RouterTopKOp router;
+  SortByExpertOp sort;
+  /// Its saved values: weights [T, k] f32 and experts [T, k] i32, then with
+  /// the sort its indices [T * k] i32 (each shard's block of shard-local
+  /// row ids) and end offsets [shards * E] i32 (shard i's at i * E).
+  unsigned count() const { return sort ? 4 : 2; }
+  /// Value `j` of the body (the router's or the sort's result).
+  Value value(unsigned j) const;
+};
 
-/// The saved routing of `op`: per body router its weights [T, top_k] f32
-/// and experts [T, top_k] i32 (T the flattened token count).
-SmallVector<Type> savedRoutingTypes(TiledMLPOp op);
+/// The body's routing decisions (save_routing), in body order; `shards`
+/// is the static shard count (0: run-time loops, whose sorts are not
+/// saved).
+SmallVector<SavedRouting> savedRoutingOf(TiledMLPOp op, int64_t shards);
+
+/// The types of the saved values of `op` (T the flattened token count).
+SmallVector<Type> savedRoutingTypes(TiledMLPOp op, int64_t shards);
+
+/// A shard's part of saved value `j` of `s` in `full`: rows [offset,
+/// offset + size) of the weights / experts, the block [offset k, (offset +
+/// size) k) of the indices, [i E, (i + 1) E) of the offsets (i = `shard`).
+Value sliceSaved(OpBuilder &b, Location loc, const SavedRouting &s, unsigned j,
+                 Value full, Value offset, OpFoldResult size, Value shard);
+
+/// The shard's parts of every saved value (`savedArgs`, in
+/// savedRoutingTypes' order), built in the shard loop's body.
+SmallVector<Value> sliceSavedRouting(OpBuilder &b, Location loc,
+                                     ArrayRef<SavedRouting> saved,
+                                     ValueRange savedArgs, Value offset,
+                                     OpFoldResult size);
+
+struct ShardVJP;
+/// save_routing: the recomputed shard (`map`: the body's values to the
+/// clones) reads the saved routing (`savedRows`) instead of recomputing
+/// it; see TileMLPShards.cpp.
+void useSavedRouting(ArrayRef<SavedRouting> saved, IRMapping &map,
+                     ArrayRef<Value> savedRows, ShardVJP &vjp);
+
+/// `full` with that part replaced by `part`.
+Value insertSaved(OpBuilder &b, Location loc, const SavedRouting &s, unsigned j,
+                  Value part, Value full, Value offset, OpFoldResult size,
+                  Value shard);
 
 /// Transpose of a 2-D tensor.
 Value transpose2d(OpBuilder &b, Location loc, Value v);

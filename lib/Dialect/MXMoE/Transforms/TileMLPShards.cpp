@@ -123,11 +123,29 @@ Value zerosLike(OpBuilder &b, Location loc, Value like, Type elem) {
   return linalg::FillOp::create(b, loc, zero, empty).getResult(0);
 }
 
-SmallVector<RouterTopKOp> routersOf(TiledMLPOp op) {
-  return llvm::to_vector(op.getBody().front().getOps<RouterTopKOp>());
+Value SavedRouting::value(unsigned j) const {
+  // (ODS accessors are not const.)
+  RouterTopKOp r = router;
+  SortByExpertOp s = sort;
+  Value vs[] = {r.getWeights(), r.getExperts(), s ? s.getIndices() : Value(),
+                s ? s.getOffsets() : Value()};
+  return vs[j];
 }
 
-SmallVector<Type> savedRoutingTypes(TiledMLPOp op) {
+SmallVector<SavedRouting> savedRoutingOf(TiledMLPOp op, int64_t shards) {
+  SmallVector<SavedRouting> saved;
+  Block &body = op.getBody().front();
+  for (RouterTopKOp r : body.getOps<RouterTopKOp>()) {
+    SortByExpertOp sort;
+    for (SortByExpertOp s : body.getOps<SortByExpertOp>())
+      if (!sort && shards > 0 && s.getExperts() == r.getExperts())
+        sort = s;
+    saved.push_back({r, sort});
+  }
+  return saved;
+}
+
+SmallVector<Type> savedRoutingTypes(TiledMLPOp op, int64_t shards) {
   RankedTensorType x = op.getInput().getType();
   int64_t t = x.getDimSize(0);
   if (x.getRank() == 3)
@@ -135,13 +153,69 @@ SmallVector<Type> savedRoutingTypes(TiledMLPOp op) {
             ? ShapedType::kDynamic
             : x.getDimSize(0) * x.getDimSize(1);
   MLIRContext *ctx = op.getContext();
+  Type f32 = Float32Type::get(ctx), i32 = IntegerType::get(ctx, 32);
   SmallVector<Type> types;
-  for (RouterTopKOp r : routersOf(op)) {
+  for (const SavedRouting &s : savedRoutingOf(op, shards)) {
+    RouterTopKOp r = s.router;
+    SortByExpertOp sort = s.sort;
     int64_t k = static_cast<int64_t>(r.getTopK());
-    types.push_back(RankedTensorType::get({t, k}, Float32Type::get(ctx)));
-    types.push_back(RankedTensorType::get({t, k}, IntegerType::get(ctx, 32)));
+    types.push_back(RankedTensorType::get({t, k}, f32));
+    types.push_back(RankedTensorType::get({t, k}, i32));
+    if (!s.sort)
+      continue;
+    int64_t e = sort.getOffsets().getType().getDimSize(0);
+    types.push_back(RankedTensorType::get({t * k}, i32));
+    types.push_back(RankedTensorType::get({shards * e}, i32));
   }
   return types;
+}
+
+namespace {
+
+/// The 1-D span of saved value `j` (2: indices, 3: offsets) for a shard.
+std::pair<OpFoldResult, OpFoldResult>
+savedSpan(OpBuilder &b, Location loc, const SavedRouting &s, unsigned j,
+          Value offset, OpFoldResult size, Value shard) {
+  auto mul = [&](Value v, int64_t c) -> Value {
+    return arith::MulIOp::create(b, loc, v,
+                                 arith::ConstantIndexOp::create(b, loc, c));
+  };
+  RouterTopKOp r = s.router;
+  SortByExpertOp sort = s.sort;
+  if (j == 3) {
+    int64_t e = sort.getOffsets().getType().getDimSize(0);
+    return {mul(shard, e), b.getIndexAttr(e)};
+  }
+  int64_t k = static_cast<int64_t>(r.getTopK());
+  OpFoldResult n;
+  if (std::optional<int64_t> c = getConstantIntValue(size))
+    n = b.getIndexAttr(*c * k);
+  else
+    n = mul(cast<Value>(size), k);
+  return {mul(offset, k), n};
+}
+
+} // namespace
+
+Value sliceSaved(OpBuilder &b, Location loc, const SavedRouting &s, unsigned j,
+                 Value full, Value offset, OpFoldResult size, Value shard) {
+  if (j < 2)
+    return sliceRows(b, loc, full, offset, size);
+  auto [at, n] = savedSpan(b, loc, s, j, offset, size, shard);
+  return tensor::ExtractSliceOp::create(
+      b, loc, full, ArrayRef{at}, ArrayRef{n},
+      ArrayRef{OpFoldResult(b.getIndexAttr(1))});
+}
+
+Value insertSaved(OpBuilder &b, Location loc, const SavedRouting &s, unsigned j,
+                  Value part, Value full, Value offset, OpFoldResult size,
+                  Value shard) {
+  if (j < 2)
+    return insertRows(b, loc, part, full, offset, size);
+  auto [at, n] = savedSpan(b, loc, s, j, offset, size, shard);
+  return tensor::InsertSliceOp::create(
+      b, loc, part, full, ArrayRef{at}, ArrayRef{n},
+      ArrayRef{OpFoldResult(b.getIndexAttr(1))});
 }
 
 /// The static runs of `op` over `tokens` tokens, or {} when the shard
@@ -438,6 +512,44 @@ Value transpose2d(OpBuilder &b, Location loc, Value v) {
   Value init = tensor::EmptyOp::create(b, loc, shape, t.getElementType(), dyn);
   return linalg::TransposeOp::create(b, loc, v, init, ArrayRef<int64_t>{1, 0})
       .getResult()[0];
+}
+
+SmallVector<Value> sliceSavedRouting(OpBuilder &b, Location loc,
+                                     ArrayRef<SavedRouting> saved,
+                                     ValueRange savedArgs, Value offset,
+                                     OpFoldResult size) {
+  // (Called in the shard loop's body: shard i is its induction variable.)
+  Value shard =
+      cast<scf::ForOp>(b.getInsertionBlock()->getParentOp()).getInductionVar();
+  SmallVector<Value> rows;
+  for (const SavedRouting &sr : saved)
+    for (unsigned j = 0; j < sr.count(); ++j)
+      rows.push_back(sliceSaved(b, loc, sr, j, savedArgs[rows.size()], offset,
+                                size, shard));
+  return rows;
+}
+
+/// save_routing: the recomputed shard reads each router's saved weights
+/// and experts, and its sort's indices and offsets when they were saved
+/// (`savedRows`: the shard's parts of them), instead of recomputing them;
+/// `vjp` takes the weights' gradient for the router and gives
+/// router_topk_grad the saved experts, so the cloned router_topk (unless
+/// its scores are read) and sort are left without uses (dropped).
+void useSavedRouting(ArrayRef<SavedRouting> saved, IRMapping &map,
+                     ArrayRef<Value> savedRows, ShardVJP &vjp) {
+  unsigned at = 0;
+  for (const SavedRouting &sr : saved) {
+    Value w = savedRows[at], e = savedRows[at + 1];
+    if (sr.sort)
+      for (unsigned j : {2u, 3u})
+        map.lookup(sr.value(j)).replaceAllUsesWith(savedRows[at + j]);
+    at += sr.count();
+    auto clone = map.lookup(sr.value(0)).getDefiningOp<RouterTopKOp>();
+    clone.getWeights().replaceAllUsesWith(w);
+    clone.getExperts().replaceAllUsesWith(e);
+    vjp.alias[w] = clone.getWeights();
+    vjp.savedExperts[clone] = e;
+  }
 }
 
 } // namespace mlir::mxmoe::tile_mlp

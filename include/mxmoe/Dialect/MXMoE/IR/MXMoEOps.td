@@ -320,14 +320,18 @@ def MXMoE_TiledMLPOp : MXMoE_Op<"tiled_mlp", [
     * `save_routing`: keep each body `mxmoe.router_topk`'s decision (its
       `weights` [T, top_k] f32 and `experts` [T, top_k] i32, all shards'
       rows) from the forward for the backward instead of recomputing the
-      choice (Axolotl's tiled MoE option; T * top_k * 8 bytes per router):
-      `mxmoe-tile-mlp` then emits `@"<fqn>.forward"(x, params...) ->
-      (results..., weights, experts, ...)`, the op becomes a call of it,
-      and `<fqn>.backward` takes the saved pairs after the parameters.
-      The backward's shards read the saved choice and weights (their sort
-      and the experts' GEMMs use it); the router's logits are still
-      recomputed, as its gradient (`mxmoe.router_topk_grad`) reads them.
-      Needs an `fqn` and at least one `mxmoe.router_topk` in the body.
+      choice (Axolotl's tiled MoE option), and in static shard loops the
+      body's `mxmoe.sort_by_expert` of those experts (its `indices`, [T *
+      top_k] i32, each shard's block of shard-local row ids, and its end
+      `offsets`, [shards * E] i32, shard i's at i * E): T * top_k * 12 +
+      shards * E * 4 bytes per router. `mxmoe-tile-mlp` then emits
+      `@"<fqn>.forward"(x, params...) -> (results..., weights, experts[,
+      indices, offsets], ...)`, the op becomes a call of it, and
+      `<fqn>.backward` takes the saved values after the parameters. The
+      backward's shards read them: neither router_topk nor the sort is
+      recomputed; the router's logits are, as its gradient
+      (`mxmoe.router_topk_grad`) reads them. Needs an `fqn` and at least
+      one `mxmoe.router_topk` in the body.
     * `summed_results`: how many trailing results are sums over shards
       (0 when absent; at most the result count minus one: the first
       result is always token rows).
