@@ -555,26 +555,37 @@ struct TileMLPPass
         emitShardLoops(b, loc, p ? &*p : nullptr, runs, inits, tag, shardBody);
     if (failed(final))
       return failure();
-    SmallVector<Value> results;
-    Value dx = (*final)[0];
-    if (rank == 3)
+    auto ret = func::ReturnOp::create(
+        b, loc, backwardResults(b, op, *final, trainable, accTypes));
+    dropUnusedGradients(ret->getParentOfType<func::FuncOp>(),
+                        linears[symbols.getOp()]);
+    return success();
+  }
+
+  /// The backward's results from its loops' final values (`final`: dx
+  /// [T, H], then one accumulator per trainable parameter): dx in the
+  /// input's shape, each gradient in its parameter's type.
+  static SmallVector<Value> backwardResults(OpBuilder &b, TiledMLPOp op,
+                                            ArrayRef<Value> final,
+                                            ArrayRef<Value> trainable,
+                                            ArrayRef<Type> accTypes) {
+    Location loc = op.getLoc();
+    RankedTensorType xt = op.getInput().getType();
+    Value dx = final[0];
+    if (xt.getRank() == 3)
       dx = tensor::ExpandShapeOp::create(
-          b, loc, op.getInput().getType(), dx,
-          SmallVector<ReassociationIndices>{{0, 1}, {2}});
-    else if (dx.getType() != op.getInput().getType())
-      dx = tensor::CastOp::create(b, loc, op.getInput().getType(), dx);
-    results.push_back(dx);
+          b, loc, xt, dx, SmallVector<ReassociationIndices>{{0, 1}, {2}});
+    else if (dx.getType() != xt)
+      dx = tensor::CastOp::create(b, loc, xt, dx);
+    SmallVector<Value> results{dx};
     for (auto [j, tp] : llvm::enumerate(trainable)) {
-      Value g = (*final)[1 + j];
+      Value g = final[1 + j];
       auto t = cast<RankedTensorType>(tp.getType());
       if (accTypes[j] != t.getElementType())
         g = arith::TruncFOp::create(b, loc, t, g);
       results.push_back(g);
     }
-    auto ret = func::ReturnOp::create(b, loc, results);
-    dropUnusedGradients(ret->getParentOfType<func::FuncOp>(),
-                        linears[symbols.getOp()]);
-    return success();
+    return results;
   }
 
   /// Drops from `fn` the gradient calls (input_grad / weight_grad /
