@@ -145,9 +145,11 @@ void ShardVJP::backpropRouter(RouterTopKOp router, Value gw, Value gs) {
 LogicalResult ShardVJP::backpropReduce(linalg::ReduceOp red, Value g) {
   Block &body = red.getCombiner().front();
   auto add = dyn_cast<arith::AddFOp>(&body.front());
+  bool sum = add && body.getOperations().size() == 2 &&
+             llvm::is_contained(add->getOperands(), body.getArgument(0)) &&
+             llvm::is_contained(add->getOperands(), body.getArgument(1));
   if (red.getNumDpsInputs() != 1 ||
-      red.getDimensions() != ArrayRef<int64_t>{0} || !add ||
-      body.getOperations().size() != 2)
+      red.getDimensions() != ArrayRef<int64_t>{0} || !sum)
     return red.emitOpError("mxmoe-tile-mlp backward: the gradient of a "
                            "linalg.reduce is defined for one input summed "
                            "over dim 0 (an arith.addf combiner)");
