@@ -133,6 +133,8 @@ void mlir::mxmoe::buildModelPipeline(OpPassManager &pm,
   tile.tokensPerShard = opts.tokensPerShard;
   tile.rule = opts.tileRule;
   pm.addPass(createMXMoETileMLP(tile));
+  // The shard loops' weight-gradient sums happen in the GEMMs' epilogues.
+  pm.addPass(createMXMoEAccumulateInGemm());
   pm.addPass(createMXMoEPackScales());
   // The SwiGLU of an expanded mxmoe.swiglu_experts (and any elementwise
   // producer) computed inside the quantize kernels that read it.

@@ -202,6 +202,28 @@ std::optional<std::pair<int64_t, int64_t>> affineInIv(Value v, Value iv) {
                         l->second * r->second);
 }
 
+/// The accumulator of an accumulating grouped GEMM, else none.
+Value accumulatorOf(Operation &op) {
+  auto mm = dyn_cast<GroupedMatmulOp>(op);
+  return mm ? mm.getAccumulator() : Value();
+}
+
+/// True when result `index` of `call` is returned by an accumulating
+/// grouped GEMM of the callee whose accumulator is the callee argument
+/// that `call` passes `arg` in: the callee updates `arg` in place.
+bool accumulatesInto(func::CallOp call, unsigned index, Value arg) {
+  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+      call, call.getCalleeAttr());
+  if (!callee || callee.isExternal())
+    return false;
+  Operation *ret = callee.getBody().front().getTerminator();
+  auto mm = ret->getOperand(index).getDefiningOp<GroupedMatmulOp>();
+  auto acc = mm ? dyn_cast_or_null<BlockArgument>(mm.getAccumulator())
+                : BlockArgument();
+  return acc && acc.getOwner() == &callee.getBody().front() &&
+         call.getOperand(acc.getArgNumber()) == arg && acc.hasOneUse();
+}
+
 /// Builds one program: where every value of the function (and of the
 /// functions it calls) lives, and the steps.
 class ProgramDescriber {
@@ -238,6 +260,7 @@ private:
   bool describeOp(Operation &op, llvm::json::Array &steps);
   bool describeConstant(arith::ConstantOp c);
   bool kernelStep(Operation &op, llvm::json::Array &steps);
+  bool accumulateInPlace(Operation &op, Value acc);
   bool loop(scf::ForOp loop, llvm::json::Array &steps);
   bool placeCarried(scf::ForOp loop, ArrayRef<llvm::json::Object> storage);
   StepIO stepIO(Operation &op);
@@ -306,8 +329,13 @@ bool ProgramDescriber::kernelStep(Operation &op, llvm::json::Array &steps) {
       llvm::any_of(op.getResults(), [&](Value r) { return placed.count(r); }))
     return fail(&op, "a result with nothing to compute (zero tokens or an "
                      "empty contraction) cannot be written in place");
-  for (Value r : op.getResults())
-    result(r, op.hasAttr(MXMoEDialect::ZeroResultAttrHelper::getNameStr()));
+  if (Value acc = accumulatorOf(op)) {
+    if (!accumulateInPlace(op, acc))
+      return false;
+  } else {
+    for (Value r : op.getResults())
+      result(r, op.hasAttr(MXMoEDialect::ZeroResultAttrHelper::getNameStr()));
+  }
   if (isComputeFree(op))
     return true; // no step
   Value missing;
@@ -331,8 +359,33 @@ bool ProgramDescriber::kernelStep(Operation &op, llvm::json::Array &steps) {
   return true;
 }
 
+/// An accumulating grouped GEMM updates its accumulator's storage: the
+/// storage a loop placed for its result (a loop-carried gradient sum), or
+/// a buffer of the program that nothing reads afterwards.
+bool ProgramDescriber::accumulateInPlace(Operation &op, Value acc) {
+  Value r = op.getResult(0);
+  auto it = where.find(acc);
+  if (it == where.end())
+    return fail(&op, "accumulates into a value that has no storage");
+  if (auto p = placed.find(r); p != placed.end()) {
+    if (p->second != it->second)
+      return fail(&op, "its result is placed elsewhere than its accumulator");
+  } else if (!acc.hasOneUse() || !it->second.get("buffer") ||
+             it->second.get("view_bytes")) {
+    return fail(&op, "accumulates in place into a value that is read "
+                     "afterwards, an argument or a view (the program would "
+                     "need a copy)");
+  }
+  where[r] = llvm::json::Object(it->second);
+  if (placed.count(r))
+    written.insert(r);
+  return true;
+}
+
 StepIO ProgramDescriber::stepIO(Operation &op) {
   StepIO io;
+  if (Value acc = accumulatorOf(op)) // read where the result is written
+    io.reads.push_back(storageOf(where[acc]));
   for (Attribute a : op.getAttrOfType<ArrayAttr>(
            MXMoEDialect::KernelArgsAttrHelper::getNameStr())) {
     auto arg = cast<KernelArgAttr>(a);
@@ -551,9 +604,18 @@ bool ProgramDescriber::placeCarried(scf::ForOp forOp,
         return false;
       continue;
     }
+    // A called function's grouped GEMM that accumulates into it.
+    auto call = dyn_cast_or_null<func::CallOp>(def);
+    if (call && call->getParentOp() == forOp && arg.hasOneUse() &&
+        accumulatesInto(call, cast<OpResult>(y).getResultNumber(), arg)) {
+      if (!place(call, y, storage[i]))
+        return false;
+      continue;
+    }
     return fail(forOp, "loop-carried value #" + llvm::Twine(i) +
-                           " is neither a shard's rows of the result nor "
-                           "an elementwise kernel's sum in place");
+                           " is neither a shard's rows of the result, an "
+                           "elementwise kernel's sum in place nor a grouped "
+                           "GEMM's accumulation");
   }
   return true;
 }
@@ -637,7 +699,10 @@ mlir::mxmoe::target::describePrograms(ModuleOp module,
   llvm::json::Array programs;
   module.walk([&](func::FuncOp fn) {
     bool loops = false;
-    if (fn.isExternal() || (!hasProgram(fn, withoutProgram, loops) && !loops))
+    // (A private function is reached through its callers' programs only,
+    // e.g. mxmoe-accumulate-in-gemm's clones: no program of its own.)
+    if (fn.isExternal() || fn.isPrivate() ||
+        (!hasProgram(fn, withoutProgram, loops) && !loops))
       return;
     ProgramDescriber d;
     std::optional<llvm::json::Object> prog = d.describe(fn);

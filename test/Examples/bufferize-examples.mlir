@@ -22,9 +22,10 @@
 // GPTOSS-NOT: gpu.launch_func
 // DSV3-COUNT-81: gpu.launch_func
 // DSV3-NOT: gpu.launch_func
-// The tiled MoE block: its shard loops' routing kernels and the expanded
-// GEMM functions' kernels.
+// The tiled MoE block: its shard loops' routing kernels, the expanded
+// GEMM functions' kernels and the private copy of the experts' backward
+// whose weight-gradient GEMMs accumulate (mxmoe-accumulate-in-gemm).
 // TILED: scf.for
 // TILED: gpu.launch_func @mxmoe_kernels::@moe__router_topk_{{[0-9]+}}
-// TILED-COUNT-27: gpu.launch_func
+// TILED-COUNT-42: gpu.launch_func
 // TILED-NOT: gpu.launch_func

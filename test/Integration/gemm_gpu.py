@@ -204,6 +204,12 @@ def run_case(L, c, seed):
     A, sa, B, sb, out_ref = make_operands(c, offs, gen)
     offs_d = torch.tensor(offs, dtype=torch.int32, device=dev)
     out = torch.full(tuple(out_ref.shape), float("nan"), dtype=out_dtype(c), device=dev)
+    acc = None
+    if c.get("accumulate"):  # out = acc + product, acc random (not zeros)
+        acc = (torch.randn(tuple(out_ref.shape), generator=gen, device=dev, dtype=torch.float64)
+               * out_ref.std()).to(out_dtype(c))
+        out.copy_(acc)
+        out_ref = out_ref + acc.double()
     status = torch.full((1,), -1, dtype=torch.int32, device=dev)
     keep = L.launch(c, [None, sa, None, sb, offs_d, out, status],
                     {"lhs": A, "rhs": B})
@@ -228,9 +234,10 @@ def run_case(L, c, seed):
     else:
         sizes = np.diff(np.concatenate([[0], offs]))
         for g in np.nonzero(sizes == 0)[0]:
-            if not bool((o[g] == 0).all()):
+            want = acc[g].double() if acc is not None else 0  # acc unchanged
+            if not bool((o[g] == want).all()):
                 ok = False
-                notes.append(f"empty group {g} not zero")
+                notes.append(f"empty group {g} not {'acc' if acc is not None else 'zero'}")
         notes.append(f"{int((sizes == 0).sum())} empty")
     # Bad offsets: decreasing, then past the token axis the kernel sees (M,
     # or the padded token axis Tp of 2D x 2D operands).

@@ -65,6 +65,8 @@ def wgrad_case(name, G, T, M, N, out="f32", a="f8E4M3FN", b="f8E4M3FN",
              t([G], "i32")]
     if mx128:
         extra["mx128"] = True
+    if extra.get("accumulate"):  # `accumulate %a5`: out = acc + product
+        types.append(t([G, M, N], out))
     return dict(name=name, kind="2Dx2D", G=G, T=T, M=M, N=N, K=Tp, Tp=Tp,
                 Qp=Qp, out=out, a=a, b=b, routing=routing, types=types,
                 result=t([G, M, N], out), **extra)
@@ -79,6 +81,8 @@ def correctness_cases():
         fwd_case("fwd_e5m2_f32", 3, 300, 192, 128, out="f32", a="f8E5M2"),
         fwd_case("fwd_tail_rows", 5, 650, 136, 384, routing="short"),
         wgrad_case("wgrad_f32", 4, 1000, 256, 384, routing="empty"),
+        wgrad_case("wgrad_acc_bf16", 4, 1000, 256, 384, out="bf16", routing="empty",
+                   accumulate=True),
         wgrad_case("wgrad_zipf_bf16", 16, 3000, 320, 2880, out="bf16",
                    routing="zipf"),
         wgrad_case("wgrad_g1_ragged", 1, 77, 130, 200),
@@ -125,6 +129,14 @@ def mx128_cases():
         w("mx128_wgrad_e5m2_odd_n", 6, 500, 128, 135, b="f8E5M2", out="bf16",
           routing="empty", mx128=True),
         w("mx128_wgrad_e128", 128, 8192, 256, 128, routing="zipf", mx128=True),
+        # `accumulate` (the tiled MLP's gradient sums): staged rows (N % 8
+        # == 0) and the direct stores (N = 135), bf16 and f32, empty groups.
+        w("mx128_wgrad_acc_bf16", 6, 1 + 127 + 129 + 255 + 0 + 300, 192, 256, out="bf16",
+          routing="sizes", sizes=[1, 127, 129, 255, 0, 300], mx128=True, accumulate=True),
+        w("mx128_wgrad_acc_f32_odd_n", 6, 500, 128, 135, routing="empty", mx128=True,
+          accumulate=True),
+        w("mx128_wgrad_acc_zipf", 16, 3000, 320, 256, out="bf16", routing="zipf", mx128=True,
+          accumulate=True),
     ]
 
 
@@ -155,11 +167,17 @@ def bench_cases():
 
 def module_text(cases):
     out = []
-    for c in cases:
+    # An accumulating case's function has no launch program (it would
+    # update its argument in place); its kernel's bindings are those of a
+    # twin without `accumulate` (the same parameters).
+    twins = [dict(c, name=c["name"] + "__plain", accumulate=False, types=c["types"][:5])
+             for c in cases if c.get("accumulate")]
+    for c in cases + twins:
         args = ", ".join(f"%a{i}: {ty}" for i, ty in enumerate(c["types"]))
         out.append(
             f"func.func @{c['name']}({args}) -> {c['result']} {{\n"
             f"  %o = mxmoe.grouped_matmul %a0 scales %a1, %a2 scales %a3 offsets %a4"
+            f"{' accumulate %a5' if c.get('accumulate') else ''}"
             f" : ({', '.join(c['types'])}) -> {c['result']}\n"
             f"  return %o : {c['result']}\n}}\n")
     return "\n".join(out)
@@ -207,7 +225,7 @@ def main():
     steps = {p["function"]: p["steps"][-1] for p in manifest["programs"]}
     for c in cases:
         c["kernel"] = by_fn[c["name"]]
-        c["bindings"] = steps[c["name"]]["bindings"]
+        c["bindings"] = steps[c["name"] + ("__plain" if c.get("accumulate") else "")]["bindings"]
         del c["types"]
     with open(os.path.join(args.out, "cases.json"), "w") as f:
         json.dump(cases, f, indent=1)

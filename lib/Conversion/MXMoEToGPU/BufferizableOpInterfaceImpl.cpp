@@ -5,7 +5,8 @@
 // (host-launch=false, or a grouped GEMM, which is annotated under either
 // setting) bufferizes into that kernel's launch on buffers (HostLaunch.h):
 // its tensor operands are read, never written; each result is a fresh
-// gpu.alloc that the kernel writes. An op without a kernel is an error
+// gpu.alloc that the kernel writes (an accumulating grouped_matmul's
+// starts as a copy of its accumulator). An op without a kernel is an error
 // that names the pass to run first. Semantics of the interface: MLIR's
 // bufferization documentation (https://mlir.llvm.org/docs/Bufferization/).
 //

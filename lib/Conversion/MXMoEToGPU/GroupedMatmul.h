@@ -88,6 +88,11 @@ struct GemmKind {
   /// fp32 partial and promote it once per stage (DeepSeek-V3 report, arXiv
   /// 2412.19437 section 3.3.2) instead of once per block.
   bool mx128 = false;
+  /// 2D x 2D with `accumulate`: the output pointer holds the accumulator;
+  /// the epilogue loads each element, adds the fp32 tile value and stores
+  /// the sum rounded once (a read-modify-write by the one thread that owns
+  /// the element: no atomics, deterministic).
+  bool accumulate = false;
 
   /// True when A or B holds fp4 (E2M1) data.
   bool hasE2M1() const {

@@ -61,6 +61,7 @@ LogicalResult KernelGen::genGroupedMatmul(GroupedMatmulOp op) {
   p.aType = *getMXElementKind(lhs.getElementType());
   p.bType = *getMXElementKind(rhs.getElementType());
   p.outF32 = res.getElementType().isF32();
+  p.accumulate = op.getAccumulator() != nullptr;
   if (sz.groups < 1)
     return op.emitOpError("needs at least one group");
   // GEMMs with an empty output or contraction extent 0 never get here:
@@ -105,8 +106,8 @@ LogicalResult KernelGen::genGroupedMatmul(GroupedMatmulOp op) {
     return failure();
   GemmConfig cfg = toGemmConfig(config);
   std::string kernelName = name("grouped_matmul", op);
-  GemmKernelKey key{config,  p.kGrouped, p.aType,
-                    p.bType, p.outF32,   p.kMultipleOf128};
+  GemmKernelKey key{config,   p.kGrouped,       p.aType,     p.bType,
+                    p.outF32, p.kMultipleOf128, p.accumulate};
   gpu::GPUFuncOp &kernel = gemmKernels[key];
   if (kernel) {
     annotateGemm(op, kernel,

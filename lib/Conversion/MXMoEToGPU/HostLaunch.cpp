@@ -335,6 +335,12 @@ mlir::mxmoe::kernels::emitKernelLaunch(OpBuilder &ob, Operation *op,
       Value view;
       auto tt = cast<RankedTensorType>(op->getResult(n).getType());
       args.push_back(resultArg(b, tt, params[i], view));
+      // An accumulating grouped GEMM's result starts as a copy of its
+      // accumulator: the kernel adds to it (out of place here; launch
+      // programs update the accumulator's buffer in place).
+      if (auto mm = dyn_cast<GroupedMatmulOp>(op); mm && mm.getAccumulator())
+        gpu::MemcpyOp::create(b, Type(), ValueRange{}, view,
+                              buffers.operand(b, mm.getAccumulator()));
       buffers.result(b, n, view);
       break;
     }

@@ -91,12 +91,12 @@ struct KernelGen {
   /// `<function>__<op>_<n>`, n counting that function's MX ops).
   llvm::StringMap<unsigned> counters{};
   /// Grouped-GEMM kernels by configuration and kind (GemmKind's kGrouped,
-  /// aType, bType, outF32, kMultipleOf128; mx128 follows from the
-  /// strategy): their sizes are run-time parameters, so later ops of the
-  /// same kind reuse the kernel.
+  /// aType, bType, outF32, kMultipleOf128, accumulate; mx128 follows from
+  /// the strategy): their sizes are run-time parameters, so later ops of
+  /// the same kind reuse the kernel.
   using GemmKernelKey =
       std::tuple<GemmConfigAttr, unsigned, ::mxmoe::MXElementKind,
-                 ::mxmoe::MXElementKind, unsigned, unsigned>;
+                 ::mxmoe::MXElementKind, unsigned, unsigned, unsigned>;
   llvm::DenseMap<GemmKernelKey, gpu::GPUFuncOp> gemmKernels{};
 
   /// Kernel names are PTX identifiers: characters outside [A-Za-z0-9_] of

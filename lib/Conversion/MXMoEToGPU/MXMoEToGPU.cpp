@@ -194,9 +194,18 @@ struct ConvertMXMoEToGPUPass
   /// marked `mxmoe.empty_result` per result (a zero-byte buffer of the
   /// launch program); a grouped GEMM with contraction extent 0 (e.g. the
   /// weight gradient of one expert over zero tokens) gives its zeros, an
-  /// `arith.constant` marked `mxmoe.zero_result` (a zero-filled buffer).
+  /// `arith.constant` marked `mxmoe.zero_result` (a zero-filled buffer);
+  /// an accumulating one gives its accumulator.
   static SmallVector<Value> computeFreeValues(Operation *op) {
     OpBuilder b(op);
+    // An accumulating grouped GEMM with nothing to add is its accumulator.
+    if (auto mm = dyn_cast<GroupedMatmulOp>(op); mm && mm.getAccumulator()) {
+      auto tt = mm.getResult().getType();
+      if (mm.getLhs().getType().getDimSize(1) == 0 ||
+          (tt.hasStaticShape() && tt.getNumElements() == 0))
+        return {mm.getAccumulator()};
+      return {};
+    }
     auto isEmpty = [](Type t) {
       auto shaped = dyn_cast<ShapedType>(t);
       return shaped && shaped.hasStaticShape() && shaped.getNumElements() == 0;

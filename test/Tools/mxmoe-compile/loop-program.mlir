@@ -11,12 +11,12 @@
 // 14 x 128 x 2 = 3584 bytes, then 13 x 256 = 3328); the weight
 // quantizations are loop-invariant, hoisted before the first loop and
 // reused by the `.tail` loop (its equal steps dropped); the
-// backward sums the weight gradients into zero-filled accumulators in place
-// (addf kernels) and writes dx per shard (every row once: dx is not
-// zero-filled).
+// backward's weight-gradient GEMMs add into zero-filled accumulators in
+// place (`accumulate`, mxmoe-accumulate-in-gemm: no addf kernel), and dx
+// is written per shard (every row once: dx is not zero-filled).
 
 // CHECK: blk steps=[b_experts_forward__quantize_1, b_experts_forward__quantize_1, loop x1[blk__router_topk_0@0+3584, blk__sort_by_expert_1, b_experts_forward__quantize_0@0+3584, {{.*}}, b_experts_forward__combine_rows_7@0+3584], loop x2[blk__router_topk_0@3584+3328, blk__sort_by_expert_1, b_experts_tail_forward__quantize_0@3584+3328, {{.*}}, b_experts_forward__combine_rows_7@3584+3328]] returns=[buffer 0 [40, 128] bf16]
-// CHECK: b.backward steps=[b_experts_forward__quantize_1, b_experts_forward__quantize_1, b_experts_backward__quantize_4, b_experts_backward__quantize_4, loop x1[blk__router_topk_0@0+3584, {{.*}}, b_experts_forward__grouped_matmul_2, b_experts_forward__invert_permutation_6, b_experts_backward__combine_scores_grad_1@0+3584, {{.*}}, b_backward__router_topk_grad_2@0+3584, b_backward__addf_3@0+3584, b_backward__addf_3, b_backward__addf_3], loop x2[{{.*}}, b_backward__addf_3@3584+3328, b_backward__addf_3, b_backward__addf_3]] returns=[buffer 2 [40, 128] bf16, buffer 0 [128, 256, 128] bf16, buffer 1 [128, 128, 128] bf16]
+// CHECK: b.backward steps=[b_experts_forward__quantize_1, b_experts_forward__quantize_1, b_experts_backward__quantize_4, b_experts_backward__quantize_4, loop x1[blk__router_topk_0@0+3584, {{.*}}, b_experts_forward__grouped_matmul_2, b_experts_forward__invert_permutation_6, b_experts_backward__combine_scores_grad_1@0+3584, {{.*}}, b_experts_backward_accumulate__grouped_matmul_7, {{.*}}, b_experts_backward_accumulate__grouped_matmul_7, {{.*}}, b_backward__router_topk_grad_2@0+3584, b_backward__addf_3@0+3584], loop x2[{{.*}}, b_backward__addf_3@3584+3328]] returns=[buffer 2 [40, 128] bf16, buffer 0 [128, 256, 128] bf16, buffer 1 [128, 128, 128] bf16]
 // The recomputed forward's combined output is read by nothing in the
 // backward: its combine (and the inverse permutation only it reads) are
 // dropped, their buffers zero bytes.

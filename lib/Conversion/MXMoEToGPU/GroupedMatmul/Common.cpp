@@ -27,6 +27,13 @@ void waitParity(KB &b, Value bar, Value phase) {
   NVVM::MBarrierTryWaitParityOp::create(b, bar, parity, b.i32(0x989680));
 }
 
+Value addOutput(KB &b, Value value, Value out, Type outTy, Value at) {
+  Value old = b.ldg(outTy, out, at);
+  if (!outTy.isF32())
+    old = arith::ExtFOp::create(b, b.getF32Type(), old);
+  return arith::AddFOp::create(b, old, value);
+}
+
 void fenceAsyncShared(KB &b) {
   NVVM::FenceProxyOp::create(
       b, NVVM::ProxyKind::async_shared,

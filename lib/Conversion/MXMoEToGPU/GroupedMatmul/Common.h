@@ -154,6 +154,10 @@ struct Sm100SmemMap {
 /// phase of parity `phase` (index) of the mbarrier at `bar` completed.
 void waitParity(KB &b, Value bar, Value phase);
 
+/// `accumulate` epilogues: the fp32 sum of `value` (f32) and the output
+/// element `out[at]` (of type `outTy`, bf16 or f32, widened exactly).
+Value addOutput(KB &b, Value value, Value out, Type outTy, Value at);
+
 /// fence.proxy.async.shared::cta: this thread's generic-proxy shared-memory
 /// writes become visible to later async-proxy reads (TMA, wgmma, tcgen05).
 void fenceAsyncShared(KB &b);

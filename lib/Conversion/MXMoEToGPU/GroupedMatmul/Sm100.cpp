@@ -286,7 +286,6 @@ void Sm100Kernel::emitMmaStage(const Tile &T, Value s, const RingSlot &slot) {
 void Sm100Kernel::emitTmemEpilogue() {
   Value quarter = b.rem(warp, 4); // TMEM lanes 32q..32q+31
   Value row = b.add(b.mulc(quarter, 32), lane);
-  Type outTy = p.outF32 ? Type(b.getF32Type()) : Type(b.getBF16Type());
   gen.forEachTile(f.bid, f.grid, [&](const Tile &T, Value tiles) {
     Value has = b.ult(b.idx(0), T.kStages);
     Value rowOk = b.ult(row, T.rowsValid);
@@ -296,29 +295,44 @@ void Sm100Kernel::emitTmemEpilogue() {
           return drainAccumulator(T, quarter, rowOk, rowBase, tiles);
         });
     // Tiles without K work (rows past the last offset, empty groups'
-    // weight gradients): zeros, no TMEM round trip.
-    ifThen(b, b.eq(has, b.i1(false)), [&] {
-      Value zero =
-          p.outF32 ? b.f32(0.0f)
-                   : arith::ConstantOp::create(b, b.getFloatAttr(outTy, 0.0))
-                         .getResult();
-      for (int64_t c0 = 0; c0 < cfg.tileN; c0 += 32)
-        storeChunk(T, rowOk, rowBase, c0, [&](int64_t) { return zero; });
-    });
+    // weight gradients): zeros, no TMEM round trip (with `accumulate`:
+    // the accumulator stays as it is).
+    if (!p.accumulate)
+      ifThen(b, b.eq(has, b.i1(false)), [&] {
+        Value zero = p.outF32 ? b.f32(0.0f)
+                              : arith::ConstantOp::create(
+                                    b, b.getFloatAttr(b.getBF16Type(), 0.0))
+                                    .getResult();
+        for (int64_t c0 = 0; c0 < cfg.tileN; c0 += 32)
+          storeChunk(T, rowOk, rowBase, c0, [&](int64_t) { return zero; });
+      });
     return res[0];
   });
 }
 
-/// Stores value(j) to columns c0 + j (j < 32) of this thread's row, each
-/// predicated on the tile's bounds.
+/// Stores value(j) (f32, or already of the output type) to columns c0 + j
+/// (j < 32) of this thread's row in the output type, each predicated on
+/// the tile's bounds; with `accumulate`, the f32 value is first added to
+/// the element it replaces.
 void Sm100Kernel::storeChunk(const Tile &T, Value rowOk, Value rowBase,
                              int64_t c0, function_ref<Value(int64_t)> value) {
+  Type outTy = p.outF32 ? Type(b.getF32Type()) : Type(b.getBF16Type());
+  auto cvt = [&](Value x) -> Value {
+    return x.getType() == outTy
+               ? x
+               : arith::TruncFOp::create(b, outTy, x).getResult();
+  };
   ifThen(b, rowOk, [&] {
     for (int64_t j = 0; j < 32; ++j) {
       Value c = b.idx(c0 + j);
       ifThen(b, b.ult(c, T.colsValid), [&] {
         Value x = value(j);
-        b.stg(x, f.out, b.add(rowBase, c));
+        if (!p.accumulate)
+          x = cvt(x);
+        Value at = b.add(rowBase, c);
+        if (p.accumulate)
+          x = cvt(addOutput(b, x, f.out, outTy, at));
+        b.stg(x, f.out, at);
       });
     }
   });
@@ -329,7 +343,6 @@ void Sm100Kernel::storeChunk(const Tile &T, Value rowOk, Value rowBase,
 SmallVector<Value> Sm100Kernel::drainAccumulator(const Tile &T, Value quarter,
                                                  Value rowOk, Value rowBase,
                                                  Value tiles) {
-  Type outTy = p.outF32 ? Type(b.getF32Type()) : Type(b.getBF16Type());
   Value accFull = b.sptr(f.at(map.tmemFullBar()));
   waitParity(b, accFull, b.rem(tiles, 2));
   fence(NVVM::Tcgen05FenceKind::AFTER_THREAD_SYNC);
@@ -348,8 +361,7 @@ SmallVector<Value> Sm100Kernel::drainAccumulator(const Tile &T, Value quarter,
         b, NVVM::Tcgen05WaitKindAttr::get(ctx, NVVM::Tcgen05WaitKind::LOAD));
     storeChunk(T, rowOk, rowBase, c0, [&](int64_t j) -> Value {
       Value bits = LLVM::ExtractElementOp::create(b, v, b.i32(j));
-      Value x = b.bitcast(b.getF32Type(), bits);
-      return p.outF32 ? x : arith::TruncFOp::create(b, outTy, x).getResult();
+      return b.bitcast(b.getF32Type(), bits);
     });
   }
   // Release the accumulator to the MMA warp.

@@ -463,10 +463,16 @@ TileBounds Sm90Consumer::readTileBounds(const Tile &T) {
 /// accumulator of wgmma m64nNk*: element i of thread (warp, lane) is row
 /// 16*warp + lane/4 + 8*((i/2)%2), column 8*(i/4) + 2*(lane%4) + i%2, PTX
 /// ISA 9.7.15.5.2), bounds and output base from the tile's record.
-void Sm90Consumer::emitFragmentEpilogue(const Tile &T, ArrayRef<Value> accv) {
+void Sm90Consumer::emitFragmentEpilogue(const Tile &T,
+                                        ArrayRef<Value> fragment) {
+  storeFragment(T, readTileBounds(T), fragment);
+}
+
+/// The stores of emitFragmentEpilogue.
+void Sm90Consumer::storeFragment(const Tile &T, const TileBounds &bounds,
+                                 ArrayRef<Value> accv) {
   Value out = k.f.out;
   Type outTy = p.outF32 ? Type(f32) : Type(b.getBF16Type());
-  TileBounds bounds = readTileBounds(T);
   Value rowsValid = bounds.rowsValid, colsValid = bounds.colsValid;
   Value outBase = bounds.outBase;
   // Elements i, i+1 are columns c, c+1 (c even) of one row: one 4-byte
@@ -487,24 +493,73 @@ void Sm90Consumer::emitFragmentEpilogue(const Tile &T, ArrayRef<Value> accv) {
     Value rowOk = b.ult(r, rowsValid);
     Value at0 = b.add(outBase, b.add(b.mul(r, T.outStride), c));
     Value pairOk = b.andi(b.andi(rowOk, b.ult(c1, colsValid)), evenN);
+    Value x0 = accv[i], x1 = accv[i + 1];
+    if (p.accumulate)
+      std::tie(x0, x1) = addOutputPair(T, bounds, i, x0, x1);
     auto pair = scf::IfOp::create(b, pairOk, /*withElseRegion=*/true);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&pair.getThenRegion().front());
     auto v2 = VectorType::get({2}, outTy);
     Value v = LLVM::UndefOp::create(b, v2);
-    Value lo = cvt(accv[i]);
+    Value lo = cvt(x0);
     v = LLVM::InsertElementOp::create(b, v, lo, b.i32(0));
-    Value hi = cvt(accv[i + 1]);
+    Value hi = cvt(x1);
     v = LLVM::InsertElementOp::create(b, v, hi, b.i32(1));
     LLVM::StoreOp::create(b, v, b.elemPtr(outTy, out, at0), p.outF32 ? 8 : 4);
     b.setInsertionPointToStart(&pair.getElseRegion().front());
     ifThen(b, b.andi(rowOk, b.ult(c, colsValid)),
-           [&] { b.stg(cvt(accv[i]), out, at0); });
+           [&] { b.stg(cvt(x0), out, at0); });
     ifThen(b, b.andi(rowOk, b.ult(c1, colsValid)), [&] {
-      Value second = cvt(accv[i + 1]);
+      Value second = cvt(x1);
       b.stg(second, out, b.add(at0, b.idx(1)));
     });
   }
+}
+
+/// `accumulate`: fragment elements i, i + 1 (a column pair of one row)
+/// plus the output elements they replace (fp32 sums; 0 is added where an
+/// element is out of bounds). One 4- or 8-byte load when both are valid
+/// and N is even, else one predicated load each; every element is read by
+/// the one thread that writes it, just before it writes it.
+std::pair<Value, Value> Sm90Consumer::addOutputPair(const Tile &T,
+                                                    const TileBounds &bounds,
+                                                    int64_t i, Value lo,
+                                                    Value hi) {
+  Value out = k.f.out;
+  Type outTy = p.outF32 ? Type(f32) : Type(b.getBF16Type());
+  auto widen = [&](Value v) -> Value {
+    return p.outF32 ? v : arith::ExtFOp::create(b, f32, v).getResult();
+  };
+  Value strideOdd = b.rem(T.outStride, 2);
+  Value evenN = b.eq(strideOdd, b.idx(0));
+  Value zero = b.f32(0.0f);
+  Value wgRow = b.add(b.mulc(w, 64), fragRow);
+  Value r = b.add(wgRow, b.idx(i % 4 < 2 ? 0 : 8));
+  Value c = b.add(fragCol, b.idx(8 * (i / 4)));
+  Value c1 = b.add(c, b.idx(1));
+  Value rowOk = b.ult(r, bounds.rowsValid);
+  Value at0 = b.add(bounds.outBase, b.add(b.mul(r, T.outStride), c));
+  Value at1 = b.add(at0, b.idx(1));
+  auto scalar = [&](Value col, Value at) {
+    return ifYield(b, b.andi(rowOk, b.ult(col, bounds.colsValid)), {zero},
+                   [&]() -> SmallVector<Value> {
+                     return {widen(b.ldg(outTy, out, at))};
+                   })[0];
+  };
+  Value pairOk = b.andi(b.andi(rowOk, b.ult(c1, bounds.colsValid)), evenN);
+  SmallVector<Value> old =
+      ifYield(b, pairOk, {zero, zero}, [&]() -> SmallVector<Value> {
+        auto v2 = VectorType::get({2}, outTy);
+        Value v = LLVM::LoadOp::create(b, v2, b.elemPtr(outTy, out, at0),
+                                       p.outF32 ? 8 : 4);
+        return {widen(LLVM::ExtractElementOp::create(b, v, b.i32(0))),
+                widen(LLVM::ExtractElementOp::create(b, v, b.i32(1)))};
+      });
+  old = ifYield(b, b.lnot(pairOk), old, [&]() -> SmallVector<Value> {
+    return {scalar(c, at0), scalar(c1, at1)};
+  });
+  return {arith::AddFOp::create(b, old[0], lo),
+          arith::AddFOp::create(b, old[1], hi)};
 }
 
 //===----------------------------------------------------------------------===//

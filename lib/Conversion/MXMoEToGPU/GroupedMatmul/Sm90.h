@@ -119,7 +119,11 @@ private:
       const Tile &T, Value it0,
       function_ref<SmallVector<Value>(Value, Value, SmallVector<Value>)> body);
   TileBounds readTileBounds(const Tile &T);
-  void emitFragmentEpilogue(const Tile &T, ArrayRef<Value> accv);
+  void emitFragmentEpilogue(const Tile &T, ArrayRef<Value> fragment);
+  void storeFragment(const Tile &T, const TileBounds &bounds,
+                     ArrayRef<Value> accv);
+  std::pair<Value, Value> addOutputPair(const Tile &T, const TileBounds &bounds,
+                                        int64_t i, Value lo, Value hi);
 
   // fp8 wgmma with tf32 scale products (option B).
   Value emitFp8Consumer(const Tile &T, Value it0);
@@ -136,8 +140,8 @@ private:
   Value mx128Mma(Value aTile, Value bTile, int64_t blocks);
   Value mx128LiveMma(Value aTile, Value bTile, Value live, int64_t blocks);
   void mx128Epilogue(const Tile &T, ArrayRef<Value> accv);
-  void mx128StageRows(const Tile &T, ArrayRef<Value> accv, Value rowsValid,
-                      Value colsValid, Value outBase);
+  void mx128StageRows(const Tile &T, ArrayRef<Value> accv,
+                      const TileBounds &bounds);
   void mx128DrainStores();
   void warpgroupBarrier();
 

@@ -22,7 +22,10 @@
 // to its next tile while the copies drain (rows past a group's end are
 // never written: jagged groups need no padding). Row copies need 16-byte
 // aligned rows: N % 8 == 0 (bf16; N % 4 for f32), else the direct
-// predicated stores of emitFragmentEpilogue.
+// predicated stores of emitFragmentEpilogue. With `accumulate` (2D x 2D),
+// each thread adds the output elements its fragment replaces as it stages
+// them (addOutputPair: ld.global, fp32 add), so the rows copied are
+// acc + product.
 // Decoder: loader-warpgroup threads 64-127, one stage's fp32 table (see
 // Sm90SmemMap::tableBytes) from byte 0 (the stage's first MX block, always
 // live) of each row of the stage's blocked scale atoms. The table is read
@@ -250,15 +253,13 @@ void Sm90Consumer::warpgroupBarrier() {
 /// The tile's epilogue (see the file comment).
 void Sm90Consumer::mx128Epilogue(const Tile &T, ArrayRef<Value> accv) {
   TileBounds bounds = readTileBounds(T);
-  Value rowsValid = bounds.rowsValid, colsValid = bounds.colsValid;
-  Value outBase = bounds.outBase;
   int64_t align = 16 / map.outBytes;
   Value strideRem = b.rem(T.outStride, align);
   Value aligned = b.eq(strideRem, b.idx(0));
   auto branch = scf::IfOp::create(b, aligned, /*withElseRegion=*/true);
   OpBuilder::InsertionGuard g(b);
   b.setInsertionPointToStart(&branch.getThenRegion().front());
-  mx128StageRows(T, accv, rowsValid, colsValid, outBase);
+  mx128StageRows(T, accv, bounds);
   b.setInsertionPointToStart(&branch.getElseRegion().front());
   emitFragmentEpilogue(T, accv);
 }
@@ -267,8 +268,9 @@ void Sm90Consumer::mx128Epilogue(const Tile &T, ArrayRef<Value> accv) {
 /// read the staging rows, store the fragment (column pairs, 4 or 8 bytes),
 /// fence for the async proxy, then thread t < 64 copies row 64 w + t.
 void Sm90Consumer::mx128StageRows(const Tile &T, ArrayRef<Value> accv,
-                                  Value rowsValid, Value colsValid,
-                                  Value outBase) {
+                                  const TileBounds &bounds) {
+  Value rowsValid = bounds.rowsValid, colsValid = bounds.colsValid;
+  Value outBase = bounds.outBase;
   Value issuer = b.ult(t, b.idx(64));
   ifThen(b, issuer,
          [&] { NVVM::CpAsyncBulkWaitGroupOp::create(b, 0, b.getUnitAttr()); });
@@ -280,9 +282,12 @@ void Sm90Consumer::mx128StageRows(const Tile &T, ArrayRef<Value> accv,
     Value wgRow = b.add(b.mulc(w, 64), fragRow);
     Value r = b.add(wgRow, b.idx(i % 4 < 2 ? 0 : 8));
     Value c = b.add(fragCol, b.idx(8 * (i / 4)));
+    Value x2[2] = {accv[i], accv[i + 1]};
+    if (p.accumulate)
+      std::tie(x2[0], x2[1]) = addOutputPair(T, bounds, i, x2[0], x2[1]);
     Value v = LLVM::UndefOp::create(b, VectorType::get({2}, outTy));
     for (int64_t e = 0; e < 2; ++e) {
-      Value x = accv[i + e];
+      Value x = x2[e];
       if (!p.outF32)
         x = arith::TruncFOp::create(b, outTy, x);
       v = LLVM::InsertElementOp::create(b, v, x, b.i32(e));

@@ -264,6 +264,14 @@ LogicalResult GroupedMatmulOp::verify() {
     return emitOpError() << "result must be " << formatShape(expectedOut)
                          << (kGrouped ? " ([G, M', N'])" : " ([M, N])")
                          << ", got " << formatShape(out.getShape());
+  if (Value acc = getAccumulator()) {
+    if (!kGrouped)
+      return emitOpError() << "`accumulate` is only supported by 2D x 2D -> "
+                              "3D (weight-gradient) grouped matmuls";
+    if (acc.getType() != out)
+      return emitOpError() << "accumulator type " << acc.getType()
+                           << " must equal the result type " << out;
+  }
   // Grouped extent: M (2D x 3D), the (padded) token axis (2D x 2D).
   int64_t grouped = lhs.getDimSize(kGrouped ? 1 : 0);
   if (failed(verifyOffsetsType(*this, getOffsets(), numGroups,

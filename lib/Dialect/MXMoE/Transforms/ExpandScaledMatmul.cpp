@@ -124,7 +124,7 @@ struct Expander {
       wb = swizzle(ws, Value(), {d.g, roundUp(rows, 128), roundUp(c, 4)});
     }
     return GroupedMatmulOp::create(b, loc, t({d.m, rows}, outElem), lq, lb, wq,
-                                   wb, offs);
+                                   wb, offs, /*accumulator=*/Value());
   }
 
   /// y[M, N] = x[M, K] . w[g, N, K]^T per group: x and w along K.
@@ -180,7 +180,8 @@ struct Expander {
       };
       Value dyT = transpose(dy, d.m, d.n), xT = transpose(x, d.m, d.k);
       return GroupedMatmulOp::create(b, loc, t({d.g, d.n, d.k}, outElem), dyT,
-                                     Value(), xT, Value(), offs);
+                                     Value(), xT, Value(), offs,
+                                     /*accumulator=*/Value());
     }
     int64_t tp = getGroupPaddedExtent(d.m, d.g, kMXBlockSize);
     int64_t qp = roundUp(tp / kMXBlockSize + 3 * d.g, 4);
@@ -195,7 +196,7 @@ struct Expander {
     auto [xq, xs] = quantize(x, 0, offs, {d.k, tp}, /*weight=*/false, wgElem);
     Value xb = swizzle(xs, offs, {roundUp(d.k, 128), qp}, /*perKGroup=*/true);
     return GroupedMatmulOp::create(b, loc, t({d.g, d.n, d.k}, outElem), gq, gb,
-                                   xq, xb, offs);
+                                   xq, xb, offs, /*accumulator=*/Value());
   }
 };
 

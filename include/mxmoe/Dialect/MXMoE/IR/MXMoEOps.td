@@ -1265,6 +1265,17 @@ def MXMoE_GroupedMatmulOp : MXMoE_Op<"grouped_matmul",
     report, arXiv 2412.19437 section 3.3.2); the result is the same product
     up to the fp8 MMA's internal accumulation of 128 terms instead of 32.
 
+    Accumulation (2D x 2D only): with `accumulate %acc` (`%acc` of the
+    result's type) the op returns `acc + product`, the fp32 sum of the
+    accumulator's element and the fp32-accumulated product rounded once
+    to the result type (an empty group's slice is `acc` itself, up to the
+    sign of a zero). It is the `beta = 1` (C + A * B) form of BLAS GEMM.
+    `mxmoe-accumulate-in-gemm` forms it from a tiled MLP's per-shard
+    weight-gradient sums; the kernels read and write the accumulator's
+    buffer in place (one-shot bufferization makes the result alias
+    `%acc`), so the sum costs one read of the accumulator in the GEMM's
+    epilogue instead of an elementwise kernel's two reads and one write.
+
     Kernel configuration: the op may carry `mxmoe.gemm_config =
     #mxmoe.gemm_config<...>` (MMA strategy, tile, pipeline stages,
     persistent CTAs of its kernel), attached by `mxmoe-select-gemm-config`
@@ -1284,12 +1295,14 @@ def MXMoE_GroupedMatmulOp : MXMoE_Op<"grouped_matmul",
     Optional<MXMoE_ScaleTensor>:$lhs_scales,
     MXMoE_GemmTensor:$rhs,
     Optional<MXMoE_ScaleTensor>:$rhs_scales,
-    MXMoE_OffsetsTensor:$offsets
+    MXMoE_OffsetsTensor:$offsets,
+    Optional<RankedTensorOf<[BF16, F32]>>:$accumulator
   );
   let results = (outs RankedTensorOf<[BF16, F32]>:$result);
   let assemblyFormat = [{
     $lhs (`scales` $lhs_scales^)? `,` $rhs (`scales` $rhs_scales^)?
-    `offsets` $offsets attr-dict `:` functional-type(operands, results)
+    `offsets` $offsets (`accumulate` $accumulator^)? attr-dict `:`
+    functional-type(operands, results)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{

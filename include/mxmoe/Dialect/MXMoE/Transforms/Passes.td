@@ -231,6 +231,33 @@ def MXMoEPackScales : Pass<"mxmoe-pack-scales", "::mlir::ModuleOp"> {
   }];
 }
 
+def MXMoEAccumulateInGemm
+    : Pass<"mxmoe-accumulate-in-gemm", "::mlir::ModuleOp"> {
+  let summary = "Fold a shard loop's weight-gradient sums into the grouped "
+                "GEMMs that compute the gradients (`accumulate`)";
+  let description = [{
+    A tiled MLP's backward loop (mxmoe-tile-mlp) sums every parameter's
+    per-shard gradient into a loop-carried accumulator:
+    `%sum = arith.addf %acc, %g` (or `arith.addf %acc, (arith.extf %g)`
+    for an f32 `grad_accumulator`), where `%g` is returned by a called
+    function's 2D x 2D `mxmoe.grouped_matmul` (the expert weight gradient
+    of `<fqn>.experts.backward`). This pass passes `%acc` to the callee
+    and makes that GEMM `accumulate %acc` (producing the accumulator's
+    element type), so the loop yields the call's result: the sum happens
+    in the GEMM's epilogue (one read of the accumulator) instead of an
+    elementwise kernel (two reads and a write per element per shard, and,
+    for f32 accumulators, a separate widening kernel), and an f32
+    accumulator receives the fp32 GEMM result without a bf16 rounding.
+
+    Applies when `%acc` has no other use in the loop body, `%g` (and the
+    `extf`) has no other use, and the GEMM's result is used only by the
+    callee's return. The call then calls a private clone
+    `<callee>.accumulate` (the callee keeps its signature, and its launch
+    program; a private function has none of its own). Other sums are left
+    as they are. Semantics of `accumulate`: see `mxmoe.grouped_matmul`.
+  }];
+}
+
 def MXMoEFuseQuantizeProducers
     : Pass<"mxmoe-fuse-quantize-producers", "::mlir::ModuleOp"> {
   let summary = "Fuse elementwise and gather producers into the "
