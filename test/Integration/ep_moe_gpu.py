@@ -19,7 +19,17 @@ every choice on rank 0's experts (the other ranks receive zero rows).
 * both recipes (mxmoe MX128 via scaled_grouped_mm, and bf16
   torch._grouped_mm as the baseline path).
 
-Usage (device): NCCL_NVLS_ENABLE=0 torchrun --nproc-per-node P test/Integration/ep_moe_gpu.py
+Kernels: the GPU machine has no compiler, so the grouped GEMMs' programs
+come from a kernel cache filled on the build machine (`--fill DIR`, as
+dropin_gpu.py does) for the token counts that occur. With P = 1 every
+routed row stays on the rank: M = T * k = 2000 rows for every routing. With
+P = 2 a rank's M depends on the routing drawn on the device, so the cache
+cannot be filled beforehand: that run needs the compiler on the GPU
+machine (the cache then binds each new M by a programs-only compile).
+
+Usage:
+  ep_moe_gpu.py --fill DIR   (build machine) fills the kernel cache DIR
+  (device) MXMOE_CACHE_DIR=DIR NCCL_NVLS_ENABLE=0 torchrun --nproc-per-node P test/Integration/ep_moe_gpu.py
 Last line (rank 0) `N passed, N failed`.
 """
 from __future__ import annotations
@@ -27,16 +37,35 @@ from __future__ import annotations
 import os
 import sys
 
-import torch
-import torch.distributed as dist
-
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
+E, H, I, K = 16, 256, 256, 2
+
+
+def fill(root: str) -> None:
+    """The programs of the P = 1 runs: both GEMMs (w13: K = H, N = 2I; w2:
+    K = I, N = H) of E experts at M = T * k, both MX recipes."""
+    import json
+    from mxmoe import kernel_cache
+    cache = kernel_cache.KernelCache(root)
+    for recipe in ("mx128", "mx32"):
+        for k, n in ((H, 2 * I), (I, H)):
+            cache.grouped_mm(m=1000 * K, k=k, n=n, experts=E, chip="sm_90a",
+                             options={"recipe": recipe, "rounding": "rceil",
+                                      "toolkit": "/usr/local/cuda"})
+    print(json.dumps(cache.stats))
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--fill"]:
+    fill(sys.argv[2])  # (the build machine has no torch)
+    sys.exit(0)
+
+import torch  # noqa: E402
+import torch.distributed as dist  # noqa: E402
+
 sys.path.insert(0, HERE)
 from checks import Checks, rel  # noqa: E402
-sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 from mxmoe import ep  # noqa: E402
-
-E, H, I, K = 16, 256, 256, 2
 
 
 def routing(T, P, case, gen, dev):
@@ -63,13 +92,14 @@ def main() -> int:
     T = 1000 + 37 * rank
     x = torch.randn(T, H, generator=gen).to(torch.bfloat16).to(dev)
     dy = torch.randn(T, H, generator=gen).to(torch.bfloat16).to(dev)
-    for gemm_name, gemm in (("mx128", None), ("bf16", ep.bf16_gemm)):
+    for gemm_name, gemm, recipe in (("mx128", None, "mx128"), ("mx32", None, "mx32"),
+                                    ("bf16", ep.bf16_gemm, "mx128")):
         for case in ("balanced", "skewed", "rank0"):
             wt, ex = routing(T, P, case, gen, dev)
             # The whole layer on this rank (all E experts, no collectives).
             leaves = [t.clone().requires_grad_() for t in (x, w13, w2)]
             ref = ep.routed_experts(leaves[0], wt, ex, leaves[1], leaves[2], num_experts=E,
-                                    gemm=gemm, recipe="mx128")
+                                    gemm=gemm, recipe=recipe)
             ref.backward(dy)
             dw = [leaves[1].grad.float(), leaves[2].grad.float()]
             for g in dw:
@@ -79,7 +109,7 @@ def main() -> int:
             l13 = w13[mine].clone().requires_grad_()
             l2 = w2[mine].clone().requires_grad_()
             y = ep.routed_experts(xs, wt, ex, l13, l2, num_experts=E, group=dist.group.WORLD,
-                                  gemm=gemm, recipe="mx128")
+                                  gemm=gemm, recipe=recipe)
             y.backward(dy)
             torch.cuda.synchronize()
             same = torch.equal(y, ref) and torch.equal(xs.grad, leaves[0].grad)
