@@ -214,7 +214,7 @@ Value accumulatorOf(Operation &op) {
 bool accumulatesInto(func::CallOp call, unsigned index, Value arg) {
   auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
       call, call.getCalleeAttr());
-  if (!callee || callee.isExternal())
+  if (!callee || callee.isExternal() || !callee.getBody().hasOneBlock())
     return false;
   Operation *ret = callee.getBody().front().getTerminator();
   auto mm = ret->getOperand(index).getDefiningOp<GroupedMatmulOp>();
@@ -361,20 +361,26 @@ bool ProgramDescriber::kernelStep(Operation &op, llvm::json::Array &steps) {
 
 /// An accumulating grouped GEMM updates its accumulator's storage: the
 /// storage a loop placed for its result (a loop-carried gradient sum), or
-/// a buffer of the program that nothing reads afterwards.
+/// the fresh buffer of a kernel's result in the same block that nothing
+/// else reads (not an argument, a view, a reshape's or a value from
+/// outside a loop: those would need a copy).
 bool ProgramDescriber::accumulateInPlace(Operation &op, Value acc) {
   Value r = op.getResult(0);
   auto it = where.find(acc);
   if (it == where.end())
     return fail(&op, "accumulates into a value that has no storage");
+  Operation *def = acc.getDefiningOp();
+  bool fresh = def && def->getBlock() == op.getBlock() &&
+               def->hasAttr(MXMoEDialect::KernelAttrHelper::getNameStr()) &&
+               !placed.count(acc) && it->second.get("buffer") &&
+               !it->second.get("view_bytes");
   if (auto p = placed.find(r); p != placed.end()) {
     if (p->second != it->second)
       return fail(&op, "its result is placed elsewhere than its accumulator");
-  } else if (!acc.hasOneUse() || !it->second.get("buffer") ||
-             it->second.get("view_bytes")) {
+  } else if (!acc.hasOneUse() || !fresh) {
     return fail(&op, "accumulates in place into a value that is read "
-                     "afterwards, an argument or a view (the program would "
-                     "need a copy)");
+                     "afterwards or is not a kernel's fresh result in its "
+                     "block (the program would need a copy)");
   }
   where[r] = llvm::json::Object(it->second);
   if (placed.count(r))
@@ -699,9 +705,12 @@ mlir::mxmoe::target::describePrograms(ModuleOp module,
   llvm::json::Array programs;
   module.walk([&](func::FuncOp fn) {
     bool loops = false;
-    // (A private function is reached through its callers' programs only,
-    // e.g. mxmoe-accumulate-in-gemm's clones: no program of its own.)
-    if (fn.isExternal() || fn.isPrivate() ||
+    // (A private function that is called is reached through its callers'
+    // programs only, e.g. mxmoe-accumulate-in-gemm's clones: no program of
+    // its own.)
+    bool calledPrivate = fn.isPrivate() && !SymbolTable::symbolKnownUseEmpty(
+                                               fn, module.getOperation());
+    if (fn.isExternal() || calledPrivate ||
         (!hasProgram(fn, withoutProgram, loops) && !loops))
       return;
     ProgramDescriber d;

@@ -137,6 +137,8 @@ def mx128_cases():
           accumulate=True),
         w("mx128_wgrad_acc_zipf", 16, 3000, 320, 256, out="bf16", routing="zipf", mx128=True,
           accumulate=True),
+        w("mx128_wgrad_acc_bf16_odd_n", 6, 500, 128, 135, out="bf16", routing="empty",
+          mx128=True, accumulate=True),
     ]
 
 
@@ -162,6 +164,9 @@ def bench_cases():
                                   bench=(model, T, "dgrad"), mx128=True))
             cases.append(wgrad_case(f"bench_{tag}_wgrad_mx128", E, T, I, H, out="bf16",
                                     bench=(model, T, "wgrad"), mx128=True))
+            # `accumulate` (a tiled block's gradient sum in the epilogue).
+            cases.append(wgrad_case(f"bench_{tag}_wgrad_mx128_acc", E, T, I, H, out="bf16",
+                                    bench=(model, T, "wgrad"), mx128=True, accumulate=True))
     return cases
 
 
@@ -199,9 +204,13 @@ def main():
     ap.add_argument("--2dx3d-only", dest="fwd_only", action="store_true",
                     help="only the 2D x 3D cases (forward / input gradient), e.g. "
                          "with --mx128-only for --extra=--gemm-tile-n=192")
+    ap.add_argument("--only", default="",
+                    help="comma-separated case names to keep (e.g. two bench cases)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     cases = correctness_cases() + (bench_cases() if args.bench else [])
+    if args.only:
+        cases = [c for c in cases if c["name"] in args.only.split(",")]
     if args.mx128_only:
         cases = [c for c in cases if c.get("mx128") and c["out"] == "bf16"]
     if args.fwd_only:

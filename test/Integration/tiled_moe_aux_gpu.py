@@ -26,7 +26,7 @@ gradient enters the backward program as the score sums' cotangent
   reading them gives y and every gradient bit-equal to the recomputing
   block of the same shard count (the choice is the same: the kernels are
   deterministic), and with the saved weights replaced by other values
-  the gradients change (the backward does read them);
+  dx and the expert gradients change (the backward does read them);
 * balanced and skewed routing; fresh random data. The router weight is
   [I_16 | 0]: the logits are x[:, :16] exactly (distinct multiples of 1/4
   per row), so no top-2 choice depends on rounding.
@@ -132,8 +132,12 @@ def check_saved(out, data, dy, label):
                same_e and equal)
         other = bwd(*data, w.flip(-1).contiguous(), e, *sort, dy.to(torch.bfloat16), zc, dpsum)
         torch.cuda.synchronize()
-        report(f"{label} {n} shards saved: other weights change drw, dx",
-               not torch.equal(other[1], grads[1]) and not torch.equal(other[0], grads[0]))
+        # (dx and the expert weights' gradients scale with the weights;
+        # the router's gradient does not read them: it recomputes the
+        # probabilities from the logits and takes dL/dw, which the weights
+        # do not change.)
+        report(f"{label} {n} shards saved: other weights change dx, dw13",
+               not torch.equal(other[0], grads[0]) and not torch.equal(other[2], grads[2]))
     # The autograd form keeps the saved routing between its programs.
     block = mp.tiled_block_function(out, "s2", "sb2")
     leaves = [t.clone().requires_grad_() for t in data]

@@ -123,3 +123,51 @@ func.func @wgrad3(%g: tensor<128x640xf8E4M3FN>, %gs: tensor<128x20xf8E8M0FNU>,
   %o2 = arith.addf %o, %o : tensor<4x128x64xbf16>
   return %o : tensor<4x128x64xbf16>
 }
+
+// -----
+
+// An f64 accumulator is left alone (a grouped GEMM produces bf16 or f32);
+// a callee's argument attributes stay in step with its arguments.
+// CHECK-LABEL: func.func @f64_and_attrs(
+// CHECK:         arith.extf {{.*}} to tensor<4x128x64xf64>
+// CHECK:         arith.addf
+// CHECK:         func.call @wgrad_attrs.accumulate(
+// CHECK-NOT:     arith.addf
+// CHECK-LABEL: func.func private @wgrad_attrs.accumulate(
+// CHECK-SAME:    %{{.+}}: tensor<128x640xf8E4M3FN> {test.tag}
+// CHECK-SAME:    %{{.+}}: tensor<4x128x64xbf16>) -> tensor<4x128x64xbf16>
+func.func @f64_and_attrs(%g: tensor<128x640xf8E4M3FN>, %gs: tensor<128x20xf8E8M0FNU>,
+                         %x: tensor<64x640xf8E4M3FN>, %xs: tensor<64x20xf8E8M0FNU>,
+                         %offs: tensor<4xi32>) -> (tensor<4x128x64xf64>, tensor<4x128x64xbf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %z = arith.constant dense<0.0> : tensor<4x128x64xf64>
+  %zb = arith.constant dense<0.0> : tensor<4x128x64xbf16>
+  %r:2 = scf.for %i = %c0 to %c3 step %c1 iter_args(%dw = %z, %dv = %zb)
+      -> (tensor<4x128x64xf64>, tensor<4x128x64xbf16>) {
+    %w = func.call @wgrad_f64(%g, %gs, %x, %xs, %offs)
+        : (tensor<128x640xf8E4M3FN>, tensor<128x20xf8E8M0FNU>, tensor<64x640xf8E4M3FN>, tensor<64x20xf8E8M0FNU>, tensor<4xi32>) -> tensor<4x128x64xbf16>
+    %e = arith.extf %w : tensor<4x128x64xbf16> to tensor<4x128x64xf64>
+    %s = arith.addf %dw, %e : tensor<4x128x64xf64>
+    %v = func.call @wgrad_attrs(%g, %gs, %x, %xs, %offs)
+        : (tensor<128x640xf8E4M3FN>, tensor<128x20xf8E8M0FNU>, tensor<64x640xf8E4M3FN>, tensor<64x20xf8E8M0FNU>, tensor<4xi32>) -> tensor<4x128x64xbf16>
+    %t = arith.addf %dv, %v : tensor<4x128x64xbf16>
+    scf.yield %s, %t : tensor<4x128x64xf64>, tensor<4x128x64xbf16>
+  }
+  return %r#0, %r#1 : tensor<4x128x64xf64>, tensor<4x128x64xbf16>
+}
+func.func @wgrad_f64(%g: tensor<128x640xf8E4M3FN>, %gs: tensor<128x20xf8E8M0FNU>,
+                     %x: tensor<64x640xf8E4M3FN>, %xs: tensor<64x20xf8E8M0FNU>,
+                     %offs: tensor<4xi32>) -> tensor<4x128x64xbf16> {
+  %o = mxmoe.grouped_matmul %g scales %gs, %x scales %xs offsets %offs
+      : (tensor<128x640xf8E4M3FN>, tensor<128x20xf8E8M0FNU>, tensor<64x640xf8E4M3FN>, tensor<64x20xf8E8M0FNU>, tensor<4xi32>) -> tensor<4x128x64xbf16>
+  return %o : tensor<4x128x64xbf16>
+}
+func.func @wgrad_attrs(%g: tensor<128x640xf8E4M3FN> {test.tag}, %gs: tensor<128x20xf8E8M0FNU>,
+                       %x: tensor<64x640xf8E4M3FN>, %xs: tensor<64x20xf8E8M0FNU>,
+                       %offs: tensor<4xi32>) -> tensor<4x128x64xbf16> {
+  %o = mxmoe.grouped_matmul %g scales %gs, %x scales %xs offsets %offs
+      : (tensor<128x640xf8E4M3FN>, tensor<128x20xf8E8M0FNU>, tensor<64x640xf8E4M3FN>, tensor<64x20xf8E8M0FNU>, tensor<4xi32>) -> tensor<4x128x64xbf16>
+  return %o : tensor<4x128x64xbf16>
+}

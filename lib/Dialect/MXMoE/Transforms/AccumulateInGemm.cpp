@@ -70,8 +70,11 @@ std::optional<std::pair<func::CallOp, Sum>> matchSum(scf::ForOp loop,
   auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
       call, call.getCalleeAttr());
   GroupedMatmulOp mm = returnedGemm(callee, index);
+  // (The accumulator is the new GEMM's result: bf16 or f32, its shape.)
   auto accTy = dyn_cast<RankedTensorType>(acc.getType());
-  if (!mm || !accTy || accTy.getShape() != mm.getResult().getType().getShape())
+  if (!mm || !accTy ||
+      !isa<BFloat16Type, Float32Type>(accTy.getElementType()) ||
+      accTy.getShape() != mm.getResult().getType().getShape())
     return std::nullopt;
   return std::make_pair(call, Sum{acc, index, add, ext});
 }
@@ -92,12 +95,16 @@ func::FuncOp cloneCallee(func::FuncOp callee, SymbolTableCollection &tables) {
 
 /// Makes `fn` take one accumulator per sum (appended) and its GEMMs
 /// accumulate into them.
-void addAccumulators(func::FuncOp fn, ArrayRef<Sum> sums) {
+LogicalResult addAccumulators(func::FuncOp fn, ArrayRef<Sum> sums) {
   Block &body = fn.getBody().front();
   Operation *ret = body.getTerminator();
   for (const Sum &s : sums) {
     auto mm = ret->getOperand(s.index).getDefiningOp<GroupedMatmulOp>();
-    BlockArgument acc = body.addArgument(s.acc.getType(), mm.getLoc());
+    // (insertArgument keeps the argument attributes in step.)
+    unsigned n = fn.getNumArguments();
+    if (failed(fn.insertArgument(n, s.acc.getType(), {}, mm.getLoc())))
+      return failure();
+    BlockArgument acc = body.getArgument(n);
     OpBuilder b(mm);
     auto next = GroupedMatmulOp::create(
         b, mm.getLoc(), s.acc.getType(), mm.getLhs(), mm.getLhsScales(),
@@ -108,6 +115,7 @@ void addAccumulators(func::FuncOp fn, ArrayRef<Sum> sums) {
   }
   fn.setFunctionType(FunctionType::get(fn.getContext(), body.getArgumentTypes(),
                                        ret->getOperandTypes()));
+  return success();
 }
 
 /// Replaces `call` by a call of `fn` that passes the sums' accumulators;
@@ -119,6 +127,7 @@ void rewriteCall(func::CallOp call, func::FuncOp fn,
     operands.push_back(s.acc);
   OpBuilder b(call);
   auto next = func::CallOp::create(b, call.getLoc(), fn, operands);
+  next->setDiscardableAttrs(call->getDiscardableAttrDictionary());
   for (Sum &s : sums) {
     s.add.getResult().replaceAllUsesWith(next.getResult(s.index));
     s.add.erase();
@@ -145,7 +154,10 @@ struct AccumulateInGemm
         auto callee = tables.lookupNearestSymbolFrom<func::FuncOp>(
             call, call.getCalleeAttr());
         func::FuncOp fn = cloneCallee(callee, tables);
-        addAccumulators(fn, sums);
+        if (failed(addAccumulators(fn, sums))) {
+          fn.emitOpError("could not add the accumulator arguments");
+          return signalPassFailure();
+        }
         rewriteCall(call, fn, sums);
       }
     }

@@ -1271,8 +1271,9 @@ def MXMoE_GroupedMatmulOp : MXMoE_Op<"grouped_matmul",
     to the result type (an empty group's slice is `acc` itself, up to the
     sign of a zero). It is the `beta = 1` (C + A * B) form of BLAS GEMM.
     `mxmoe-accumulate-in-gemm` forms it from a tiled MLP's per-shard
-    weight-gradient sums; the kernels read and write the accumulator's
-    buffer in place (one-shot bufferization makes the result alias
+    weight-gradient sums; the kernels read and write the output buffer
+    (launch programs pass the accumulator's buffer, updated in place;
+    one-shot bufferization passes a fresh buffer holding a copy of
     `%acc`), so the sum costs one read of the accumulator in the GEMM's
     epilogue instead of an elementwise kernel's two reads and one write.
 
