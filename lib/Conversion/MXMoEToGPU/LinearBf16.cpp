@@ -40,6 +40,7 @@
 
 #include "KernelGen.h"
 
+#include "mxmoe/Dialect/MXMoE/Utils/ReduceSum.h"
 #include "mxmoe/Dialect/MXMoE/Utils/ScaleLayout.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -445,21 +446,15 @@ LogicalResult KernelGen::genTranspose(Operation *op) {
 
 bool KernelGen::isShardLoopRowSum(Operation *op) {
   auto red = dyn_cast<linalg::ReduceOp>(op);
-  if (!red || red.getNumDpsInputs() != 1 || red.getNumDpsInits() != 1 ||
-      red.getDimensions() != ArrayRef<int64_t>{0} || red->getNumResults() != 1)
+  if (!red || !isSumOverDim0(red) || red.getNumDpsInits() != 1 ||
+      red->getNumResults() != 1)
     return false;
   auto in = dyn_cast<RankedTensorType>(red.getInputs()[0].getType());
   if (!in || in.getRank() != 2 || !in.hasStaticShape() || in.getEncoding() ||
       !isa<FloatType>(in.getElementType()) ||
       in.getElementType().getIntOrFloatBitWidth() > 32)
     return false;
-  // The body is one addf of its two arguments; the init is zeros.
-  Block &body = red.getCombiner().front();
-  auto add = dyn_cast<arith::AddFOp>(&body.front());
-  if (!add || body.getOperations().size() != 2 ||
-      !llvm::is_contained(add->getOperands(), body.getArgument(0)) ||
-      !llvm::is_contained(add->getOperands(), body.getArgument(1)))
-    return false;
+  // The init is zeros.
   auto fill = red.getInits()[0].getDefiningOp<linalg::FillOp>();
   if (!fill || !matchPattern(fill.value(), m_AnyZeroFloat()))
     return false;

@@ -15,6 +15,7 @@
 #include "mxmoe/Dialect/MXMoE/IR/MXMoEOps.h"
 #include "mxmoe/Dialect/MXMoE/Transforms/Passes.h"
 #include "mxmoe/Dialect/MXMoE/Utils/CheckedPassOptions.h"
+#include "mxmoe/Dialect/MXMoE/Utils/ReduceSum.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -143,13 +144,7 @@ void ShardVJP::backpropRouter(RouterTopKOp router, Value gw, Value gs) {
 /// the input's gradient is g broadcast over the reduced rows, the init's
 /// is g.
 LogicalResult ShardVJP::backpropReduce(linalg::ReduceOp red, Value g) {
-  Block &body = red.getCombiner().front();
-  auto add = dyn_cast<arith::AddFOp>(&body.front());
-  bool sum = add && body.getOperations().size() == 2 &&
-             llvm::is_contained(add->getOperands(), body.getArgument(0)) &&
-             llvm::is_contained(add->getOperands(), body.getArgument(1));
-  if (red.getNumDpsInputs() != 1 ||
-      red.getDimensions() != ArrayRef<int64_t>{0} || !sum)
+  if (!isSumOverDim0(red))
     return red.emitOpError("mxmoe-tile-mlp backward: the gradient of a "
                            "linalg.reduce is defined for one input summed "
                            "over dim 0 (an arith.addf combiner)");
