@@ -28,7 +28,18 @@ summed per token with their weights in f32, rounded once to bf16.
 Autograd flows through every step (x, weights, w13, w2). `group=None`
 runs the same steps without collectives (one rank owning every expert).
 
-Errors: ValueError for shapes, dtypes or an E that P does not divide;
+`token_bucket` (rows, default 0 = exact): the received rows are padded
+with zero rows to a multiple of it before the grouped GEMMs (rows past the
+last offset: the GEMMs give zeros there, sliced off before the combine).
+A rank's row count depends on the routing, and every new count needs its
+launch programs bound by a compile; with buckets the programs are those
+of a few counts, which a kernel cache filled on a machine with the
+compiler serves to GPU machines without one (test/Integration/ep_moe_gpu.py
+--fill). The cost is the padding copy and the GEMMs' rows past the last
+offset (skipped tiles, their quantization kept).
+
+Errors: ValueError for shapes, dtypes, an E that P does not divide or a
+negative token_bucket;
 expert ids outside [0, E) are a ValueError (checked on the device, then
 raised).
 """
@@ -82,11 +93,13 @@ def _check(x, weights, experts, w13, w2, num_experts, ranks):
 def routed_experts(x: torch.Tensor, weights: torch.Tensor, experts: torch.Tensor,
                    w13: torch.Tensor, w2: torch.Tensor, *, num_experts: int,
                    group=None, recipe: str = "auto",
-                   gemm: Optional[Callable] = None) -> torch.Tensor:
+                   gemm: Optional[Callable] = None, token_bucket: int = 0) -> torch.Tensor:
     """See the module docstring."""
     import torch.distributed as dist
     ranks = 1 if group is None else dist.get_world_size(group)
     _check(x, weights, experts, w13, w2, num_experts, ranks)
+    if not isinstance(token_bucket, int) or token_bucket < 0:
+        raise ValueError(f"routed_experts: token_bucket must be an int >= 0, got {token_bucket!r}")
     gemm = gemm or _mxmoe_gemm(recipe)
     T, k = experts.shape
     local = num_experts // ranks
@@ -108,9 +121,14 @@ def routed_experts(x: torch.Tensor, weights: torch.Tensor, experts: torch.Tensor
                                   recv.reshape(-1))
     perm = torch.argsort(ids, stable=True)
     offs = torch.cumsum(recv.sum(0), 0).to(torch.int32)
-    h = gemm(rows[perm], w13, offs)
+    a = rows[perm]
+    m = a.shape[0]
+    if token_bucket and m % token_bucket:
+        pad = -(-m // token_bucket) * token_bucket - m
+        a = torch.cat([a, a.new_zeros((pad, a.shape[1]))])
+    h = gemm(a, w13, offs)
     g, u = h.chunk(2, dim=-1)
-    o = gemm(F.silu(g) * u, w2, offs)
+    o = gemm(F.silu(g) * u, w2, offs)[:m]
     back = torch.empty_like(o).index_copy(0, perm, o)  # source-rank order again
     returned = _all_to_all(back, in_splits, out_splits, group)
     slots = torch.empty_like(returned).index_copy(0, order, returned).view(T, k, -1)

@@ -21,11 +21,11 @@ every choice on rank 0's experts (the other ranks receive zero rows).
 
 Kernels: the GPU machine has no compiler, so the grouped GEMMs' programs
 come from a kernel cache filled on the build machine (`--fill DIR`, as
-dropin_gpu.py does) for the token counts that occur. With P = 1 every
-routed row stays on the rank: M = T * k = 2000 rows for every routing. With
-P = 2 a rank's M depends on the routing drawn on the device, so the cache
-cannot be filled beforehand: that run needs the compiler on the GPU
-machine (the cache then binds each new M by a programs-only compile).
+dropin_gpu.py does). A rank's received row count depends on the routing
+drawn on the device, so the mxmoe paths run with `token_bucket=1024`: the
+rows are padded to a multiple of 1024, and the fill binds every bucket a
+rank can see at P = 1 and 2 (0 to 4096 rows; E = 16 experts for the whole
+layer and P = 1, 8 per rank at P = 2).
 
 Usage:
   ep_moe_gpu.py --fill DIR   (build machine) fills the kernel cache DIR
@@ -42,17 +42,27 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "python"))
 E, H, I, K = 16, 256, 256, 2
 
 
+BUCKET = 1024
+# Rows a rank can receive: up to all tokens of both ranks (T_r = 1000 + 37 r).
+MAX_ROWS = (1000 + 1037) * K
+
+
 def fill(root: str) -> None:
-    """The programs of the P = 1 runs: both GEMMs (w13: K = H, N = 2I; w2:
-    K = I, N = H) of E experts at M = T * k, both MX recipes."""
+    """The programs of the P = 1 and P = 2 runs: both GEMMs (w13: K = H, N
+    = 2I; w2: K = I, N = H) of E and E / 2 experts at every bucket of rows,
+    both MX recipes."""
     import json
     from mxmoe import kernel_cache
     cache = kernel_cache.KernelCache(root)
+    # (The first M of a key compiles its kernels: not 0, which has none.)
+    buckets = list(range(BUCKET, -(-MAX_ROWS // BUCKET) * BUCKET + 1, BUCKET)) + [0]
     for recipe in ("mx128", "mx32"):
-        for k, n in ((H, 2 * I), (I, H)):
-            cache.grouped_mm(m=1000 * K, k=k, n=n, experts=E, chip="sm_90a",
-                             options={"recipe": recipe, "rounding": "rceil",
-                                      "toolkit": "/usr/local/cuda"})
+        for experts in (E, E // 2):
+            for k, n in ((H, 2 * I), (I, H)):
+                for m in buckets:
+                    cache.grouped_mm(m=m, k=k, n=n, experts=experts, chip="sm_90a",
+                                     options={"recipe": recipe, "rounding": "rceil",
+                                              "toolkit": "/usr/local/cuda"})
     print(json.dumps(cache.stats))
 
 
@@ -92,14 +102,15 @@ def main() -> int:
     T = 1000 + 37 * rank
     x = torch.randn(T, H, generator=gen).to(torch.bfloat16).to(dev)
     dy = torch.randn(T, H, generator=gen).to(torch.bfloat16).to(dev)
-    for gemm_name, gemm, recipe in (("mx128", None, "mx128"), ("mx32", None, "mx32"),
-                                    ("bf16", ep.bf16_gemm, "mx128")):
+    for gemm_name, gemm, recipe, bucket in (("mx128", None, "mx128", BUCKET),
+                                            ("mx32", None, "mx32", BUCKET),
+                                            ("bf16", ep.bf16_gemm, "mx128", 0)):
         for case in ("balanced", "skewed", "rank0"):
             wt, ex = routing(T, P, case, gen, dev)
             # The whole layer on this rank (all E experts, no collectives).
             leaves = [t.clone().requires_grad_() for t in (x, w13, w2)]
             ref = ep.routed_experts(leaves[0], wt, ex, leaves[1], leaves[2], num_experts=E,
-                                    gemm=gemm, recipe=recipe)
+                                    gemm=gemm, recipe=recipe, token_bucket=bucket)
             ref.backward(dy)
             dw = [leaves[1].grad.float(), leaves[2].grad.float()]
             for g in dw:
@@ -109,7 +120,7 @@ def main() -> int:
             l13 = w13[mine].clone().requires_grad_()
             l2 = w2[mine].clone().requires_grad_()
             y = ep.routed_experts(xs, wt, ex, l13, l2, num_experts=E, group=dist.group.WORLD,
-                                  gemm=gemm, recipe=recipe)
+                                  gemm=gemm, recipe=recipe, token_bucket=bucket)
             y.backward(dy)
             torch.cuda.synchronize()
             same = torch.equal(y, ref) and torch.equal(xs.grad, leaves[0].grad)
