@@ -198,18 +198,17 @@ struct ConvertMXMoEToGPUPass
   /// an accumulating one gives its accumulator.
   static SmallVector<Value> computeFreeValues(Operation *op) {
     OpBuilder b(op);
-    // An accumulating grouped GEMM with nothing to add is its accumulator.
-    if (auto mm = dyn_cast<GroupedMatmulOp>(op); mm && mm.getAccumulator()) {
-      auto tt = mm.getResult().getType();
-      if (mm.getLhs().getType().getDimSize(1) == 0 ||
-          (tt.hasStaticShape() && tt.getNumElements() == 0))
-        return {mm.getAccumulator()};
-      return {};
-    }
     auto isEmpty = [](Type t) {
       auto shaped = dyn_cast<ShapedType>(t);
       return shaped && shaped.hasStaticShape() && shaped.getNumElements() == 0;
     };
+    // An accumulating grouped GEMM with nothing to add is its accumulator.
+    if (auto mm = dyn_cast<GroupedMatmulOp>(op); mm && mm.getAccumulator()) {
+      if (mm.getLhs().getType().getDimSize(1) == 0 ||
+          isEmpty(mm.getResult().getType()))
+        return {mm.getAccumulator()};
+      return {};
+    }
     SmallVector<Value> values;
     if (llvm::all_of(op->getResultTypes(), isEmpty)) {
       for (Type t : op->getResultTypes()) {

@@ -495,7 +495,7 @@ void Sm90Consumer::storeFragment(const Tile &T, const TileBounds &bounds,
     Value pairOk = b.andi(b.andi(rowOk, b.ult(c1, colsValid)), evenN);
     Value x0 = accv[i], x1 = accv[i + 1];
     if (p.accumulate)
-      std::tie(x0, x1) = addOutputPair(T, bounds, i, x0, x1);
+      std::tie(x0, x1) = addOutputPair(T, bounds, r, c, x0, x1);
     auto pair = scf::IfOp::create(b, pairOk, /*withElseRegion=*/true);
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&pair.getThenRegion().front());
@@ -516,14 +516,15 @@ void Sm90Consumer::storeFragment(const Tile &T, const TileBounds &bounds,
   }
 }
 
-/// `accumulate`: fragment elements i, i + 1 (a column pair of one row)
-/// plus the output elements they replace (fp32 sums; 0 is added where an
-/// element is out of bounds). One 4- or 8-byte load when both are valid
-/// and N is even, else one predicated load each; every element is read by
-/// the one thread that writes it, just before it writes it.
+/// `accumulate`: the fragment pair lo, hi (row r of the tile, columns c,
+/// c + 1, c even) plus the output elements they replace (fp32 sums; 0 is
+/// added where an element is out of bounds). One 4- or 8-byte load when
+/// both are valid and N is even, else one predicated load each; every
+/// element is read by the one thread that writes it, just before it
+/// writes it.
 std::pair<Value, Value> Sm90Consumer::addOutputPair(const Tile &T,
                                                     const TileBounds &bounds,
-                                                    int64_t i, Value lo,
+                                                    Value r, Value c, Value lo,
                                                     Value hi) {
   Value out = k.f.out;
   Type outTy = p.outF32 ? Type(f32) : Type(b.getBF16Type());
@@ -533,9 +534,6 @@ std::pair<Value, Value> Sm90Consumer::addOutputPair(const Tile &T,
   Value strideOdd = b.rem(T.outStride, 2);
   Value evenN = b.eq(strideOdd, b.idx(0));
   Value zero = b.f32(0.0f);
-  Value wgRow = b.add(b.mulc(w, 64), fragRow);
-  Value r = b.add(wgRow, b.idx(i % 4 < 2 ? 0 : 8));
-  Value c = b.add(fragCol, b.idx(8 * (i / 4)));
   Value c1 = b.add(c, b.idx(1));
   Value rowOk = b.ult(r, bounds.rowsValid);
   Value at0 = b.add(bounds.outBase, b.add(b.mul(r, T.outStride), c));

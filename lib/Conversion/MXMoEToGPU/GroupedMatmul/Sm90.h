@@ -123,7 +123,7 @@ private:
   void storeFragment(const Tile &T, const TileBounds &bounds,
                      ArrayRef<Value> accv);
   std::pair<Value, Value> addOutputPair(const Tile &T, const TileBounds &bounds,
-                                        int64_t i, Value lo, Value hi);
+                                        Value r, Value c, Value lo, Value hi);
 
   // fp8 wgmma with tf32 scale products (option B).
   Value emitFp8Consumer(const Tile &T, Value it0);

@@ -284,7 +284,7 @@ void Sm90Consumer::mx128StageRows(const Tile &T, ArrayRef<Value> accv,
     Value c = b.add(fragCol, b.idx(8 * (i / 4)));
     Value x2[2] = {accv[i], accv[i + 1]};
     if (p.accumulate)
-      std::tie(x2[0], x2[1]) = addOutputPair(T, bounds, i, x2[0], x2[1]);
+      std::tie(x2[0], x2[1]) = addOutputPair(T, bounds, r, c, x2[0], x2[1]);
     Value v = LLVM::UndefOp::create(b, VectorType::get({2}, outTy));
     for (int64_t e = 0; e < 2; ++e) {
       Value x = x2[e];
